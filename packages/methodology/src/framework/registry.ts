@@ -1,0 +1,24 @@
+import { DCRF_1_0, DCRF_1_0_SIGN_OFF } from './dcrf-1.0.js';
+import { defineFramework, type Framework, FrameworkError } from './framework.js';
+
+const builtIn: readonly Framework[] = [defineFramework(DCRF_1_0, DCRF_1_0_SIGN_OFF)];
+
+/** Versions live side by side; the published current one is the newest signed-off framework. */
+export const frameworks: ReadonlyMap<string, Framework> = new Map(builtIn.map((f) => [f.definition.version, f]));
+
+export const CURRENT_FRAMEWORK_VERSION = '1.0';
+
+/** A framework by version: "1.0", "v1.0" or "DCRF v1.0". */
+export function getFramework(version: string = CURRENT_FRAMEWORK_VERSION): Framework {
+  const key = version.replace(/^(DCRF\s+)?v?/i, '');
+  const found = frameworks.get(key);
+  if (!found) {
+    const known = [...frameworks.keys()].join(', ');
+    throw new FrameworkError(`unknown framework version "${version}"; supported: ${known}`);
+  }
+  return found;
+}
+
+export function currentFramework(): Framework {
+  return getFramework(CURRENT_FRAMEWORK_VERSION);
+}

@@ -1,0 +1,51 @@
+export { canonicalJson, canonicalSha256, sha256Hex } from './canonical/canonical-json.js';
+export type { Computation } from './compute/compute.js';
+export { compute } from './compute/compute.js';
+export { ENGINE } from './engine.js';
+export { DCRF_1_0, DCRF_1_0_SIGN_OFF } from './framework/dcrf-1.0.js';
+export { assertPublishable, defineFramework, type Framework, FrameworkError } from './framework/framework.js';
+export { CURRENT_FRAMEWORK_VERSION, currentFramework, frameworks, getFramework } from './framework/registry.js';
+export {
+  type CapCondition,
+  type CriterionDefinition,
+  type FrameworkDefinition,
+  FrameworkDefinitionSchema,
+  type HardCapDefinition,
+  type SignOff,
+  SignOffSchema,
+} from './framework/schema.js';
+export type {
+  CriterionScore,
+  DecisionFactor,
+  DecisionObject,
+  HardCapFired,
+  RiskIndicator,
+  RiskIndicatorOf,
+  ScoreCommentary,
+} from './indicator.js';
+export {
+  type InputItem,
+  type InputsDocument,
+  type InputValue,
+  inputsDocumentSchema,
+  PLANNER_TYPES,
+  type PlannerType,
+  type Problem,
+  type Provider,
+  type Validation,
+  validateInputs,
+} from './inputs/document.js';
+export { JsonSyntaxError, readJson } from './inputs/read-json.js';
+export {
+  buildPackage,
+  type CapTrace,
+  type ComputationPackage,
+  type CriterionTrace,
+  PACKAGE_FORMAT,
+  type Scored,
+  scoreWithPackage,
+  serializePackage,
+} from './package/build.js';
+export type { Difference } from './package/diff.js';
+export { type Verification, verifyPackage } from './package/verify.js';
+export { checkInputs, InputsError, score, withEvaluationDate } from './score.js';

@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import { epochDay, isCalendarDate, isUtcTimestamp } from '../dates.js';
+import { dec, significantDigits } from '../decimal.js';
+import type { Framework } from '../framework/framework.js';
+import type { CriterionDefinition } from '../framework/schema.js';
+import { describe, messages as M, TooPreciseNumber } from './messages.js';
+
+export const PLANNER_TYPES = ['btc', 'fiat', 'stablecoin'] as const;
+export type PlannerType = (typeof PLANNER_TYPES)[number];
+
+export type InputValue = string | number | boolean;
+
+export interface InputItem {
+  value: InputValue;
+  as_of: string;
+  source: string;
+  approved_by: string;
+  approved_at: string;
+}
+
+export interface Provider {
+  id: string;
+  name: string;
+  planner_type: PlannerType;
+  provider_subtype: string;
+  yield_min: number;
+  yield_max: number;
+}
+
+/** An approved-inputs document (methodology section 2). */
+export interface InputsDocument {
+  provider: Provider;
+  evaluation_date: string;
+  inputs: Record<string, InputItem>;
+}
+
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const SUBTYPE = /^[a-z0-9_]{1,64}$/;
+
+const typeError = (expected: (got: string) => string) => (iss: { input: unknown }) =>
+  iss.input === undefined ? M.required : expected(describe(iss.input));
+
+const text = () =>
+  z
+    .string({ error: typeError(M.notString) })
+    .refine((s) => !LONE_SURROGATE.test(s), { message: M.malformedUnicode, abort: true });
+
+const nonEmptyText = () => text().refine((s) => s.length > 0, { message: M.emptyString });
+
+const calendarDate = () => text().refine(isCalendarDate, { error: (iss) => M.notDate(describe(iss.input)) });
+
+const utcTimestamp = () => text().refine(isUtcTimestamp, { error: (iss) => M.notTimestamp(describe(iss.input)) });
+
+/** A JSON number of at most 15 significant digits, within [min, max]. */
+function exactNumber(domain: { min?: string | undefined; max?: string | undefined }, integer: boolean) {
+  let schema = z
+    .number({
+      error: (iss) =>
+        iss.input === undefined
+          ? M.required
+          : iss.input instanceof TooPreciseNumber
+            ? M.tooPrecise(iss.input.text)
+            : M.notNumber(describe(iss.input)),
+    })
+    .refine((n) => significantDigits(dec(n)) <= 15, {
+      error: (iss) => M.tooPrecise(String(iss.input)),
+      abort: true,
+    });
+  if (integer)
+    schema = schema.refine(Number.isInteger, { error: (iss) => M.notInteger(iss.input as number), abort: true });
+  const { min, max } = domain;
+  if (min !== undefined)
+    schema = schema.refine((n) => dec(n).gte(dec(min)), { error: (iss) => M.belowMin(min, iss.input as number) });
+  if (max !== undefined)
+    schema = schema.refine((n) => dec(n).lte(dec(max)), { error: (iss) => M.aboveMax(max, iss.input as number) });
+  return schema;
+}
+
+function valueSchema(criterion: CriterionDefinition): z.ZodType<InputValue> {
+  const { input, scale } = criterion;
+  switch (input.type) {
+    case 'decimal':
+    case 'integer':
+      return exactNumber(input, input.type === 'integer');
+    case 'boolean':
+      return z.boolean({ error: typeError(M.notBoolean) });
+    case 'enum': {
+      const allowed = scale.kind === 'table' ? scale.entries.map(([v]) => String(v)) : [];
+      return z.enum(allowed as [string, ...string[]], {
+        error: (iss) => (iss.input === undefined ? M.required : M.notEnum(allowed, describe(iss.input))),
+      });
+    }
+  }
+}
+
+const object = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: typeError(M.notObject) });
+
+function buildSchema(framework: Framework) {
+  const inputShape: Record<string, z.ZodType> = {};
+  for (const criterion of framework.definition.criteria) {
+    inputShape[criterion.input_key] = object({
+      value: valueSchema(criterion),
+      as_of: calendarDate(),
+      source: nonEmptyText(),
+      approved_by: nonEmptyText(),
+      approved_at: utcTimestamp(),
+    }).optional();
+  }
+  return object({
+    provider: object({
+      id: text().refine((s) => UUID.test(s), { error: (iss) => M.notUuid(describe(iss.input)) }),
+      name: text().refine((s) => [...s].length >= 1 && [...s].length <= 200, {
+        error: (iss) => M.nameLength([...(iss.input as string)].length),
+      }),
+      planner_type: z.enum(PLANNER_TYPES, {
+        error: (iss) => (iss.input === undefined ? M.required : M.notEnum(PLANNER_TYPES, describe(iss.input))),
+      }),
+      provider_subtype: text().refine((s) => SUBTYPE.test(s), { error: (iss) => M.notSubtype(describe(iss.input)) }),
+      yield_min: exactNumber({ min: '0', max: '100' }, false),
+      yield_max: exactNumber({ min: '0', max: '100' }, false),
+    }),
+    evaluation_date: calendarDate(),
+    inputs: object(inputShape),
+  });
+}
+
+const schemas = new WeakMap<Framework, z.ZodType>();
+
+/** The zod schema of an approved-inputs document under a framework (built once per framework). */
+export function inputsDocumentSchema(framework: Framework): z.ZodType<InputsDocument> {
+  let schema = schemas.get(framework);
+  if (!schema) {
+    schema = buildSchema(framework);
+    schemas.set(framework, schema);
+  }
+  return schema as z.ZodType<InputsDocument>;
+}
+
+export type Validation = { ok: true; document: InputsDocument } | { ok: false; problems: Problem[] };
+
+/**
+ * Checks a whole document against the framework's domains and the rules of
+ * methodology section 2, and reports every problem at once with its path.
+ */
+export function validateInputs(raw: unknown, framework: Framework): Validation {
+  const parsed = inputsDocumentSchema(framework).safeParse(raw);
+  const problems: Problem[] = parsed.success
+    ? []
+    : parsed.error.issues.flatMap((issue) => toProblems(issue, framework));
+  problems.push(...crossFieldProblems(raw));
+  if (problems.length > 0) {
+    problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.message < b.message ? -1 : 1));
+    return { ok: false, problems };
+  }
+  return { ok: true, document: (parsed as { data: InputsDocument }).data };
+}
+
+function toProblems(issue: z.core.$ZodIssue, framework: Framework): Problem[] {
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    const where = whereOf(path);
+    return issue.keys.map((key) => ({
+      path: [...path, key].join('.'),
+      message: where === 'inputs' ? M.unknownInputKey(framework.definition.framework_version) : M.unknownField(where),
+    }));
+  }
+  return [{ path: path.join('.'), message: issue.message }];
+}
+
+function whereOf(path: string[]): string {
+  if (path.length === 0) return 'the document (provider, evaluation_date, inputs)';
+  if (path[0] === 'provider') return 'provider (id, name, planner_type, provider_subtype, yield_min, yield_max)';
+  if (path.length === 1) return 'inputs';
+  return 'an input item (value, as_of, source, approved_by, approved_at)';
+}
+
+/** Rules between fields, checked wherever both fields are individually valid. */
+function crossFieldProblems(raw: unknown): Problem[] {
+  const problems: Problem[] = [];
+  if (!isRecord(raw)) return problems;
+  const provider = raw.provider;
+  if (isRecord(provider)) {
+    const { yield_min: lo, yield_max: hi } = provider;
+    if (typeof lo === 'number' && typeof hi === 'number' && Number.isFinite(lo) && Number.isFinite(hi) && lo > hi) {
+      problems.push({ path: 'provider.yield_min', message: M.yieldOrder(lo, hi) });
+    }
+  }
+  const evaluation = typeof raw.evaluation_date === 'string' ? epochDay(raw.evaluation_date) : null;
+  if (evaluation !== null && isRecord(raw.inputs)) {
+    for (const [key, item] of Object.entries(raw.inputs)) {
+      if (!isRecord(item) || typeof item.as_of !== 'string') continue;
+      const asOf = epochDay(item.as_of);
+      if (asOf !== null && asOf > evaluation) {
+        problems.push({
+          path: `inputs.${key}.as_of`,
+          message: M.asOfAfterEvaluation(item.as_of, raw.evaluation_date as string),
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,154 @@
+import { canonicalJson, canonicalSha256 } from '../canonical/canonical-json.js';
+import type { Operand } from '../compute/caps.js';
+import type { Computation } from '../compute/compute.js';
+import { type Dec, dec, fixed, toNumber } from '../decimal.js';
+import { ENGINE } from '../engine.js';
+import type { Framework } from '../framework/framework.js';
+import type { FrameworkDefinition } from '../framework/schema.js';
+import {
+  asNumber,
+  asText,
+  identify,
+  PLACES,
+  type RiskIndicator,
+  type RiskIndicatorOf,
+  renderIndicator,
+} from '../indicator.js';
+import type { InputsDocument, InputValue } from '../inputs/document.js';
+import { computeFrom } from '../score.js';
+
+export const PACKAGE_FORMAT = 'svc.computation-package/1';
+
+export interface CriterionTrace {
+  criterion_id: string;
+  input_key: string;
+  input_value: InputValue | null;
+  derived: { name: string; value: string } | null;
+  missing: boolean;
+  as_of: string | null;
+  age_days: number | null;
+  freshness: string;
+  points: string;
+  weight: number;
+  contribution: string;
+}
+
+export interface CapTrace {
+  cap_id: string;
+  label: string;
+  condition: string;
+  operands: { operand: string; value: InputValue | string | number | null }[];
+  fired: boolean;
+  cap: string;
+  binding: boolean;
+  point_impact: string;
+}
+
+/** Methodology section 10: everything an auditor needs to reproduce a Risk Indicator. */
+export interface ComputationPackage {
+  package_format: typeof PACKAGE_FORMAT;
+  engine: { name: string; version: string };
+  framework: { framework_version: string; version: string; sha256: string; definition: FrameworkDefinition };
+  inputs: InputsDocument;
+  inputs_sha256: string;
+  evaluation_date: string;
+  risk_indicator_id: string;
+  steps: {
+    criteria: CriterionTrace[];
+    uncapped: string;
+    hard_caps: CapTrace[];
+    capped: string;
+    final_score: string;
+    risk_band: string;
+    next_band: string | null;
+    points_to_next_band: string | null;
+    confidence: string;
+    publishable: boolean;
+  };
+  result: RiskIndicatorOf<string>;
+  result_sha256: string;
+}
+
+export interface Scored {
+  indicator: RiskIndicator;
+  package: ComputationPackage;
+}
+
+/** Validates, scores and packages in one pass; throws InputsError for an invalid document. */
+export function scoreWithPackage(document: unknown, framework: Framework): Scored {
+  const c = computeFrom(document, framework);
+  const identity = identify(c);
+  return { indicator: renderIndicator(c, identity, asNumber), package: packageOf(c, identity) };
+}
+
+export function buildPackage(document: unknown, framework: Framework): ComputationPackage {
+  const c = computeFrom(document, framework);
+  return packageOf(c, identify(c));
+}
+
+/** The bytes of a package as written to a file: RFC 8785 canonical JSON. */
+export function serializePackage(pkg: ComputationPackage): string {
+  return canonicalJson(pkg);
+}
+
+export function packageOf(c: Computation, identity: ReturnType<typeof identify>): ComputationPackage {
+  const fw = c.framework.definition;
+  const result = renderIndicator(c, identity, asText);
+  return {
+    package_format: PACKAGE_FORMAT,
+    engine: { name: ENGINE.name, version: ENGINE.version },
+    framework: {
+      framework_version: fw.framework_version,
+      version: fw.version,
+      sha256: c.framework.sha256,
+      definition: fw,
+    },
+    inputs: c.document,
+    inputs_sha256: identity.inputsSha256,
+    evaluation_date: c.document.evaluation_date,
+    risk_indicator_id: identity.riskIndicatorId,
+    steps: {
+      criteria: c.criteria.map((s) => ({
+        criterion_id: s.criterion.id,
+        input_key: s.criterion.input_key,
+        input_value: s.item ? s.item.value : null,
+        derived: s.derived ? { name: s.derived.name, value: s.derived.value.toFixed() } : null,
+        missing: s.item === null,
+        as_of: s.item ? s.item.as_of : null,
+        age_days: s.ageDays,
+        freshness: fixed(s.freshness, PLACES.freshness),
+        points: fixed(s.points, PLACES.points),
+        weight: s.criterion.weight,
+        contribution: fixed(s.contribution, PLACES.contribution),
+      })),
+      uncapped: fixed(c.uncapped, PLACES.contribution),
+      hard_caps: c.caps.map((cap) => ({
+        cap_id: cap.cap.id,
+        label: cap.cap.label,
+        condition: cap.cap.condition_text,
+        operands: cap.operands.map((o) => ({ operand: o.operand, value: operandValue(o, c.document) })),
+        fired: cap.fired,
+        cap: fixed(dec(cap.cap.cap), PLACES.score),
+        binding: cap.binding,
+        point_impact: fixed(cap.pointImpact, PLACES.score),
+      })),
+      capped: fixed(c.capped, PLACES.contribution),
+      final_score: fixed(c.finalScore, PLACES.score),
+      risk_band: c.band.band,
+      next_band: c.band.next ? c.band.next.band : null,
+      points_to_next_band: c.band.next ? fixed(c.band.next.pointsTo, PLACES.score) : null,
+      confidence: fixed(c.confidence, PLACES.confidence),
+      publishable: c.publishable,
+    },
+    result,
+    result_sha256: canonicalSha256(result),
+  };
+}
+
+/** Input operands travel as the inputs document wrote them; derived ones as exact text; ages as integers. */
+function operandValue(o: Operand, doc: InputsDocument): InputValue | string | number | null {
+  if (o.value === null) return null;
+  if (o.kind === 'input') return (doc.inputs[o.operand] as { value: InputValue }).value;
+  if (o.kind === 'age') return toNumber(o.value as Dec);
+  return (o.value as Dec).toFixed();
+}

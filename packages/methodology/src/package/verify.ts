@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { canonicalJson, canonicalSha256 } from '../canonical/canonical-json.js';
+import { compute } from '../compute/compute.js';
+import { ENGINE } from '../engine.js';
+import { defineFramework, FrameworkError } from '../framework/framework.js';
+import { frameworks } from '../framework/registry.js';
+import { identify } from '../indicator.js';
+import { type Problem, validateInputs } from '../inputs/document.js';
+import { PACKAGE_FORMAT, packageOf } from './build.js';
+import { type Difference, differences } from './diff.js';
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits');
+
+/** The envelope verification needs before it can recompute; the rest is compared field by field. */
+const PackageEnvelope = z.looseObject({
+  package_format: z.literal(PACKAGE_FORMAT),
+  engine: z.looseObject({ name: z.string(), version: z.string() }),
+  framework: z.looseObject({ sha256: Sha256, definition: z.unknown() }),
+  inputs: z.unknown(),
+  inputs_sha256: Sha256,
+  risk_indicator_id: z.string(),
+  steps: z.record(z.string(), z.unknown()),
+  result: z.record(z.string(), z.unknown()),
+  result_sha256: Sha256,
+});
+
+export type Verification =
+  | {
+      status: 'reproduced';
+      risk_indicator_id: string;
+      result_sha256: string;
+      framework_version: string;
+      /** Whether the package's bytes, if given, are its RFC 8785 canonical form. */
+      canonical_bytes: boolean | null;
+      notes: string[];
+    }
+  | { status: 'differs'; differences: Difference[]; notes: string[] }
+  | { status: 'invalid'; problems: Problem[] };
+
+/**
+ * Recomputes a package from its own inputs and framework definition and
+ * compares every step and hash. `bytes`, when given, is the package's text as
+ * read, to report whether it is the canonical serialisation.
+ */
+export function verifyPackage(pkg: unknown, bytes?: string): Verification {
+  const envelope = PackageEnvelope.safeParse(pkg);
+  if (!envelope.success) {
+    return {
+      status: 'invalid',
+      problems: envelope.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    };
+  }
+  const given = envelope.data;
+  let framework: ReturnType<typeof defineFramework>;
+  try {
+    framework = defineFramework(given.framework.definition);
+  } catch (error) {
+    if (!(error instanceof FrameworkError)) throw error;
+    const problems = error.problems.length ? error.problems : [{ path: '', message: error.message }];
+    return { status: 'invalid', problems: problems.map((p) => prefixed('framework.definition', p)) };
+  }
+  const validation = validateInputs(given.inputs, framework);
+  if (!validation.ok) return { status: 'invalid', problems: validation.problems.map((p) => prefixed('inputs', p)) };
+
+  const c = compute(validation.document, framework);
+  const recomputed = packageOf(c, identify(c));
+  const notes: string[] = [];
+  if (given.engine.name !== ENGINE.name || given.engine.version !== ENGINE.version) {
+    notes.push(`built by ${given.engine.name} ${given.engine.version}, recomputed by ${ENGINE.name} ${ENGINE.version}`);
+  }
+  const found: Difference[] = [];
+  const published = frameworks.get(framework.definition.version);
+  if (published && published.sha256 !== framework.sha256) {
+    found.push({
+      step: 'framework.definition',
+      expected: `the published ${published.definition.framework_version} (sha256 ${published.sha256})`,
+      found: `a different definition (sha256 ${framework.sha256})`,
+    });
+  } else if (!published) {
+    notes.push(`framework ${framework.definition.framework_version} is not one this engine publishes`);
+  }
+  const { engine: _ours, ...expected } = recomputed;
+  const { engine: _theirs, ...actual } = pkg as Record<string, unknown>;
+  found.push(...differences(expected, actual));
+  if (found.length > 0) return { status: 'differs', differences: found, notes };
+  return {
+    status: 'reproduced',
+    risk_indicator_id: recomputed.risk_indicator_id,
+    result_sha256: canonicalSha256(recomputed.result),
+    framework_version: framework.definition.framework_version,
+    canonical_bytes: bytes === undefined ? null : bytes === canonicalJson(pkg),
+    notes,
+  };
+}
+
+function prefixed(prefix: string, p: Problem): Problem {
+  return { path: p.path ? `${prefix}.${p.path}` : prefix, message: p.message };
+}
