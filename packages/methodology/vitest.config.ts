@@ -4,5 +4,6 @@ export default defineConfig({
   test: {
     include: ['src/**/__tests__/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
+    reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
   },
 });

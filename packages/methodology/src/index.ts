@@ -1,6 +1,7 @@
 export { canonicalJson, canonicalSha256, sha256Hex } from './canonical/canonical-json.js';
 export type { Computation } from './compute/compute.js';
 export { compute } from './compute/compute.js';
+export { methodologyMarkdown } from './docs/methodology-markdown.js';
 export { ENGINE } from './engine.js';
 export { DCRF_1_0, DCRF_1_0_SIGN_OFF } from './framework/dcrf-1.0.js';
 export { assertPublishable, defineFramework, type Framework, FrameworkError } from './framework/framework.js';

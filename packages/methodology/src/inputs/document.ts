@@ -149,6 +149,7 @@ export type Validation = { ok: true; document: InputsDocument } | { ok: false; p
  * methodology section 2, and reports every problem at once with its path.
  */
 export function validateInputs(raw: unknown, framework: Framework): Validation {
+  if (!isRecord(raw)) return { ok: false, problems: [{ path: '', message: M.notObject(describe(raw)) }] };
   const parsed = inputsDocumentSchema(framework).safeParse(raw);
   const problems: Problem[] = parsed.success
     ? []

@@ -1,3 +1,5 @@
+import { TooPreciseNumber } from '../inputs/messages.js';
+
 export interface Difference {
   /** Where the package and the recomputation part, e.g. "steps.criteria[A1].points". */
   step: string;
@@ -47,7 +49,7 @@ function join(path: string, key: string): string {
 
 function show(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const text = JSON.stringify(value);
+  const text = value instanceof TooPreciseNumber ? value.text : JSON.stringify(value);
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 

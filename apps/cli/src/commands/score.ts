@@ -1,0 +1,184 @@
+import { basename, join } from 'node:path';
+import { type Framework, type Scored, scoreWithPackage, serializePackage, withEvaluationDate } from '@svc/methodology';
+import { Presets, SingleBar } from 'cli-progress';
+import { type Command, InvalidArgumentError } from 'commander';
+import { asCliError, CliError } from '../errors.js';
+import { ensureDirectory, listJsonFiles, pathKind, readJsonFile, writeText } from '../files.js';
+import { FRAMEWORK_OPTION, selectFramework } from '../framework-option.js';
+import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+
+interface ScoreOptions {
+  json?: boolean;
+  package?: string;
+  date?: string;
+  framework?: string;
+}
+
+export type ScoreOutcome = { file: string; scored: Scored } | { file: string; failure: CliError };
+
+export function registerScore(program: Command): void {
+  withOutputOptions(
+    program
+      .command('score')
+      .description('score an approved-inputs document, or every *.json document in a folder')
+      .argument('<path>', 'an approved-inputs document, or a folder of them')
+      .option('--package <out>', 'write the computation package (a folder of packages for a folder of inputs)')
+      .option('--date <YYYY-MM-DD>', "evaluate on this date instead of the document's evaluation_date", calendarDate)
+      .option(...FRAMEWORK_OPTION),
+  ).action(async (path: string, options: ScoreOptions) => {
+    process.exitCode = await score(path, options);
+  });
+}
+
+async function score(path: string, options: ScoreOptions): Promise<number> {
+  const framework = selectFramework(options.framework);
+  if ((await pathKind(path)) === 'directory') return scoreFolder(path, framework, options);
+  const outcome = await scoreFile(path, framework, options.date);
+  if ('failure' in outcome) throw outcome.failure;
+  if (options.package !== undefined) await writeText(options.package, serializePackage(outcome.scored.package));
+  if (options.json) printJson(outcome.scored.indicator);
+  else {
+    printLines(resultsTable([outcome]), ...decisionLines(outcome.scored));
+    if (options.package !== undefined) printLines(`Computation package written to ${options.package}`);
+  }
+  return 0;
+}
+
+/** Reads, validates (after --date, so an as_of after the new date is reported) and scores one file. */
+export async function scoreFile(file: string, framework: Framework, date?: string): Promise<ScoreOutcome> {
+  try {
+    const document = await readJsonFile(file);
+    const dated = date === undefined ? document : withEvaluationDate(document, date);
+    return { file, scored: scoreWithPackage(dated, framework) };
+  } catch (error) {
+    return { file, failure: asCliError(error, file) };
+  }
+}
+
+/** Scores files one after another, in the given order; reports each to `onScored` (the progress bar). */
+export async function scoreFiles(
+  files: readonly string[],
+  framework: Framework,
+  date: string | undefined,
+  onScored: (file: string) => void = () => {},
+): Promise<ScoreOutcome[]> {
+  const outcomes: ScoreOutcome[] = [];
+  for (const file of files) {
+    outcomes.push(await scoreFile(file, framework, date));
+    onScored(file);
+  }
+  return outcomes;
+}
+
+/** The valid documents are scored and reported even when others fail; the run then exits non-zero. */
+async function scoreFolder(dir: string, framework: Framework, options: ScoreOptions): Promise<number> {
+  const files = await listJsonFiles(dir);
+  const outcomes = await withProgress(files.length, (tick) => scoreFiles(files, framework, options.date, tick));
+  const scored = outcomes.flatMap((o) => ('scored' in o ? [o] : []));
+  const failures = outcomes.flatMap((o) => ('failure' in o ? [o.failure] : []));
+  if (options.package !== undefined) {
+    await ensureDirectory(options.package);
+    for (const o of scored)
+      await writeText(join(options.package, packageFileName(o.file)), serializePackage(o.scored.package));
+  }
+  if (failures.length > 0) {
+    if (!options.json && scored.length > 0) printLines(resultsTable(scored, true));
+    throw folderFailure(dir, files.length, failures, scored);
+  }
+  if (options.json) printJson(scored.map((o) => o.scored.indicator));
+  else {
+    printLines(resultsTable(scored, true));
+    if (options.package !== undefined)
+      printLines(`${scored.length} computation packages written to ${options.package}`);
+  }
+  return 0;
+}
+
+/** The worst failure sets the exit code; every problem of every file is listed. */
+function folderFailure(
+  dir: string,
+  total: number,
+  failures: readonly CliError[],
+  scored: readonly { scored: Scored }[],
+): CliError {
+  const worst = failures.reduce((a, b) => (b.exitCode > a.exitCode ? b : a));
+  return new CliError(worst.code, `${failures.length} of ${total} files in ${dir} could not be scored`, {
+    problems: failures.flatMap((f) => f.problemLines),
+    details: { results: scored.map((o) => o.scored.indicator) },
+  });
+}
+
+/** "lender-a.json" -> "lender-a.package.json". */
+export function packageFileName(file: string): string {
+  return `${basename(file, '.json')}.package.json`;
+}
+
+/** A progress bar on stderr, only for people watching a terminal. */
+async function withProgress<T>(total: number, work: (tick: (file: string) => void) => Promise<T>): Promise<T> {
+  if (!process.stderr.isTTY) return work(() => {});
+  const bar = new SingleBar(
+    {
+      stream: process.stderr,
+      format: 'scoring [{bar}] {value}/{total} {file}',
+      clearOnComplete: true,
+      hideCursor: true,
+    },
+    Presets.shades_classic,
+  );
+  bar.start(total, 0, { file: '' });
+  try {
+    return await work((file) => bar.increment(1, { file: basename(file) }));
+  } finally {
+    bar.stop();
+  }
+}
+
+function resultsTable(results: readonly { file: string; scored: Scored }[], withFile = false): string {
+  const head = ['Provider', 'Score', 'Band', 'Confidence', 'Publishable', 'Hard caps', 'Risk indicator id'];
+  const rows = results.map(({ file, scored }) => {
+    const { result, steps } = scored.package;
+    const row = [
+      result.name,
+      steps.final_score,
+      steps.risk_band,
+      steps.confidence,
+      steps.publishable ? 'yes' : 'no',
+      capsCell(scored),
+      result.risk_indicator_id,
+    ];
+    return withFile ? [basename(file), ...row] : row;
+  });
+  return renderTable(withFile ? ['File', ...head] : head, rows);
+}
+
+/** Fired caps, the binding ones marked: "HC-04 64.99 (binding), HC-06 64.99". */
+function capsCell(scored: Scored): string {
+  const fired = scored.package.result.svc_decision_object.hard_caps_fired;
+  if (fired.length === 0) return 'none';
+  return fired.map((c) => `${c.cap_id} ${c.cap}${c.binding ? ' (binding)' : ''}`).join(', ');
+}
+
+function decisionLines(scored: Scored): string[] {
+  const decision = scored.package.result.svc_decision_object;
+  const next =
+    decision.next_band === undefined
+      ? 'Next band: none (lowest risk band)'
+      : `Next band: ${decision.next_band}, ${decision.points_to_next_band} points away`;
+  const factorRows = [
+    ...decision.ceiling_factors.map((f) => ['ceiling', f.criterion_id, f.criterion_label, f.point_impact, f.detail]),
+    ...decision.floor_factors.map((f) => ['floor', f.criterion_id, f.criterion_label, f.point_impact, f.detail]),
+  ];
+  const factors =
+    factorRows.length > 0 ? [renderTable(['Factor', 'Id', 'Criterion', 'Impact', 'Detail'], factorRows)] : [];
+  return ['', decision.summary, next, ...factors];
+}
+
+/** --date is checked before any file is read: a real calendar date written YYYY-MM-DD. */
+function calendarDate(value: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const real = match !== null && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  if (!real) throw new InvalidArgumentError('must be a calendar date YYYY-MM-DD, e.g. 2026-06-30');
+  return value;
+}

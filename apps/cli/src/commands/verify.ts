@@ -1,0 +1,66 @@
+import { type Verification, verifyPackage } from '@svc/methodology';
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+import { parseJson, readText } from '../files.js';
+import { printJson, printLines, withOutputOptions } from '../output.js';
+
+interface VerifyOptions {
+  json?: boolean;
+}
+
+export function registerVerify(program: Command): void {
+  withOutputOptions(
+    program
+      .command('verify')
+      .description('recompute a computation package from its own inputs and framework and compare every step')
+      .argument('<package>', 'a computation package file (as written by svc score --package)'),
+  ).action(async (file: string, options: VerifyOptions) => {
+    process.exitCode = await verify(file, options);
+  });
+}
+
+async function verify(file: string, options: VerifyOptions): Promise<number> {
+  const text = await readText(file);
+  // The text as stored (a BOM included) is what is compared with the canonical bytes.
+  const verification = verifyPackage(parseJson(text, file), text);
+  if (verification.status === 'invalid') {
+    const count = `${verification.problems.length} ${verification.problems.length === 1 ? 'problem' : 'problems'}`;
+    throw new CliError('invalid_package', `not a valid computation package (${count})`, {
+      file,
+      problems: verification.problems.map((p) => ({ file, ...p })),
+      details: { status: verification.status },
+    });
+  }
+  if (verification.status === 'differs') throw doesNotReproduce(file, verification);
+  if (options.json) printJson(verification);
+  else printLines(reproducedLine(verification));
+  return 0;
+}
+
+function reproducedLine(v: Extract<Verification, { status: 'reproduced' }>): string {
+  const remarks = [
+    ...(v.canonical_bytes === false ? ['the file bytes are not the canonical RFC 8785 serialisation'] : []),
+    ...v.notes.map((note) => `note: ${note}`),
+  ];
+  const line = `reproduced: ${v.risk_indicator_id} (${v.framework_version}), result sha256 ${v.result_sha256}`;
+  return remarks.length === 0 ? line : `${line}; ${remarks.join('; ')}`;
+}
+
+/** Names the first differing step, in the order the computation runs, and counts the rest. */
+function doesNotReproduce(file: string, v: Extract<Verification, { status: 'differs' }>): CliError {
+  const [first, ...rest] = v.differences;
+  const where = first
+    ? `${first.step}: expected ${shown(first.expected)}, found ${shown(first.found)}`
+    : 'unknown step';
+  const further =
+    rest.length === 0 ? '' : ` (and ${rest.length} further ${rest.length === 1 ? 'difference' : 'differences'})`;
+  const notes = v.notes.map((note) => `; note: ${note}`).join('');
+  return new CliError('does_not_reproduce', `does not reproduce: ${where}${further}${notes}`, {
+    file,
+    details: { ...v },
+  });
+}
+
+function shown(value: string | undefined): string {
+  return value === undefined ? '(absent)' : value;
+}

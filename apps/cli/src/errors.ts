@@ -1,0 +1,90 @@
+import { FrameworkError, InputsError, JsonSyntaxError } from '@svc/methodology';
+
+/** Every way a command can fail, each with its exit code: 1 when the data is wrong, 2 when it cannot be used at all. */
+export const EXIT_CODES = {
+  usage: 2,
+  unreadable: 2,
+  not_json: 2,
+  empty_directory: 2,
+  unknown_framework: 2,
+  cannot_write: 2,
+  invalid_package: 2,
+  internal: 2,
+  invalid_inputs: 1,
+  does_not_reproduce: 1,
+} as const;
+
+export type ErrorCode = keyof typeof EXIT_CODES;
+
+/** One problem line; `file` names the input it belongs to, when there is one. */
+export interface ProblemLine {
+  file?: string;
+  path: string;
+  message: string;
+}
+
+export interface CliErrorOptions {
+  /** The file the failure is about; the headline starts with it. */
+  file?: string;
+  problems?: readonly ProblemLine[];
+  /** Merged into the JSON error object of --json mode. */
+  details?: Readonly<Record<string, unknown>>;
+  cause?: unknown;
+}
+
+/** A failure the CLI explains to its user: a headline and every problem, one per line. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly file: string | undefined;
+  readonly problems: readonly ProblemLine[];
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: CliErrorOptions = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.file = options.file;
+    this.problems = options.problems ?? [];
+    this.details = options.details ?? {};
+  }
+
+  get exitCode(): number {
+    return EXIT_CODES[this.code];
+  }
+
+  get headline(): string {
+    return this.file === undefined ? this.message : `${this.file}: ${this.message}`;
+  }
+
+  /** Its problems, or the failure itself as one problem of its file. */
+  get problemLines(): readonly ProblemLine[] {
+    if (this.problems.length > 0) return this.problems;
+    return [{ ...(this.file === undefined ? {} : { file: this.file }), path: '', message: this.message }];
+  }
+}
+
+/** The engine's errors as the CLI reports them; anything else is a bug (exit 2, stack only with --debug). */
+export function asCliError(error: unknown, file?: string): CliError {
+  if (error instanceof CliError) return error;
+  const about = file === undefined ? {} : { file };
+  if (error instanceof InputsError) {
+    const problems = error.problems.map((p) => ({ ...about, path: p.path, message: p.message }));
+    const count = `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`;
+    return new CliError('invalid_inputs', `not a valid approved-inputs document (${count}); nothing was scored`, {
+      ...about,
+      problems,
+      cause: error,
+    });
+  }
+  if (error instanceof JsonSyntaxError) {
+    return new CliError('not_json', `not valid JSON: ${error.message}`, { ...about, cause: error });
+  }
+  if (error instanceof FrameworkError) {
+    const problems = error.problems.map((p) => ({ path: p.path, message: p.message }));
+    return new CliError('unknown_framework', error.message, { problems, cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError('internal', `unexpected failure: ${message}`, { ...about, cause: error });
+}
