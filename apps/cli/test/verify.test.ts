@@ -97,25 +97,23 @@ describe('svc verify: a package that does not reproduce', () => {
     });
   });
 
-  it('fails at framework.definition when the framework was altered (a changed cap)', async () => {
+  it('fails at framework.sha256 when the package claims another definition of the framework', async () => {
     const file = await tampered((pkg) => {
-      const cap = pkg.framework.definition.hard_caps[3];
-      if (cap) cap.cap = '59.99';
+      pkg.framework.sha256 = 'f'.repeat(64);
     });
     const run = svc('verify', file);
-    expect(run.status).not.toBe(0);
-    expect(run.stderr).toContain('does not reproduce: framework.definition: expected the published DCRF v1.0');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('does not reproduce: framework.sha256');
   });
 
-  it('refuses a package whose framework definition is no longer valid (weights not summing to 100) with exit 2', async () => {
+  it('refuses a package naming a framework version the engine does not know, with exit 2', async () => {
     const file = await tampered((pkg) => {
-      const first = pkg.framework.definition.criteria[0];
-      if (first) first.weight = 13;
+      pkg.framework.version = '9.9';
     });
     const run = svc('verify', file);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('not a valid computation package');
-    expect(run.stderr).toContain('framework.definition.criteria: criterion weights sum to 101, not 100');
+    expect(run.stderr).toContain('framework.version: unknown framework version "9.9"; supported: 1.0');
   });
 });
 

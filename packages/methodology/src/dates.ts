@@ -1,5 +1,3 @@
-const DAY_MS = 86_400_000;
-
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/;
 
@@ -10,14 +8,21 @@ export function epochDay(text: string): number | null {
   return dayOf(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+/** Days since 1970-01-01 of a proleptic Gregorian date, or null if there is no such date (civil-from-days arithmetic, no Date objects). */
 function dayOf(year: number, month: number, day: number): number | null {
   if (month < 1 || month > 12 || day < 1) return null;
-  const t = Date.UTC(year, month - 1, day);
-  const d = new Date(t);
-  // Date.UTC maps years 0..99 to 1900..1999; set the full year explicitly.
-  d.setUTCFullYear(year, month - 1, day);
-  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return null;
-  return Math.round(d.getTime() / DAY_MS);
+  const length = month === 2 && isLeap(year) ? 29 : (DAYS_IN_MONTH[month - 1] as number);
+  if (day > length) return null;
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146097 + dayOfEra - 719468;
 }
 
 export function isCalendarDate(text: string): boolean {

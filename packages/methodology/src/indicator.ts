@@ -1,8 +1,8 @@
-import { canonicalSha256 } from './canonical/canonical-json.js';
+import { canonicalJson, canonicalSha256, sha256Hex } from './canonical/canonical-json.js';
 import type { Computation } from './compute/compute.js';
 import { type Dec, dec, fixed, toNumber } from './decimal.js';
-import { commentOn } from './decision/commentary.js';
-import { decide, type FactorStep } from './decision/decision.js';
+import { type Commentary, commentOn } from './decision/commentary.js';
+import { type Decision, decide, type FactorStep } from './decision/decision.js';
 import type { InputValue, PlannerType } from './inputs/document.js';
 
 /** A decimal figure with its published number of places, rendered as N (a JSON number, or fixed text in a package). */
@@ -84,25 +84,41 @@ export type RiskIndicator = RiskIndicatorOf<number>;
 export const PLACES = { points: 4, freshness: 4, confidence: 4, contribution: 6, score: 2 } as const;
 
 export interface Identity {
+  /** RFC 8785 text of the inputs document, hashed into inputs_sha256. */
+  inputsCanonical: string;
   inputsSha256: string;
   riskIndicatorId: string;
 }
 
 /** risk_indicator_id = "ri_" + the first 24 hex digits of SHA-256(canonical {framework_sha256, inputs_sha256, evaluation_date}). */
 export function identify(c: Computation): Identity {
-  const inputsSha256 = canonicalSha256(c.document);
+  const inputsCanonical = canonicalJson(c.document);
+  const inputsSha256 = sha256Hex(inputsCanonical);
   const digest = canonicalSha256({
     framework_sha256: c.framework.sha256,
     inputs_sha256: inputsSha256,
     evaluation_date: c.document.evaluation_date,
   });
-  return { inputsSha256, riskIndicatorId: `ri_${digest.slice(0, 24)}` };
+  return { inputsCanonical, inputsSha256, riskIndicatorId: `ri_${digest.slice(0, 24)}` };
 }
 
-export function renderIndicator<N>(c: Computation, identity: Identity, figure: Figure<N>): RiskIndicatorOf<N> {
+/** The words of a Risk Indicator (decision object and commentary), computed once per computation. */
+export interface Narrative {
+  decision: Decision;
+  commentary: Commentary;
+}
+
+export function narrate(c: Computation): Narrative {
+  return { decision: decide(c), commentary: commentOn(c) };
+}
+
+export function renderIndicator<N>(
+  c: Computation,
+  identity: Identity,
+  figure: Figure<N>,
+  { decision, commentary }: Narrative = narrate(c),
+): RiskIndicatorOf<N> {
   const { provider, evaluation_date } = c.document;
-  const decision = decide(c);
-  const commentary = commentOn(c);
   const factor = (f: FactorStep): DecisionFactor<N> => ({
     criterion_id: f.step.criterion.id,
     criterion_label: f.step.criterion.label,

@@ -97,3 +97,20 @@ describe('the engine identity', () => {
     expect(ENGINE).toEqual({ name: pkg.name, version: pkg.version });
   });
 });
+
+describe('calendar arithmetic', () => {
+  it('counts days exactly as Date.UTC does, across leap years, centuries and eras', async () => {
+    const { daysBetween, isCalendarDate } = await import('../dates.js');
+    const pad = (n: number, w: number) => String(n).padStart(w, '0');
+    for (let t = Date.UTC(1599, 0, 1); t < Date.UTC(2402, 0, 1); t += 86_400_000 * 7.3) {
+      const d = new Date(t);
+      const text = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`;
+      expect(daysBetween('1970-01-01', text)).toBe(Math.floor(t / 86_400_000));
+    }
+    expect(isCalendarDate('2024-02-29')).toBe(true);
+    expect(isCalendarDate('2100-02-29')).toBe(false);
+    expect(isCalendarDate('2000-02-29')).toBe(true);
+    expect(isCalendarDate('2026-04-31')).toBe(false);
+    expect(isCalendarDate('0000-01-01')).toBe(true);
+  });
+});

@@ -16,3 +16,15 @@ export function sha256Hex(text: string): string {
 export function canonicalSha256(value: unknown): string {
   return sha256Hex(canonicalJson(value));
 }
+
+/**
+ * RFC 8785 text of a plain object some of whose members are already in
+ * canonical form (`parts`, by key): the same bytes as canonicalJson(value).
+ * Members are ordered by UTF-16 code units, as JCS orders them.
+ */
+export function canonicalObject(value: Record<string, unknown>, parts: Readonly<Record<string, string>>): string {
+  const keys = Object.keys(value)
+    .filter((k) => value[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${parts[k] ?? canonicalJson(value[k])}`).join(',')}}`;
+}

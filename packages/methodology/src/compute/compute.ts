@@ -4,6 +4,7 @@ import type { Framework } from '../framework/framework.js';
 import type { CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { type CapEvaluation, evaluateCap } from './caps.js';
+import { type CompiledCriterion, type CompiledFramework, compile } from './compiled.js';
 import { derive } from './derived.js';
 import { freshnessFactor } from './freshness.js';
 import { criterionPoints } from './scale.js';
@@ -51,10 +52,11 @@ export interface Computation {
 /** Runs the methodology on a validated document. Pure: same document, same computation. */
 export function compute(document: InputsDocument, framework: Framework): Computation {
   const fw = framework.definition;
-  const criteria = fw.criteria.map((c) => criterionStep(c, document, fw));
+  const compiled = compile(fw);
+  const criteria = compiled.criteria.map((c) => criterionStep(c, document, fw, compiled));
   const uncapped = sum(criteria.map((c) => c.contribution));
-  const caps = evaluateCaps(fw, document, criteria, uncapped);
-  const fired = caps.filter((c) => c.fired).map((c) => dec(c.cap.cap));
+  const caps = evaluateCaps(fw, compiled, document, criteria, uncapped);
+  const fired = caps.filter((c) => c.fired).map((c) => compiled.caps.get(c.cap.id) as Dec);
   const capped = minOf(uncapped, fired);
   const finalScore = r2(capped);
   const confidence = r4(sum(criteria.map((c) => c.freshness.times(c.criterion.weight))).div(HUNDRED));
@@ -66,16 +68,22 @@ export function compute(document: InputsDocument, framework: Framework): Computa
     caps,
     capped,
     finalScore,
-    band: bandOf(fw, finalScore),
+    band: bandOf(compiled, finalScore),
     confidence,
-    publishable: confidence.gte(dec(fw.publication.min_confidence)),
+    publishable: confidence.gte(compiled.minConfidence),
   };
 }
 
-function criterionStep(criterion: CriterionDefinition, doc: InputsDocument, fw: FrameworkDefinition): CriterionStep {
+function criterionStep(
+  compiled: CompiledCriterion,
+  doc: InputsDocument,
+  fw: FrameworkDefinition,
+  framework: CompiledFramework,
+): CriterionStep {
+  const criterion = compiled.definition;
+  const { weight } = compiled;
   const item = doc.inputs[criterion.input_key] ?? null;
   if (item === null) {
-    const weight = dec(criterion.weight);
     return {
       criterion,
       item,
@@ -97,8 +105,7 @@ function criterionStep(criterion: CriterionDefinition, doc: InputsDocument, fw: 
       x = derived.value;
     }
   }
-  const points = criterionPoints(criterion, x);
-  const weight = dec(criterion.weight);
+  const points = criterionPoints(compiled, x);
   const ageDays = daysBetween(item.as_of, doc.evaluation_date);
   return {
     criterion,
@@ -108,42 +115,43 @@ function criterionStep(criterion: CriterionDefinition, doc: InputsDocument, fw: 
     contribution: weight.times(points).div(HUNDRED),
     shortfall: weight.times(HUNDRED.minus(points)).div(HUNDRED),
     ageDays,
-    freshness: freshnessFactor(fw.freshness, ageDays),
+    freshness: freshnessFactor(fw.freshness, framework, ageDays),
   };
 }
 
 function evaluateCaps(
   fw: FrameworkDefinition,
+  compiled: CompiledFramework,
   doc: InputsDocument,
   criteria: CriterionStep[],
   uncapped: Dec,
 ): CapStep[] {
   const byId = new Map(criteria.map((c) => [c.criterion.id, c]));
-  const numericKeys = new Set(fw.criteria.filter((c) => c.scale.kind === 'linear').map((c) => c.input_key));
-  const derivedNames = new Set(fw.derived.map((d) => d.name));
+  const { numericInputKeys, derivedNames } = compiled;
   const ctx = {
     read(operand: string) {
       if (derivedNames.has(operand)) return { kind: 'derived' as const, value: derive(operand, doc) };
       const item = doc.inputs[operand];
-      const value = !item ? null : numericKeys.has(operand) ? dec(item.value as number) : item.value;
+      const value = !item ? null : numericInputKeys.has(operand) ? dec(item.value as number) : item.value;
       return { kind: 'input' as const, value };
     },
     ageOf: (id: string) => byId.get(id)?.ageDays ?? null,
   };
   return fw.hard_caps.map((cap) => {
     const evaluation = evaluateCap(cap, ctx);
-    const capValue = dec(cap.cap);
+    const capValue = compiled.caps.get(cap.id) as Dec;
     const binding = evaluation.fired && capValue.lt(uncapped);
     return { ...evaluation, binding, pointImpact: binding ? r2(capValue.minus(uncapped)) : ZERO };
   });
 }
 
-function bandOf(fw: FrameworkDefinition, finalScore: Dec): BandStep {
-  const index = fw.bands.findIndex((b) => finalScore.gte(dec(b.min)));
-  const at = index === -1 ? fw.bands.length - 1 : index;
-  const better = at > 0 ? fw.bands[at - 1] : undefined;
+function bandOf(compiled: CompiledFramework, finalScore: Dec): BandStep {
+  const { bands } = compiled;
+  const index = bands.findIndex((b) => finalScore.gte(b.min));
+  const at = index === -1 ? bands.length - 1 : index;
+  const better = at > 0 ? bands[at - 1] : undefined;
   return {
-    band: (fw.bands[at] as { band: string }).band,
-    next: better ? { band: better.band, pointsTo: dec(better.min).minus(finalScore) } : null,
+    band: (bands[at] as { band: string }).band,
+    next: better ? { band: better.band, pointsTo: better.min.minus(finalScore) } : null,
   };
 }

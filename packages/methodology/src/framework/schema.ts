@@ -50,19 +50,24 @@ type ConditionShape =
   | { op: 'all'; of: ConditionShape[] }
   | { op: 'stale'; criteria: string[]; age_days_over: number };
 
-const Condition: z.ZodType<ConditionShape> = z.lazy(() =>
-  z.discriminatedUnion('op', [
-    z.strictObject({ op: z.literal('eq'), operand: Operand, value: z.union([z.string(), z.boolean()]) }),
-    z.strictObject({ op: z.literal('in'), operand: Operand, values: z.array(z.string()).min(1) }),
-    z.strictObject({ op: z.enum(['lt', 'gt']), operand: Operand, value: DecimalText }),
-    z.strictObject({ op: z.literal('all'), of: z.array(Condition).min(2) }),
-    z.strictObject({
-      op: z.literal('stale'),
-      criteria: z.array(Id).min(1),
-      age_days_over: z.number().int().nonnegative(),
-    }),
-  ]),
-);
+const Condition: z.ZodType<ConditionShape> = z
+  .lazy(() =>
+    z.discriminatedUnion('op', [
+      z.strictObject({ op: z.literal('eq'), operand: Operand, value: z.union([z.string(), z.boolean()]) }),
+      z.strictObject({ op: z.literal('in'), operand: Operand, values: z.array(z.string()).min(1) }),
+      z.strictObject({ op: z.enum(['lt', 'gt']), operand: Operand, value: DecimalText }),
+      z.strictObject({ op: z.literal('all'), of: z.array(Condition).min(2) }),
+      z.strictObject({
+        op: z.literal('stale'),
+        criteria: z.array(Id).min(1),
+        age_days_over: z.number().int().nonnegative(),
+      }),
+    ]),
+  )
+  .meta({
+    id: 'CapCondition',
+    description: 'A hard-cap condition: eq, in, lt, gt on an operand; all of several; stale evidence.',
+  });
 
 const HardCap = z.strictObject({
   id: Id,

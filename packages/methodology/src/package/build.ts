@@ -1,14 +1,16 @@
-import { canonicalJson, canonicalSha256 } from '../canonical/canonical-json.js';
+import { canonicalJson, canonicalObject, sha256Hex } from '../canonical/canonical-json.js';
 import type { Operand } from '../compute/caps.js';
 import type { Computation } from '../compute/compute.js';
 import { type Dec, dec, fixed, toNumber } from '../decimal.js';
 import { ENGINE } from '../engine.js';
 import type { Framework } from '../framework/framework.js';
-import type { FrameworkDefinition } from '../framework/schema.js';
 import {
   asNumber,
   asText,
+  type Identity,
   identify,
+  type Narrative,
+  narrate,
   PLACES,
   type RiskIndicator,
   type RiskIndicatorOf,
@@ -48,7 +50,8 @@ export interface CapTrace {
 export interface ComputationPackage {
   package_format: typeof PACKAGE_FORMAT;
   engine: { name: string; version: string };
-  framework: { framework_version: string; version: string; sha256: string; definition: FrameworkDefinition };
+  /** The framework the package was computed under: its version and the SHA-256 of its canonical definition. */
+  framework: { framework_version: string; version: string; sha256: string };
   inputs: InputsDocument;
   inputs_sha256: string;
   evaluation_date: string;
@@ -78,7 +81,8 @@ export interface Scored {
 export function scoreWithPackage(document: unknown, framework: Framework): Scored {
   const c = computeFrom(document, framework);
   const identity = identify(c);
-  return { indicator: renderIndicator(c, identity, asNumber), package: packageOf(c, identity) };
+  const narrative = narrate(c);
+  return { indicator: renderIndicator(c, identity, asNumber, narrative), package: packageOf(c, identity, narrative) };
 }
 
 export function buildPackage(document: unknown, framework: Framework): ComputationPackage {
@@ -86,63 +90,78 @@ export function buildPackage(document: unknown, framework: Framework): Computati
   return packageOf(c, identify(c));
 }
 
+/** Canonical texts already computed for a package's parts (to hash them), reused when it is serialised. */
+const canonicalParts = new WeakMap<ComputationPackage, Record<string, string>>();
+
 /** The bytes of a package as written to a file: RFC 8785 canonical JSON. */
 export function serializePackage(pkg: ComputationPackage): string {
-  return canonicalJson(pkg);
+  const parts = canonicalParts.get(pkg);
+  return parts ? canonicalObject(pkg as unknown as Record<string, unknown>, parts) : canonicalJson(pkg);
 }
 
-export function packageOf(c: Computation, identity: ReturnType<typeof identify>): ComputationPackage {
+/** Builds the package; it is frozen, so the canonical texts kept for its parts stay true. */
+export function packageOf(c: Computation, identity: Identity, narrative: Narrative = narrate(c)): ComputationPackage {
   const fw = c.framework.definition;
-  const result = renderIndicator(c, identity, asText);
-  return {
+  const result = renderIndicator(c, identity, asText, narrative);
+  const resultCanonical = canonicalJson(result);
+  const pkg: ComputationPackage = {
     package_format: PACKAGE_FORMAT,
     engine: { name: ENGINE.name, version: ENGINE.version },
-    framework: {
-      framework_version: fw.framework_version,
-      version: fw.version,
-      sha256: c.framework.sha256,
-      definition: fw,
-    },
+    framework: { framework_version: fw.framework_version, version: fw.version, sha256: c.framework.sha256 },
     inputs: c.document,
     inputs_sha256: identity.inputsSha256,
     evaluation_date: c.document.evaluation_date,
     risk_indicator_id: identity.riskIndicatorId,
-    steps: {
-      criteria: c.criteria.map((s) => ({
-        criterion_id: s.criterion.id,
-        input_key: s.criterion.input_key,
-        input_value: s.item ? s.item.value : null,
-        derived: s.derived ? { name: s.derived.name, value: s.derived.value.toFixed() } : null,
-        missing: s.item === null,
-        as_of: s.item ? s.item.as_of : null,
-        age_days: s.ageDays,
-        freshness: fixed(s.freshness, PLACES.freshness),
-        points: fixed(s.points, PLACES.points),
-        weight: s.criterion.weight,
-        contribution: fixed(s.contribution, PLACES.contribution),
-      })),
-      uncapped: fixed(c.uncapped, PLACES.contribution),
-      hard_caps: c.caps.map((cap) => ({
-        cap_id: cap.cap.id,
-        label: cap.cap.label,
-        condition: cap.cap.condition_text,
-        operands: cap.operands.map((o) => ({ operand: o.operand, value: operandValue(o, c.document) })),
-        fired: cap.fired,
-        cap: fixed(dec(cap.cap.cap), PLACES.score),
-        binding: cap.binding,
-        point_impact: fixed(cap.pointImpact, PLACES.score),
-      })),
-      capped: fixed(c.capped, PLACES.contribution),
-      final_score: fixed(c.finalScore, PLACES.score),
-      risk_band: c.band.band,
-      next_band: c.band.next ? c.band.next.band : null,
-      points_to_next_band: c.band.next ? fixed(c.band.next.pointsTo, PLACES.score) : null,
-      confidence: fixed(c.confidence, PLACES.confidence),
-      publishable: c.publishable,
-    },
+    steps: stepsOf(c),
     result,
-    result_sha256: canonicalSha256(result),
+    result_sha256: sha256Hex(resultCanonical),
   };
+  deepFreeze(pkg);
+  canonicalParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical });
+  return pkg;
+}
+
+function stepsOf(c: Computation): ComputationPackage['steps'] {
+  return {
+    criteria: c.criteria.map((s) => ({
+      criterion_id: s.criterion.id,
+      input_key: s.criterion.input_key,
+      input_value: s.item ? s.item.value : null,
+      derived: s.derived ? { name: s.derived.name, value: s.derived.value.toFixed() } : null,
+      missing: s.item === null,
+      as_of: s.item ? s.item.as_of : null,
+      age_days: s.ageDays,
+      freshness: fixed(s.freshness, PLACES.freshness),
+      points: fixed(s.points, PLACES.points),
+      weight: s.criterion.weight,
+      contribution: fixed(s.contribution, PLACES.contribution),
+    })),
+    uncapped: fixed(c.uncapped, PLACES.contribution),
+    hard_caps: c.caps.map((cap) => ({
+      cap_id: cap.cap.id,
+      label: cap.cap.label,
+      condition: cap.cap.condition_text,
+      operands: cap.operands.map((o) => ({ operand: o.operand, value: operandValue(o, c.document) })),
+      fired: cap.fired,
+      cap: fixed(dec(cap.cap.cap), PLACES.score),
+      binding: cap.binding,
+      point_impact: fixed(cap.pointImpact, PLACES.score),
+    })),
+    capped: fixed(c.capped, PLACES.contribution),
+    final_score: fixed(c.finalScore, PLACES.score),
+    risk_band: c.band.band,
+    next_band: c.band.next ? c.band.next.band : null,
+    points_to_next_band: c.band.next ? fixed(c.band.next.pointsTo, PLACES.score) : null,
+    confidence: fixed(c.confidence, PLACES.confidence),
+    publishable: c.publishable,
+  };
+}
+
+function deepFreeze(value: unknown): void {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
 }
 
 /** Input operands travel as the inputs document wrote them; derived ones as exact text; ages as integers. */

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { canonicalJson, canonicalSha256 } from '../canonical/canonical-json.js';
 import { compute } from '../compute/compute.js';
 import { ENGINE } from '../engine.js';
-import { defineFramework, FrameworkError } from '../framework/framework.js';
-import { frameworks } from '../framework/registry.js';
+import type { Framework } from '../framework/framework.js';
+import { frameworks as published } from '../framework/registry.js';
 import { identify } from '../indicator.js';
 import { type Problem, validateInputs } from '../inputs/document.js';
 import { PACKAGE_FORMAT, packageOf } from './build.js';
@@ -15,7 +15,7 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex dig
 const PackageEnvelope = z.looseObject({
   package_format: z.literal(PACKAGE_FORMAT),
   engine: z.looseObject({ name: z.string(), version: z.string() }),
-  framework: z.looseObject({ sha256: Sha256, definition: z.unknown() }),
+  framework: z.looseObject({ version: z.string(), sha256: Sha256 }),
   inputs: z.unknown(),
   inputs_sha256: Sha256,
   risk_indicator_id: z.string(),
@@ -37,12 +37,17 @@ export type Verification =
   | { status: 'differs'; differences: Difference[]; notes: string[] }
   | { status: 'invalid'; problems: Problem[] };
 
+export interface VerifyOptions {
+  /** The frameworks a package may name, by version; the published ones by default. */
+  frameworks?: ReadonlyMap<string, Framework>;
+}
+
 /**
- * Recomputes a package from its own inputs and framework definition and
- * compares every step and hash. `bytes`, when given, is the package's text as
- * read, to report whether it is the canonical serialisation.
+ * Recomputes a package from its own inputs under the framework it names, and
+ * compares every step and hash, in computation order. `bytes`, when given, is
+ * the package's text as read, to report whether it is the canonical form.
  */
-export function verifyPackage(pkg: unknown, bytes?: string): Verification {
+export function verifyPackage(pkg: unknown, bytes?: string, options: VerifyOptions = {}): Verification {
   const envelope = PackageEnvelope.safeParse(pkg);
   if (!envelope.success) {
     return {
@@ -51,13 +56,19 @@ export function verifyPackage(pkg: unknown, bytes?: string): Verification {
     };
   }
   const given = envelope.data;
-  let framework: ReturnType<typeof defineFramework>;
-  try {
-    framework = defineFramework(given.framework.definition);
-  } catch (error) {
-    if (!(error instanceof FrameworkError)) throw error;
-    const problems = error.problems.length ? error.problems : [{ path: '', message: error.message }];
-    return { status: 'invalid', problems: problems.map((p) => prefixed('framework.definition', p)) };
+  const known = options.frameworks ?? published;
+  const framework = known.get(given.framework.version);
+  if (!framework) {
+    const supported = [...known.keys()].join(', ');
+    return {
+      status: 'invalid',
+      problems: [
+        {
+          path: 'framework.version',
+          message: `unknown framework version "${given.framework.version}"; supported: ${supported}`,
+        },
+      ],
+    };
   }
   const validation = validateInputs(given.inputs, framework);
   if (!validation.ok) return { status: 'invalid', problems: validation.problems.map((p) => prefixed('inputs', p)) };
@@ -68,20 +79,9 @@ export function verifyPackage(pkg: unknown, bytes?: string): Verification {
   if (given.engine.name !== ENGINE.name || given.engine.version !== ENGINE.version) {
     notes.push(`built by ${given.engine.name} ${given.engine.version}, recomputed by ${ENGINE.name} ${ENGINE.version}`);
   }
-  const found: Difference[] = [];
-  const published = frameworks.get(framework.definition.version);
-  if (published && published.sha256 !== framework.sha256) {
-    found.push({
-      step: 'framework.definition',
-      expected: `the published ${published.definition.framework_version} (sha256 ${published.sha256})`,
-      found: `a different definition (sha256 ${framework.sha256})`,
-    });
-  } else if (!published) {
-    notes.push(`framework ${framework.definition.framework_version} is not one this engine publishes`);
-  }
   const { engine: _ours, ...expected } = recomputed;
   const { engine: _theirs, ...actual } = pkg as Record<string, unknown>;
-  found.push(...differences(expected, actual));
+  const found = differences(expected, actual);
   if (found.length > 0) return { status: 'differs', differences: found, notes };
   return {
     status: 'reproduced',
