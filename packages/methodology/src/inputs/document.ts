@@ -114,7 +114,10 @@ function buildSchema(framework: Framework) {
   }
   return object({
     provider: object({
-      id: text().refine((s) => UUID.test(s), { error: (iss) => M.notUuid(describe(iss.input)) }),
+      id: text()
+        .refine((s) => UUID.test(s), { error: (iss) => M.notUuid(describe(iss.input)) })
+        // One provider, one id: UUIDs compare case-insensitively (RFC 9562), so they are kept in lower case.
+        .transform((s) => s.toLowerCase()),
       name: text().refine((s) => [...s].length >= 1 && [...s].length <= 200, {
         error: (iss) => M.nameLength([...(iss.input as string)].length),
       }),

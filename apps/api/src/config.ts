@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+/** The only module that reads process.env: one validated configuration object. */
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for the embedded SQLite store)')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  SVC_DATA_DIR: z.string().min(1).default('./data'),
+  SVC_MASTER_KEY: z
+    .string()
+    .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'must be 32 bytes as 64 hex digits or base64')
+    .optional(),
+  SITE_URL: z.url({ error: 'must be an absolute http(s) URL' }).optional(),
+  TRUST_PROXY: z
+    .string()
+    .regex(
+      /^(true|false|\d+|[0-9a-fA-F:.,/\s]+|loopback|linklocal|uniquelocal)$/,
+      'must be true, false, a hop count or addresses',
+    )
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SVC_INSTANCES: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1000).default(1),
+  SVC_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  SVC_MCP_ENABLED: bool.default(false),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Where the store lives: a PostgreSQL URL, or the embedded SQLite file. */
+  store: { kind: 'postgres'; url: string } | { kind: 'sqlite'; file: string };
+  redisUrl: string | null;
+  dataDir: string;
+  masterKey: string | null;
+  siteUrl: string | null;
+  trustProxy: boolean | number | string;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  instances: number;
+  storeTimeoutMs: number;
+  shutdownGraceMs: number;
+  mcpEnabled: boolean;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads the configuration; a bad value stops start-up with a message naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    store: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL }
+      : { kind: 'sqlite', file: `${e.SVC_DATA_DIR.replace(/\/+$/, '')}/svc.db` },
+    redisUrl: e.REDIS_URL ?? null,
+    dataDir: e.SVC_DATA_DIR,
+    masterKey: e.SVC_MASTER_KEY ?? null,
+    siteUrl: e.SITE_URL ? e.SITE_URL.replace(/\/+$/, '') : null,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    logLevel: e.LOG_LEVEL,
+    instances: e.SVC_INSTANCES,
+    storeTimeoutMs: e.SVC_STORE_TIMEOUT_MS,
+    shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+    mcpEnabled: e.SVC_MCP_ENABLED,
+  };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

@@ -1,0 +1,283 @@
+import { type Endpoint, ERROR_CODES, PUBLIC_LIMITS, TIER_HOURLY_LIMIT, TIER_RANK } from '@svc/contracts';
+import { JsonSyntaxError, readJson } from '@svc/methodology';
+import cors from 'cors';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { z } from 'zod';
+import type { Caller } from '../services/access.js';
+import type { LimitDecision } from '../services/rate-limit.js';
+import type { Services } from '../services/services.js';
+import { isStoreUnavailable } from '../store/store.js';
+import { requestContext } from './middleware.js';
+import { ApiError, sendProblem } from './problem.js';
+import type { Reply, RouteModule } from './route.js';
+import { routes } from './routes/index.js';
+import { registerSitePages, SITE_PATHS } from './site.js';
+import { parsePart } from './validate.js';
+
+export interface AppOptions {
+  trustProxy: boolean | number | string;
+}
+
+const BODY_LIMIT = 64 * 1024;
+const RETRY_AFTER_UNAVAILABLE = '5';
+
+/** The Express app: every route of the contract, the site pages, and one error path. */
+export function buildApp(services: Services, options: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', options.trustProxy);
+  app.set('query parser', 'simple');
+  app.set('siteUrl', services.siteUrl);
+
+  app.use(requestContext(services.logger));
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          'default-src': ["'none'"],
+          'base-uri': ["'none'"],
+          'form-action': ["'none'"],
+          'frame-ancestors': ["'none'"],
+        },
+      },
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    }),
+  );
+  app.use(
+    '/api',
+    cors({
+      origin: '*',
+      allowedHeaders: ['x-api-key', 'content-type', 'if-none-match', 'x-request-id'],
+      exposedHeaders: [
+        'x-request-id',
+        'RateLimit',
+        'RateLimit-Policy',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'Retry-After',
+        'ETag',
+        'Link',
+      ],
+      maxAge: 600,
+    }),
+  );
+
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const route of routes) {
+    const path = expressPath(route.endpoint.path);
+    const methods = methodsByPath.get(path) ?? new Set<string>();
+    methods.add(route.endpoint.method.toUpperCase());
+    methodsByPath.set(path, methods);
+    const body = route.endpoint.body ? [jsonBody] : [];
+    app[route.endpoint.method](path, ...body, handlerOf(route, services));
+  }
+  registerSitePages(app, services);
+  for (const [path, methods] of [...methodsByPath, ...SITE_PATHS.map((p) => [p, new Set(['GET'])] as const)]) {
+    app.all(path, methodNotAllowed(methods));
+  }
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new ApiError('not_found', `no route ${req.method} ${req.path}`));
+  });
+  app.use(errorHandler(services));
+  return app;
+}
+
+/** `/api/v1/scores/{providerId}` in Express's form. */
+function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function handlerOf(route: RouteModule, services: Services) {
+  const e = route.endpoint;
+  return async (req: Request, res: Response): Promise<void> => {
+    const caller = e.tier ? await authenticate(req, res, services, e) : null;
+    const decision = await spend(req, services, e, caller);
+    if (decision) {
+      setLimitHeaders(res, decision);
+      if (!decision.allowed) {
+        const retryAfter = Math.max(1, decision.resetSeconds);
+        throw new ApiError(
+          'rate_limited',
+          `the limit of ${decision.limit} requests per ${decision.windowSeconds === 3600 ? 'hour' : 'minute'} is spent; retry after ${retryAfter} s`,
+          { retry_after_seconds: retryAfter },
+          { 'Retry-After': String(retryAfter) },
+        );
+      }
+    }
+    const params = e.params ? parsePart(e.params, req.params, 'path') : {};
+    const query = parsePart(e.query ?? noQuery, singleValued(req.query), 'query');
+    const body = e.body ? parsePart(e.body, res.locals.body, 'body') : undefined;
+    send(res, e, await route.handle({ params, query, body, caller, services, req }));
+  };
+}
+
+const noQuery = z.strictObject({});
+
+/** Repeated query parameters are refused rather than guessed at. */
+function singleValued(query: Request['query']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const repeated = Object.entries(query).filter(([, v]) => Array.isArray(v));
+  if (repeated.length > 0) {
+    const errors = repeated.map(([k]) => ({ path: `query.${k}`, message: 'must be given once' }));
+    throw new ApiError('invalid_request', `invalid query: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, {
+      errors,
+    });
+  }
+  for (const [k, v] of Object.entries(query)) out[k] = v;
+  return out;
+}
+
+async function authenticate(req: Request, res: Response, services: Services, e: Endpoint): Promise<Caller> {
+  const presented = req.get('x-api-key');
+  if (presented === undefined || presented === '') {
+    throw new ApiError('missing_api_key', 'this endpoint needs an API key in the x-api-key header');
+  }
+  const caller = await services.auth.authenticate(presented.trim());
+  if (!caller) throw new ApiError('invalid_api_key', 'the API key is not valid');
+  res.locals.keyId = caller.keyId;
+  const required = e.tier ?? 'FREE';
+  if (TIER_RANK[caller.tier] < TIER_RANK[required]) {
+    throw new ApiError(
+      'insufficient_tier',
+      `this endpoint needs tier ${required} or above; the key is ${caller.tier}`,
+      {
+        required_tier: required,
+      },
+    );
+  }
+  return caller;
+}
+
+async function spend(
+  req: Request,
+  services: Services,
+  e: Endpoint,
+  caller: Caller | null,
+): Promise<LimitDecision | null> {
+  if (e.limit === 'none') return null;
+  if (e.limit === 'key') {
+    const who = caller as Caller;
+    return services.limiter.consume(`key:${who.keyId}`, TIER_HOURLY_LIMIT[who.tier], 3600);
+  }
+  const { limit, windowSeconds } = PUBLIC_LIMITS[e.limit];
+  return services.limiter.consume(`ip:${e.limit}:${req.ip ?? 'unknown'}`, limit, windowSeconds);
+}
+
+function setLimitHeaders(res: Response, d: LimitDecision): void {
+  const name = d.windowSeconds === 3600 ? 'hour' : 'minute';
+  res.setHeader('RateLimit-Policy', `"${name}";q=${d.limit};w=${d.windowSeconds}`);
+  res.setHeader('RateLimit', `"${name}";r=${d.remaining};t=${d.resetSeconds}`);
+  res.setHeader('X-RateLimit-Limit', String(d.limit));
+  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil(Date.now() / 1000) + d.resetSeconds));
+}
+
+function send(res: Response, e: Endpoint, reply: Reply): void {
+  res.status(reply.status ?? e.success.status);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.jsonText !== undefined || reply.json !== undefined) {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(reply.jsonText ?? JSON.stringify(reply.json));
+  } else if (reply.body !== undefined) {
+    res.setHeader('Content-Type', reply.contentType ?? 'application/octet-stream');
+    res.end(reply.body);
+  } else {
+    res.end();
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads a JSON body: application/json only, 64 KiB at most, UTF-8, parsed exactly (numbers as written). */
+async function jsonBody(req: Request, res: Response, next: NextFunction): Promise<void> {
+  const type = req.get('content-type') ?? '';
+  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `the body must be application/json, not ${type ? `"${type}"` : 'untyped'}`,
+    );
+  }
+  const declared = Number(req.get('content-length') ?? '0');
+  if (declared > BODY_LIMIT) throw new ApiError('payload_too_large', `the body is limited to ${BODY_LIMIT} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > BODY_LIMIT) throw new ApiError('payload_too_large', `the body is limited to ${BODY_LIMIT} bytes`);
+    chunks.push(chunk);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(Buffer.concat(chunks));
+  } catch {
+    throw new ApiError('invalid_request', 'the body is not valid UTF-8', {
+      errors: [{ path: 'body', message: 'is not valid UTF-8' }],
+    });
+  }
+  try {
+    res.locals.body = readJson(text);
+  } catch (error) {
+    const message = error instanceof JsonSyntaxError ? `is not valid JSON: ${error.message}` : 'is not valid JSON';
+    throw new ApiError('invalid_request', `the body ${message}`, { errors: [{ path: 'body', message }] });
+  }
+  next();
+}
+
+function methodNotAllowed(methods: ReadonlySet<string>) {
+  const allowed = [...methods, ...(methods.has('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  return (req: Request, res: Response): void => {
+    res.setHeader('Allow', allowed);
+    if (req.method === 'OPTIONS') {
+      res.status(204).end();
+      return;
+    }
+    sendProblem(req, res, new ApiError('method_not_allowed', `${req.method} is not allowed here; use ${allowed}`));
+  };
+}
+
+function errorHandler(services: Services) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    if (error instanceof ApiError) {
+      sendProblem(req, res, error);
+      return;
+    }
+    if (isStoreUnavailable(error)) {
+      services.logger.warn({ req_id: res.locals.requestId, err: (error as Error).message }, 'store unavailable');
+      sendProblem(
+        req,
+        res,
+        new ApiError(
+          'unavailable',
+          'the store is unavailable; try again shortly',
+          { retry_after_seconds: 5 },
+          { 'Retry-After': RETRY_AFTER_UNAVAILABLE },
+        ),
+      );
+      return;
+    }
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // Errors Express raises before a route runs, such as a malformed percent-encoding in the path.
+      const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+      sendProblem(req, res, new ApiError(code, ERROR_CODES[code].about));
+      return;
+    }
+    services.logger.error(
+      { req_id: res.locals.requestId, err: error instanceof Error ? error.stack : String(error) },
+      'unexpected error',
+    );
+    sendProblem(
+      req,
+      res,
+      new ApiError('internal_error', `an unexpected error occurred; quote request id ${res.locals.requestId}`),
+    );
+  };
+}

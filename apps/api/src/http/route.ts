@@ -1,0 +1,41 @@
+import type { Endpoint } from '@svc/contracts';
+import type { Request } from 'express';
+import type { z } from 'zod';
+import type { Caller } from '../services/access.js';
+import type { Services } from '../services/services.js';
+
+export interface RouteContext<P = Record<string, never>, Q = Record<string, never>, B = undefined> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The authenticated caller on keyed routes. */
+  caller: Caller | null;
+  services: Services;
+  req: Request;
+}
+
+/** What a handler answers: JSON (an object, or text already serialised) or other bytes. */
+export interface Reply {
+  status?: number;
+  json?: unknown;
+  jsonText?: string;
+  body?: Buffer | string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RouteModule {
+  endpoint: Endpoint;
+  // biome-ignore lint/suspicious/noExplicitAny: each route narrows its own context through defineRoute
+  handle(ctx: RouteContext<any, any, any>): Promise<Reply>;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+/** Binds a handler to its contract; params, query and body arrive parsed by the contract's schemas. */
+export function defineRoute<E extends Endpoint>(
+  endpoint: E,
+  handle: (ctx: RouteContext<Parsed<E['params']>, Parsed<E['query']>, Parsed<E['body']>>) => Promise<Reply>,
+): RouteModule {
+  return { endpoint, handle };
+}

@@ -1,0 +1,40 @@
+import type { FieldProblem } from '@svc/contracts';
+import type { z } from 'zod';
+import { ApiError } from './problem.js';
+
+/** Parses one part of a request with its contract schema, or throws invalid_request listing every problem. */
+export function parsePart<T extends z.ZodType>(schema: T, value: unknown, part: 'path' | 'query' | 'body'): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const errors: FieldProblem[] = parsed.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: join(part, [...issue.path, key]),
+        message: `is not a ${noun(part)} of this endpoint`,
+      }));
+    }
+    return [{ path: join(part, issue.path), message: messageOf(issue, part) }];
+  });
+  const summary = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+  throw new ApiError('invalid_request', `invalid ${part === 'path' ? 'path parameter' : part}: ${summary}`, { errors });
+}
+
+function join(part: string, path: PropertyKey[]): string {
+  return [part, ...path.map(String)].join('.');
+}
+
+function noun(part: string): string {
+  return part === 'query' ? 'query parameter' : part === 'body' ? 'field' : 'path parameter';
+}
+
+function messageOf(issue: z.core.$ZodIssue, part: string): string {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
+  if (issue.code === 'invalid_value') return `must be one of ${issue.values.map(String).join(', ')}`;
+  if (issue.code === 'invalid_type' && part === 'query' && Array.isArray(issue.input)) return 'must be given once';
+  if (issue.code === 'invalid_type' && part === 'body') return `must be ${article(issue.expected)}`;
+  return issue.message;
+}
+
+function article(expected: string): string {
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}

@@ -1,0 +1,19 @@
+export { type Clock, systemClock } from './clock.js';
+export { type Config, ConfigError, loadConfig } from './config.js';
+export { buildApp } from './http/app.js';
+export { closeServices, createLogger, createServices, type RunningServer, startServer } from './server.js';
+export {
+  AccessError,
+  createKey,
+  createWorkspace,
+  enableMcp,
+  hashKey,
+  KEY_PREFIX,
+  listKeys,
+  revokeKey,
+} from './services/access.js';
+export { type PublishOutcome, publishIndicator } from './services/publishing.js';
+export { MemoryRateLimiter, RedisRateLimiter } from './services/rate-limit.js';
+export { loadMasterKey, secretBox } from './services/secrets.js';
+export type { Services } from './services/services.js';
+export { migrate, openStore, type Store, type StoreLocation } from './store/store.js';

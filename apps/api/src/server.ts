@@ -1,0 +1,116 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino, { type Logger } from 'pino';
+import { type Clock, systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { buildApp } from './http/app.js';
+import { KeyAuthenticator } from './services/access.js';
+import { PublicSnapshot } from './services/public-snapshot.js';
+import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/rate-limit.js';
+import type { Services } from './services/services.js';
+import { migrate, openStore, type Store, type StoreLocation } from './store/store.js';
+
+export interface ServiceOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Overrides where the store is (tests: a PostgreSQL schema of their own). */
+  storeLocation?: StoreLocation;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({
+    level: config.logLevel,
+    base: { service: 'svc-api' },
+    redact: {
+      paths: ['key', 'api_key', 'secret', 'webhook_secret', '*.key', '*.secret', 'headers'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** Opens the store (and migrates it), the limiter and the caches: everything a request handler uses. */
+export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config);
+  const store = openStore(options.storeLocation ?? config.store, { timeoutMs: config.storeTimeoutMs });
+  try {
+    await migrate(store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const limiter = createLimiter(config, clock, logger);
+  return {
+    store,
+    clock,
+    limiter,
+    auth: new KeyAuthenticator(store, clock),
+    snapshot: new PublicSnapshot(store, clock),
+    logger,
+    startedAt: clock.now(),
+    siteUrl: config.siteUrl,
+    mcpEnabled: config.mcpEnabled,
+  };
+}
+
+function createLimiter(config: Config, clock: Clock, logger: Logger): RateLimiter {
+  if (!config.redisUrl) return new MemoryRateLimiter(clock);
+  const url = config.redisUrl;
+  return new RedisRateLimiter({
+    url,
+    instances: config.instances,
+    clock,
+    onStateChange: (state, error) => {
+      if (state === 'degraded') {
+        logger.warn(
+          { redis: redact(url), err: error?.message },
+          'rate-limit store unreachable: limiting in process at limit / SVC_INSTANCES',
+        );
+      } else logger.info({ redis: redact(url) }, 'rate-limit store reachable again');
+    },
+  });
+}
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  services: Services;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the store. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, options: ServiceOptions = {}): Promise<RunningServer> {
+  const services = await createServices(config, options);
+  const app = buildApp(services, { trustProxy: config.trustProxy });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  }).catch(async (error) => {
+    await closeServices(services);
+    throw error;
+  });
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
+      await Promise.race([drained, grace]);
+      server.closeAllConnections();
+      await closeServices(services);
+    })();
+    return closing;
+  };
+  return { url, server, services, close };
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  await services.limiter.close();
+  await services.store.close();
+}

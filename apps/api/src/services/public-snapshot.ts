@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { LIMITATIONS_DISCLOSURE } from '@svc/contracts';
+import type { Clock } from '../clock.js';
+import { PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
+import { listPublicHeadlines } from '../store/repositories/providers.js';
+import type { Store } from '../store/store.js';
+
+export interface SnapshotBody {
+  bytes: Buffer;
+  etag: string;
+}
+
+interface Snapshot {
+  version: string;
+  /** The bytes served after the first time (cached: true) and on the building request (cached: false). */
+  cached: SnapshotBody;
+  fresh: SnapshotBody;
+}
+
+/**
+ * The public scores envelope, serialised once per publication. Each instance
+ * checks the store's publication version at most once per `checkEveryMs`
+ * (a publication elsewhere shows within that time) and at once after a local
+ * publication (`invalidate`).
+ */
+export class PublicSnapshot {
+  private snapshot: Snapshot | null = null;
+  private checkedAt = 0;
+  private building: Promise<{ body: SnapshotBody; cached: boolean }> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly checkEveryMs = 1000,
+  ) {}
+
+  invalidate(): void {
+    this.checkedAt = 0;
+  }
+
+  async get(): Promise<{ body: SnapshotBody; cached: boolean }> {
+    const now = this.clock.now().getTime();
+    if (this.snapshot && now - this.checkedAt < this.checkEveryMs) return { body: this.snapshot.cached, cached: true };
+    if (!this.building) {
+      this.building = this.refresh(now).finally(() => {
+        this.building = null;
+      });
+    }
+    return this.building;
+  }
+
+  private async refresh(now: number): Promise<{ body: SnapshotBody; cached: boolean }> {
+    const version = (await readMeta(this.store.db, PUBLICATION_VERSION)) ?? '0';
+    this.checkedAt = now;
+    if (this.snapshot && this.snapshot.version === version) return { body: this.snapshot.cached, cached: true };
+    const rows = await listPublicHeadlines(this.store.db);
+    const data = rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      planner_type: r.planner_type,
+      provider_subtype: r.provider_subtype,
+      yield_min: r.yield_min,
+      yield_max: r.yield_max,
+      final_score: r.final_score,
+      risk_band: r.risk_band,
+      scored_at: r.scored_at,
+    }));
+    const body = (cached: boolean): SnapshotBody => {
+      const bytes = Buffer.from(JSON.stringify({ data, limitations_disclosure: LIMITATIONS_DISCLOSURE, cached }));
+      return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"` };
+    };
+    this.snapshot = { version, cached: body(true), fresh: body(false) };
+    return { body: this.snapshot.fresh, cached: false };
+  }
+}

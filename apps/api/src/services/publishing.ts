@@ -1,0 +1,135 @@
+import {
+  assertPublishable,
+  type Framework,
+  type InputsDocument,
+  type RiskIndicator,
+  scoreWithPackage,
+  serializePackage,
+} from '@svc/methodology';
+import { type Clock, isoNow } from '../clock.js';
+import { insertChange } from '../store/repositories/changelog.js';
+import { increment, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/repositories/meta.js';
+import {
+  findIndicator,
+  findProvider,
+  insertIndicator,
+  setCurrentIndicator,
+  upsertProvider,
+} from '../store/repositories/providers.js';
+import type { Store } from '../store/store.js';
+
+export type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE' | 'WITHDRAWN';
+
+export type PublishOutcome =
+  | { status: 'published'; indicator: RiskIndicator; change: ChangeType | null; previousBand: string | null }
+  | { status: 'unchanged'; indicator: RiskIndicator }
+  | { status: 'refused'; indicator: RiskIndicator; reason: string };
+
+export interface Publication {
+  /** A validated approved-inputs document. */
+  document: InputsDocument;
+  framework: Framework;
+  /** When the inputs were last approved: the indicator's score_verified_at. */
+  approvedAt: string;
+}
+
+/**
+ * Scores approved inputs and, in one transaction, stores the indicator with its
+ * computation package, points the provider at it, writes the change-feed entry
+ * and bumps the publication version. Re-publishing unchanged inputs is a no-op
+ * (the risk_indicator_id is content-addressed); unpublishable results are refused.
+ */
+export async function publishIndicator(store: Store, clock: Clock, publication: Publication): Promise<PublishOutcome> {
+  assertPublishable(publication.framework);
+  const { indicator, package: pkg } = scoreWithPackage(publication.document, publication.framework);
+  if (!indicator.publishable) {
+    return {
+      status: 'refused',
+      indicator,
+      reason: `confidence ${indicator.confidence} is below the publication threshold`,
+    };
+  }
+  const packageText = serializePackage(pkg);
+  return store.db
+    .transaction()
+    .execute(async (tx) => {
+      // Taken first: it serialises publishers on PostgreSQL (a row lock until commit).
+      await increment(tx, PUBLICATION_VERSION);
+      const now = isoNow(clock);
+      const provider = await findProvider(tx, indicator.provider_id);
+      const previousId = provider && provider.withdrawn_at === null ? provider.current_indicator_id : null;
+      if (previousId === indicator.risk_indicator_id) {
+        throw new Unchanged(indicator);
+      }
+      const previous = previousId ? await findIndicator(tx, previousId) : undefined;
+      const { provider: p } = publication.document;
+      await upsertProvider(tx, {
+        id: p.id,
+        name: p.name,
+        planner_type: p.planner_type,
+        provider_subtype: p.provider_subtype,
+        yield_min: p.yield_min,
+        yield_max: p.yield_max,
+        current_indicator_id: null,
+        created_at: now,
+        updated_at: now,
+        withdrawn_at: null,
+      });
+      if (provider?.withdrawn_at)
+        await tx.updateTable('providers').set({ withdrawn_at: null }).where('id', '=', p.id).execute();
+      if (!(await findIndicator(tx, indicator.risk_indicator_id))) {
+        await insertIndicator(tx, {
+          risk_indicator_id: indicator.risk_indicator_id,
+          provider_id: p.id,
+          seq: await increment(tx, PUBLICATION_SEQ),
+          framework_version: indicator.framework_version,
+          final_score: indicator.final_score,
+          risk_band: indicator.risk_band,
+          confidence: indicator.confidence,
+          publishable: 1,
+          scored_at: indicator.scored_at,
+          score_verified_at: publication.approvedAt,
+          published_at: now,
+          indicator: JSON.stringify(indicator),
+          package: packageText,
+          inputs_sha256: pkg.inputs_sha256,
+          framework_sha256: pkg.framework.sha256,
+          result_sha256: pkg.result_sha256,
+        });
+      }
+      await setCurrentIndicator(tx, p.id, indicator.risk_indicator_id, now);
+      const change: ChangeType | null = !previous
+        ? 'NEW'
+        : previous.risk_band !== indicator.risk_band
+          ? 'BAND_CHANGE'
+          : previous.final_score !== indicator.final_score
+            ? 'SCORE_CHANGE'
+            : null;
+      if (change) {
+        await insertChange(tx, {
+          provider_id: p.id,
+          provider_name: p.name,
+          change_type: change,
+          previous_score: previous?.final_score ?? null,
+          new_score: indicator.final_score,
+          previous_band: previous?.risk_band ?? null,
+          new_band: indicator.risk_band,
+          framework_version: indicator.framework_version,
+          risk_indicator_id: indicator.risk_indicator_id,
+          changed_at: now,
+        });
+      }
+      return { status: 'published' as const, indicator, change, previousBand: previous?.risk_band ?? null };
+    })
+    .catch((error: unknown) => {
+      if (error instanceof Unchanged) return { status: 'unchanged' as const, indicator: error.indicator };
+      throw error;
+    });
+}
+
+/** Rolls the transaction back (nothing to write) and carries the outcome out of it. */
+class Unchanged extends Error {
+  constructor(readonly indicator: RiskIndicator) {
+    super('unchanged');
+  }
+}

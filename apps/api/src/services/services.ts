@@ -1,0 +1,19 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Store } from '../store/store.js';
+import type { KeyAuthenticator } from './access.js';
+import type { PublicSnapshot } from './public-snapshot.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** What a request handler may use; built once per process by the server. */
+export interface Services {
+  store: Store;
+  clock: Clock;
+  limiter: RateLimiter;
+  auth: KeyAuthenticator;
+  snapshot: PublicSnapshot;
+  logger: Logger;
+  startedAt: Date;
+  siteUrl: string | null;
+  mcpEnabled: boolean;
+}

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { Database, IssuancesTable } from '../schema.js';
+
+export type IssuanceRow = IssuancesTable;
+
+export async function upsertIssuance(db: Kysely<Database>, row: IssuanceRow): Promise<void> {
+  const { id: _id, announced_at: _announced, ...changes } = row;
+  await db
+    .insertInto('issuances')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doUpdateSet(changes))
+    .execute();
+}
+
+export async function findIssuance(db: Kysely<Database>, id: string): Promise<IssuanceRow | undefined> {
+  return db.selectFrom('issuances').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface AnnouncedPosition {
+  announced_at: string;
+  id: string;
+}
+
+/** Issuances newest announced first, filtered, after a position (keyset pagination). */
+export async function listIssuances(
+  db: Kysely<Database>,
+  options: {
+    status?: string | undefined;
+    type?: string | undefined;
+    after?: AnnouncedPosition | undefined;
+    limit: number;
+  },
+): Promise<IssuanceRow[]> {
+  let query = db.selectFrom('issuances').selectAll();
+  if (options.status) query = query.where('status', '=', options.status);
+  if (options.type) query = query.where('type', '=', options.type);
+  const after = options.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('announced_at', '<', after.announced_at),
+        eb.and([eb('announced_at', '=', after.announced_at), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('announced_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
+}

@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+
+/** The publication version: bumped in every publishing transaction, so every instance can tell its snapshot is stale. */
+export const PUBLICATION_VERSION = 'publication_version';
+/** The last publication sequence number handed out. */
+export const PUBLICATION_SEQ = 'publication_seq';
+
+export async function readMeta(db: Kysely<Database>, key: string): Promise<string | undefined> {
+  const row = await db.selectFrom('store_meta').select('value').where('key', '=', key).executeTakeFirst();
+  return row?.value;
+}
+
+/** Adds one to a counter and returns the new value; call inside the writing transaction. */
+export async function increment(db: Kysely<Database>, key: string): Promise<number> {
+  await db
+    .insertInto('store_meta')
+    .values({ key, value: '0' })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db
+    .updateTable('store_meta')
+    .set((eb) => ({ value: eb.cast(eb(eb.cast('value', 'integer'), '+', 1), 'text') }))
+    .where('key', '=', key)
+    .returning('value')
+    .executeTakeFirstOrThrow();
+  return Number(row.value);
+}

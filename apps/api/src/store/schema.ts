@@ -1,0 +1,142 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The tables, as Kysely sees them. Both engines store the same column types:
+ * timestamps as ISO 8601 UTC text (YYYY-MM-DDTHH:MM:SS.sssZ, which sorts as
+ * time does), booleans as 0/1 integers, JSON documents as text (packages keep
+ * their exact canonical bytes), scores as double precision.
+ */
+export interface Database {
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  providers: ProvidersTable;
+  approved_inputs: ApprovedInputsTable;
+  risk_indicators: RiskIndicatorsTable;
+  changelog: ChangelogTable;
+  issuances: IssuancesTable;
+  coverage_requests: CoverageRequestsTable;
+  store_meta: StoreMetaTable;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  /** AES-256-GCM ciphertext of the webhook signing secret (see services/secrets). */
+  webhook_secret_enc: string;
+  mcp_enabled: number;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  /** The key's first characters, for people to recognise it; never enough to use it. */
+  prefix: string;
+  /** SHA-256 hex of the whole key: the key itself is never stored. */
+  key_hash: string;
+  tier: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface ProvidersTable {
+  id: string;
+  name: string;
+  planner_type: string;
+  provider_subtype: string;
+  yield_min: number;
+  yield_max: number;
+  /** The published Risk Indicator in force, null before the first publication. */
+  current_indicator_id: string | null;
+  created_at: string;
+  updated_at: string;
+  withdrawn_at: string | null;
+}
+
+export interface ApprovedInputsTable {
+  id: string;
+  provider_id: string;
+  /** The approved-inputs document as submitted (JSON text). */
+  document: string;
+  inputs_sha256: string;
+  status: string;
+  submitted_by: string;
+  submitted_at: string;
+  approved_by: string | null;
+  approved_at: string | null;
+}
+
+export interface RiskIndicatorsTable {
+  risk_indicator_id: string;
+  provider_id: string;
+  /** Publication order across the store. */
+  seq: number;
+  framework_version: string;
+  final_score: number;
+  risk_band: string;
+  confidence: number;
+  publishable: number;
+  scored_at: string;
+  score_verified_at: string;
+  published_at: string;
+  /** The Risk Indicator as the engine returned it (JSON text). */
+  indicator: string;
+  /** The computation package, its canonical RFC 8785 bytes. */
+  package: string;
+  inputs_sha256: string;
+  framework_sha256: string;
+  result_sha256: string;
+}
+
+export interface ChangelogTable {
+  id: Generated<number>;
+  provider_id: string;
+  provider_name: string;
+  change_type: string;
+  previous_score: number | null;
+  new_score: number | null;
+  previous_band: string | null;
+  new_band: string | null;
+  framework_version: string;
+  risk_indicator_id: string | null;
+  changed_at: string;
+}
+
+export interface IssuancesTable {
+  id: string;
+  issuer_name: string;
+  provider_id: string | null;
+  instrument_name: string;
+  ticker: string | null;
+  type: string;
+  status: string;
+  currency: string;
+  /** Decimal text, exact. */
+  target_amount: string;
+  coupon_rate_pct: number | null;
+  coupon_frequency: string | null;
+  expected_pricing_date: string | null;
+  announced_at: string;
+  updated_at: string;
+}
+
+export interface CoverageRequestsTable {
+  id: string;
+  provider_name: string;
+  website: string | null;
+  contact_email: string | null;
+  planner_type: string | null;
+  message: string | null;
+  /** SHA-256 of the client and the canonical body: the same request again within 24 h gets the same id. */
+  fingerprint: string;
+  status: string;
+  received_at: string;
+  resolved_at: string | null;
+  resolution: string | null;
+}
+
+export interface StoreMetaTable {
+  key: string;
+  value: string;
+}

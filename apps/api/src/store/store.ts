@@ -1,0 +1,117 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import * as initial from './migrations/0001-initial.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export type StoreLocation = { kind: 'postgres'; url: string; schema?: string } | { kind: 'sqlite'; file: string };
+
+export interface StoreOptions {
+  /** How long a query may wait for a connection or run before the store counts as down. */
+  timeoutMs?: number;
+  /** Largest PostgreSQL pool. */
+  poolSize?: number;
+}
+
+/** The database behind the service: one query builder over SQLite or PostgreSQL. */
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** A cheap round trip: resolves when the store answers within the timeout. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The store could not be reached or did not answer in time: a 503, never a 500. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
+export function openStore(location: StoreLocation, options: StoreOptions = {}): Store {
+  const timeoutMs = options.timeoutMs ?? 2000;
+  if (location.kind === 'sqlite') {
+    if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true });
+    const database = new SQLite(location.file, { timeout: timeoutMs });
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('foreign_keys = ON');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    return {
+      db,
+      dialect: 'sqlite',
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+      close: () => db.destroy(),
+    };
+  }
+  const pool = new pg.Pool({
+    connectionString: location.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs * 5,
+    idleTimeoutMillis: 30_000,
+    ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}),
+  });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> }> = {
+  '0001-initial': initial,
+};
+
+/** Brings the schema up to date; safe to run again and from several processes. */
+export async function migrate(store: Store): Promise<string[]> {
+  const provider: MigrationProvider = {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(migrations)) out[name] = { up: (db) => m.up(db, store.dialect) };
+      return out;
+    },
+  };
+  const { error, results } = await new Migrator({ db: store.db, provider }).migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+]);
+
+/** Whether an error means the store is down or overloaded (try again), not that the request was wrong. */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (error instanceof StoreUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Query read timeout|Client has encountered a connection error/i.test(
+    error.message,
+  );
+}

@@ -1,0 +1,236 @@
+import type { z } from 'zod';
+import type { Tier } from './common.js';
+import type { ErrorCode } from './errors.js';
+import {
+  ChangelogQuerySchema,
+  ChangelogResponseSchema,
+  ComputationPackageSchema,
+  ComputationParamsSchema,
+  CoverageRequestBodySchema,
+  CoverageRequestResponseSchema,
+  IssuancesQuerySchema,
+  IssuancesResponseSchema,
+  MethodologyQuerySchema,
+  MethodologyResponseSchema,
+  StatusResponseSchema,
+} from './resources.js';
+import {
+  HistoryQuerySchema,
+  ProviderParamsSchema,
+  PublicScoresResponseSchema,
+  RiskIndicatorSchema,
+  ScoreHistoryResponseSchema,
+  ScoresListResponseSchema,
+  ScoresQuerySchema,
+} from './scores.js';
+
+/** Which limit a route spends: the key's hourly budget, or a per-client-IP public limit. */
+export type LimitName = 'key' | 'public_scores' | 'public_changelog' | 'score_request' | 'none';
+
+export interface Endpoint {
+  operationId: string;
+  method: 'get' | 'post' | 'delete';
+  /** OpenAPI form, e.g. `/api/v1/scores/{providerId}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Lowest tier entitled; absent for public routes. */
+  tier?: Tier;
+  limit: LimitName;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  success: { status: 200 | 202; description: string; contentType: string; schema?: z.ZodType };
+  errors: ErrorCode[];
+}
+
+const keyed: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'insufficient_tier', 'rate_limited', 'unavailable'];
+const json = 'application/json';
+
+export const endpoints = {
+  listScores: {
+    operationId: 'listScores',
+    method: 'get',
+    path: '/api/v1/scores',
+    summary: 'List current Risk Indicators',
+    description: 'Every provider with a published Risk Indicator, by name, with the full breakdown.',
+    tag: 'Scores',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    query: ScoresQuerySchema,
+    success: {
+      status: 200,
+      description: 'A page of Risk Indicators.',
+      contentType: json,
+      schema: ScoresListResponseSchema,
+    },
+    errors: ['invalid_request', ...keyed],
+  },
+  getScore: {
+    operationId: 'getScore',
+    method: 'get',
+    path: '/api/v1/scores/{providerId}',
+    summary: "A provider's current Risk Indicator",
+    tag: 'Scores',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: ProviderParamsSchema,
+    success: {
+      status: 200,
+      description: 'The current Risk Indicator.',
+      contentType: json,
+      schema: RiskIndicatorSchema,
+    },
+    errors: ['invalid_request', 'not_found', ...keyed],
+  },
+  getScoreHistory: {
+    operationId: 'getScoreHistory',
+    method: 'get',
+    path: '/api/v1/scores/{providerId}/history',
+    summary: "A provider's published Risk Indicators, newest first",
+    tag: 'Scores',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: ProviderParamsSchema,
+    query: HistoryQuerySchema,
+    success: {
+      status: 200,
+      description: 'A page of the history.',
+      contentType: json,
+      schema: ScoreHistoryResponseSchema,
+    },
+    errors: ['invalid_request', 'not_found', ...keyed],
+  },
+  getMethodology: {
+    operationId: 'getMethodology',
+    method: 'get',
+    path: '/api/v1/methodology',
+    summary: 'The methodology framework as published data',
+    tag: 'Methodology',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    query: MethodologyQuerySchema,
+    success: {
+      status: 200,
+      description: 'The framework definition.',
+      contentType: json,
+      schema: MethodologyResponseSchema,
+    },
+    errors: ['invalid_request', ...keyed],
+  },
+  getComputation: {
+    operationId: 'getComputation',
+    method: 'get',
+    path: '/api/v1/computation/{id}',
+    summary: 'The computation package of a published Risk Indicator',
+    description: 'Canonical RFC 8785 JSON bytes, exactly as stored; reproduce it with `svc verify`.',
+    tag: 'Scores',
+    tier: 'ENTERPRISE',
+    limit: 'key',
+    params: ComputationParamsSchema,
+    success: {
+      status: 200,
+      description: 'The computation package.',
+      contentType: json,
+      schema: ComputationPackageSchema,
+    },
+    errors: ['invalid_request', 'not_found', ...keyed],
+  },
+  listIssuances: {
+    operationId: 'listIssuances',
+    method: 'get',
+    path: '/api/v1/issuances',
+    summary: 'Upcoming issuances (preferred shares and bonds)',
+    tag: 'Issuances',
+    tier: 'FREE',
+    limit: 'key',
+    query: IssuancesQuerySchema,
+    success: {
+      status: 200,
+      description: 'A page of issuances, newest first.',
+      contentType: json,
+      schema: IssuancesResponseSchema,
+    },
+    errors: ['invalid_request', ...keyed],
+  },
+  getStatus: {
+    operationId: 'getStatus',
+    method: 'get',
+    path: '/api/v1/status',
+    summary: 'Platform status, data freshness and framework version',
+    tag: 'Status',
+    limit: 'none',
+    success: { status: 200, description: 'The status.', contentType: json, schema: StatusResponseSchema },
+    errors: [],
+  },
+  listPublicScores: {
+    operationId: 'listPublicScores',
+    method: 'get',
+    path: '/api/public/scores',
+    summary: 'Headline scores and bands of every provider (public)',
+    description: 'Rate limited per client IP (120/minute). Served from a snapshot with a strong ETag.',
+    tag: 'Public',
+    limit: 'public_scores',
+    success: { status: 200, description: 'Headline scores.', contentType: json, schema: PublicScoresResponseSchema },
+    errors: ['rate_limited', 'unavailable'],
+  },
+  getChangelog: {
+    operationId: 'getChangelog',
+    method: 'get',
+    path: '/api/public/changelog',
+    summary: 'Change feed of Risk Indicator changes, newest first (public)',
+    tag: 'Public',
+    limit: 'public_changelog',
+    query: ChangelogQuerySchema,
+    success: { status: 200, description: 'A page of changes.', contentType: json, schema: ChangelogResponseSchema },
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
+  },
+  getChangelogAtom: {
+    operationId: 'getChangelogAtom',
+    method: 'get',
+    path: '/api/public/changelog.atom',
+    summary: 'The change feed as Atom (public)',
+    tag: 'Public',
+    limit: 'public_changelog',
+    success: {
+      status: 200,
+      description: 'An Atom feed of the latest 100 changes.',
+      contentType: 'application/atom+xml',
+    },
+    errors: ['rate_limited', 'unavailable'],
+  },
+  requestScore: {
+    operationId: 'requestScore',
+    method: 'post',
+    path: '/api/public/score-request',
+    summary: 'Ask for a provider to be covered (public)',
+    description:
+      'Rate limited per client IP (5/hour). The same request again within 24 hours returns the same request_id.',
+    tag: 'Public',
+    limit: 'score_request',
+    body: CoverageRequestBodySchema,
+    success: { status: 202, description: 'Received.', contentType: json, schema: CoverageRequestResponseSchema },
+    errors: ['invalid_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable'],
+  },
+} satisfies Record<string, Endpoint>;
+
+export type EndpointName = keyof typeof endpoints;
+
+/** Tier order for entitlements: CUSTOM is entitled to what ENTERPRISE is. */
+export const TIER_RANK: Record<Tier, number> = { FREE: 0, PROFESSIONAL: 1, ENTERPRISE: 2, CUSTOM: 2 };
+
+/** Requests per sliding hour for each tier. */
+export const TIER_HOURLY_LIMIT: Record<Tier, number> = {
+  FREE: 100,
+  PROFESSIONAL: 1000,
+  ENTERPRISE: 50_000,
+  CUSTOM: 50_000,
+};
+
+/** Public limits per client IP. */
+export const PUBLIC_LIMITS = {
+  public_scores: { limit: 120, windowSeconds: 60 },
+  public_changelog: { limit: 120, windowSeconds: 60 },
+  score_request: { limit: 5, windowSeconds: 3600 },
+} as const;

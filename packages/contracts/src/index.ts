@@ -1,0 +1,6 @@
+export * from './common.js';
+export * from './endpoints.js';
+export * from './errors.js';
+export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './openapi.js';
+export * from './resources.js';
+export * from './scores.js';

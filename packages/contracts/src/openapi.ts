@@ -1,0 +1,161 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { type Endpoint, endpoints, PUBLIC_LIMITS, TIER_HOURLY_LIMIT } from './endpoints.js';
+import { ERROR_CODES, ProblemSchema } from './errors.js';
+
+const rateLimitHeaders = {
+  RateLimit: {
+    description: 'Remaining quota: `"hour";r=<remaining>;t=<seconds to reset>` (IETF ratelimit headers).',
+    schema: { type: 'string' as const },
+  },
+  'RateLimit-Policy': {
+    description: 'The policy: `"hour";q=<limit>;w=<window seconds>`.',
+    schema: { type: 'string' as const },
+  },
+  'X-RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' as const } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' as const } },
+  'X-RateLimit-Reset': {
+    description: 'When the window frees a request, epoch seconds.',
+    schema: { type: 'integer' as const },
+  },
+};
+
+function routeOf(e: Endpoint): RouteConfig {
+  const problem = { 'application/problem+json': { schema: ProblemSchema } };
+  const responses: RouteConfig['responses'] = {
+    [e.success.status]: {
+      description: e.success.description,
+      ...(e.limit !== 'none' ? { headers: rateLimitHeaders } : {}),
+      content: { [e.success.contentType]: { schema: e.success.schema ?? z.string() } },
+    },
+  };
+  for (const code of new Set(e.errors)) {
+    const { status, title } = ERROR_CODES[code];
+    const existing = responses[status] as { description: string } | undefined;
+    const description = existing ? `${existing.description}; ${title}` : title;
+    const headers: Record<string, { description: string; schema: { type: 'integer' | 'string' } }> | undefined =
+      code === 'rate_limited' || code === 'unavailable'
+        ? { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } }
+        : undefined;
+    responses[status] = { description, ...(headers ? { headers } : {}), content: problem };
+  }
+  const request: RouteConfig['request'] = {};
+  if (e.params) request.params = e.params;
+  if (e.query) request.query = e.query;
+  if (e.body) request.body = { required: true, content: { 'application/json': { schema: e.body } } };
+  return {
+    method: e.method,
+    path: e.path,
+    operationId: e.operationId,
+    summary: e.summary,
+    description: describe(e),
+    tags: [e.tag],
+    ...(e.tier ? { security: [{ ApiKey: [] }] } : {}),
+    request,
+    responses,
+  };
+}
+
+function describe(e: Endpoint): string {
+  const parts = e.description ? [e.description] : [];
+  if (e.tier) {
+    parts.push(`Needs an API key of tier ${e.tier} or above; spends one request of the key's sliding hourly limit.`);
+  } else if (e.limit !== 'none') {
+    const l = PUBLIC_LIMITS[e.limit as keyof typeof PUBLIC_LIMITS];
+    parts.push(
+      `Public; limited to ${l.limit} requests per ${l.windowSeconds === 60 ? 'minute' : 'hour'} per client IP.`,
+    );
+  } else parts.push('Public.');
+  return parts.join('\n\n');
+}
+
+/** The generated document, as plain JSON data. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; description?: string };
+  paths: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, unknown>; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface OpenApiOptions {
+  serverUrl?: string;
+  version?: string;
+}
+
+/** The OpenAPI 3.1 document of the service, built from the contracts. */
+export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+    description: 'An API key issued by the operator; treat it as an opaque string.',
+  });
+  for (const e of Object.values(endpoints) as Endpoint[]) registry.registerPath(routeOf(e));
+  for (const page of sitePages) registry.registerPath(page);
+
+  const limits = Object.entries(TIER_HOURLY_LIMIT)
+    .map(([tier, n]) => `${tier} ${n.toLocaleString('en-US')}`)
+    .join(', ');
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Risk Indicator Scoring Service API',
+      version: options.version ?? '1.0.0',
+      description:
+        'Deterministic credit Risk Indicators for digital-credit providers under the published Digital Credit Risk Framework. ' +
+        `Keyed requests are limited per key per sliding hour: ${limits}. Errors are RFC 9457 problem details.`,
+    },
+    servers: [{ url: options.serverUrl ?? '/' }],
+    tags: [
+      { name: 'Scores' },
+      { name: 'Methodology' },
+      { name: 'Issuances' },
+      { name: 'Status' },
+      { name: 'Public' },
+      { name: 'Site' },
+    ],
+  });
+  return document as unknown as OpenApiDocument;
+}
+
+const text = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string() } } });
+
+const sitePages: RouteConfig[] = [
+  {
+    method: 'get',
+    path: '/verify/{id}',
+    operationId: 'verifyPage',
+    summary: 'Human verification page of a published Risk Indicator',
+    tags: ['Site'],
+    request: { params: z.object({ id: z.string() }) },
+    responses: { 200: text('text/html', 'The page.'), 404: text('text/html', 'No such Risk Indicator.') },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'openapiDocument',
+    summary: 'This document',
+    tags: ['Site'],
+    responses: {
+      200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.object({}).loose() } } },
+    },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'apiReference',
+    summary: 'Interactive API reference',
+    tags: ['Site'],
+    responses: { 200: text('text/html', 'The reference page.') },
+  },
+  {
+    method: 'get',
+    path: '/llms.txt',
+    operationId: 'llmsTxt',
+    summary: 'Machine-readable description of the service (llms.txt)',
+    tags: ['Site'],
+    responses: { 200: text('text/plain', 'Markdown text.') },
+  },
+];

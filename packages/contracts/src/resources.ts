@@ -1,0 +1,183 @@
+import { FrameworkDefinitionSchema, SignOffSchema } from '@svc/methodology';
+import { z } from 'zod';
+import {
+  NextCursorSchema,
+  PageQuery,
+  PlannerTypeSchema,
+  RiskBandSchema,
+  RiskIndicatorIdSchema,
+  TimestampSchema,
+  UuidSchema,
+} from './common.js';
+
+// ---- methodology ----
+
+export const MethodologyQuerySchema = z.strictObject({
+  version: z
+    .string()
+    .max(32)
+    .optional()
+    .meta({ description: 'A framework version such as `1.0`; the current one when absent.' }),
+});
+
+export const MethodologyResponseSchema = z
+  .object({
+    framework_version: z.string(),
+    version: z.string(),
+    effective_date: z.string(),
+    status: z.enum(['approved', 'draft']),
+    sign_off: SignOffSchema.nullable(),
+    framework_sha256: z.string().meta({ description: 'SHA-256 of the RFC 8785 canonical form of `definition`.' }),
+    definition: FrameworkDefinitionSchema,
+  })
+  .meta({ id: 'MethodologyResponse' });
+
+// ---- computation packages ----
+
+export const ComputationParamsSchema = z.strictObject({ id: RiskIndicatorIdSchema });
+
+export const ComputationPackageSchema = z
+  .looseObject({
+    package_format: z.literal('svc.computation-package/1'),
+    engine: z.object({ name: z.string(), version: z.string() }),
+    framework: z.object({
+      framework_version: z.string(),
+      version: z.string(),
+      sha256: z.string().meta({ description: 'framework_sha256 of GET /api/v1/methodology?version=...' }),
+    }),
+    inputs: z.record(z.string(), z.unknown()).meta({ description: 'The approved-inputs document.' }),
+    inputs_sha256: z.string(),
+    evaluation_date: z.string(),
+    risk_indicator_id: RiskIndicatorIdSchema,
+    steps: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'Every intermediate step; decimals as fixed-place strings.' }),
+    result: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'The Risk Indicator; decimals as fixed-place strings.' }),
+    result_sha256: z.string(),
+  })
+  .meta({
+    id: 'ComputationPackage',
+    description: 'Everything needed to reproduce a Risk Indicator: verify with `svc verify FILE`.',
+  });
+
+// ---- issuances ----
+
+export const ISSUANCE_STATUSES = ['ANNOUNCED', 'PRICING'] as const;
+export const ISSUANCE_TYPES = ['preferred_share', 'bond'] as const;
+
+export const IssuancesQuerySchema = z.strictObject({
+  status: z.enum(ISSUANCE_STATUSES).optional(),
+  type: z.enum(ISSUANCE_TYPES).optional(),
+  ...PageQuery,
+});
+
+export const IssuanceSchema = z
+  .object({
+    id: z.string(),
+    issuer_name: z.string(),
+    provider_id: UuidSchema.nullable(),
+    instrument_name: z.string(),
+    ticker: z.string().nullable(),
+    type: z.enum(ISSUANCE_TYPES),
+    status: z.enum(ISSUANCE_STATUSES),
+    currency: z.string().meta({ example: 'USD' }),
+    target_amount: z.number(),
+    coupon_rate_pct: z.number().nullable(),
+    coupon_frequency: z.enum(['monthly', 'quarterly', 'semiannual', 'annual']).nullable(),
+    expected_pricing_date: z.string().nullable(),
+    announced_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .meta({ id: 'Issuance' });
+
+export const IssuancesResponseSchema = z
+  .object({ data: z.array(IssuanceSchema), next_cursor: NextCursorSchema })
+  .meta({ id: 'IssuancesResponse' });
+
+// ---- status ----
+
+export const StatusResponseSchema = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    uptime_seconds: z.number().int(),
+    started_at: TimestampSchema,
+    framework_version: z.string(),
+    data_freshness: z.object({
+      latest_scored_at: TimestampSchema.nullable(),
+      age_seconds: z.number().int().nullable(),
+    }),
+    components: z.object({
+      store: z.enum(['ok', 'unavailable']),
+      rate_limit_store: z.enum(['in_process', 'ok', 'degraded']),
+    }),
+  })
+  .meta({ id: 'StatusResponse' });
+
+// ---- change feed ----
+
+export const CHANGE_TYPES = ['NEW', 'SCORE_CHANGE', 'BAND_CHANGE', 'WITHDRAWN'] as const;
+
+export const ChangelogQuerySchema = z.strictObject({
+  since: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z)?$/, 'must be a date YYYY-MM-DD or a UTC timestamp')
+    .refine((s) => !Number.isNaN(Date.parse(s)), 'must be a real date')
+    .optional()
+    .meta({ description: 'Only changes at or after this date or UTC timestamp.' }),
+  ...PageQuery,
+});
+
+export const ChangelogEntrySchema = z
+  .object({
+    id: z.string(),
+    provider_id: UuidSchema,
+    provider_name: z.string(),
+    change_type: z.enum(CHANGE_TYPES),
+    previous_score: z.number().nullable(),
+    new_score: z.number().nullable(),
+    previous_band: RiskBandSchema.nullable(),
+    new_band: RiskBandSchema.nullable(),
+    framework_version: z.string(),
+    risk_indicator_id: RiskIndicatorIdSchema.nullable(),
+    changed_at: TimestampSchema,
+  })
+  .meta({ id: 'ChangelogEntry' });
+
+export const ChangelogResponseSchema = z
+  .object({ data: z.array(ChangelogEntrySchema), next_cursor: NextCursorSchema })
+  .meta({ id: 'ChangelogResponse' });
+
+// ---- coverage requests ----
+
+export const CoverageRequestBodySchema = z
+  .strictObject({
+    provider_name: z.string().trim().min(2, 'must be 2 to 200 characters').max(200, 'must be 2 to 200 characters'),
+    website: z
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      .max(2048, 'must be at most 2048 characters')
+      .optional(),
+    contact_email: z.email({ error: 'must be an email address' }).max(254).optional(),
+    planner_type: PlannerTypeSchema.optional(),
+    message: z.string().max(2000, 'must be at most 2000 characters').optional(),
+  })
+  .meta({ id: 'CoverageRequest' });
+
+export const CoverageRequestResponseSchema = z
+  .object({
+    request_id: z.string(),
+    status: z.literal('RECEIVED'),
+    received_at: TimestampSchema,
+  })
+  .meta({ id: 'CoverageRequestReceipt' });
+
+export type MethodologyResponse = z.infer<typeof MethodologyResponseSchema>;
+export type Issuance = z.infer<typeof IssuanceSchema>;
+export type IssuancesQuery = z.infer<typeof IssuancesQuerySchema>;
+export type StatusResponse = z.infer<typeof StatusResponseSchema>;
+export type ChangelogEntry = z.infer<typeof ChangelogEntrySchema>;
+export type ChangelogQuery = z.infer<typeof ChangelogQuerySchema>;
+export type CoverageRequestBody = z.infer<typeof CoverageRequestBodySchema>;
+export type CoverageRequestReceipt = z.infer<typeof CoverageRequestResponseSchema>;
+export { PlannerTypeSchema };

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import {
+  NextCursorSchema,
+  PageQuery,
+  PlannerTypeSchema,
+  RiskBandSchema,
+  RiskIndicatorIdSchema,
+  TimestampSchema,
+  UuidSchema,
+} from './common.js';
+
+const InputValueSchema = z.union([z.string(), z.number(), z.boolean()]).nullable();
+
+export const CriterionScoreSchema = z
+  .object({
+    criterion_id: z.string().meta({ example: 'A1' }),
+    criterion_label: z.string(),
+    module_id: z.string(),
+    weight: z.number().int(),
+    input_key: z.string(),
+    input_value: InputValueSchema.meta({ description: 'The approved input as written; null when missing.' }),
+    points: z.number().min(0).max(100),
+    contribution: z.number(),
+    as_of: z.string().nullable(),
+    age_days: z.number().int().nullable(),
+    freshness: z.number().min(0).max(1),
+    missing: z.boolean(),
+  })
+  .meta({ id: 'CriterionScore' });
+
+export const DecisionFactorSchema = z
+  .object({
+    criterion_id: z.string(),
+    criterion_label: z.string(),
+    point_impact: z
+      .number()
+      .meta({ description: 'Points, 2 decimals: negative for ceiling factors, positive for floor factors.' }),
+    detail: z.string(),
+  })
+  .meta({ id: 'DecisionFactor' });
+
+export const HardCapFiredSchema = z
+  .object({
+    cap_id: z.string().meta({ example: 'HC-01' }),
+    label: z.string(),
+    cap: z.number(),
+    binding: z.boolean(),
+    point_impact: z.number().meta({ description: 'r2(cap - uncapped) when binding, else 0.' }),
+  })
+  .meta({ id: 'HardCapFired' });
+
+export const DecisionObjectSchema = z
+  .object({
+    summary: z.string(),
+    ceiling_factors: z.array(DecisionFactorSchema),
+    floor_factors: z.array(DecisionFactorSchema),
+    hard_caps_fired: z.array(HardCapFiredSchema),
+    next_band: RiskBandSchema.optional().meta({ description: 'The next better band; absent for LOW.' }),
+    points_to_next_band: z.number().optional().meta({ description: 'Absent for LOW.' }),
+  })
+  .meta({ id: 'DecisionObject' });
+
+export const ScoreCommentarySchema = z
+  .object({
+    overview: z.string(),
+    modules: z.array(
+      z.object({
+        module_id: z.string(),
+        label: z.string(),
+        score: z.number(),
+        max: z.number().int(),
+        text: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'ScoreCommentary' });
+
+const publicFields = {
+  id: UuidSchema.meta({ description: 'Provider identifier.' }),
+  name: z.string(),
+  planner_type: PlannerTypeSchema,
+  provider_subtype: z.string(),
+  yield_min: z.number(),
+  yield_max: z.number(),
+  final_score: z.number().min(0).max(100),
+  risk_band: RiskBandSchema,
+  scored_at: TimestampSchema,
+};
+
+/** The public form (GET /api/public/scores): headline score and band, no breakdown. */
+export const PublicScoreSchema = z.strictObject(publicFields).meta({ id: 'PublicScore' });
+
+export const LIMITATIONS_DISCLOSURE =
+  'Risk Indicators are deterministic outputs of the published Digital Credit Risk Framework applied to approved inputs. ' +
+  'They are not credit ratings, investment advice or a recommendation to buy, hold or sell any product, and they may ' +
+  'change when inputs or the framework change. Inputs come from provider disclosures and third-party evidence that the ' +
+  'operator does not guarantee.';
+
+export const PublicScoresResponseSchema = z
+  .object({
+    data: z.array(PublicScoreSchema),
+    limitations_disclosure: z.string(),
+    cached: z.boolean().meta({ description: 'True when served from the snapshot built at the last publication.' }),
+  })
+  .meta({ id: 'PublicScoresResponse' });
+
+/** The authenticated form (Professional and above). */
+export const RiskIndicatorSchema = z
+  .strictObject({
+    ...publicFields,
+    provider_id: UuidSchema,
+    risk_indicator_id: RiskIndicatorIdSchema,
+    confidence: z.number().min(0).max(1),
+    publishable: z.boolean(),
+    framework_version: z.string().meta({ example: 'DCRF v1.0' }),
+    score_verified_at: TimestampSchema.meta({
+      description: 'When the inputs behind this indicator were last approved.',
+    }),
+    published_at: TimestampSchema,
+    criterion_scores: z.array(CriterionScoreSchema),
+    svc_decision_object: DecisionObjectSchema,
+    score_commentary: ScoreCommentarySchema,
+    limitations_disclosure: z.string(),
+  })
+  .meta({ id: 'RiskIndicator' });
+
+export const ScoresQuerySchema = z.strictObject({
+  planner_type: PlannerTypeSchema.optional(),
+  ...PageQuery,
+});
+
+export const ScoresListResponseSchema = z
+  .object({
+    data: z.array(RiskIndicatorSchema),
+    framework_version: z.string(),
+    limitations_disclosure: z.string(),
+    next_cursor: NextCursorSchema,
+  })
+  .meta({ id: 'ScoresListResponse' });
+
+export const ProviderParamsSchema = z.strictObject({ providerId: UuidSchema });
+
+export const HistoryQuerySchema = z.strictObject({ ...PageQuery });
+
+export const ScoreHistoryResponseSchema = z
+  .object({
+    provider_id: UuidSchema,
+    data: z.array(RiskIndicatorSchema).meta({ description: 'Every published indicator, newest first.' }),
+    next_cursor: NextCursorSchema,
+  })
+  .meta({ id: 'ScoreHistoryResponse' });
+
+export type PublicScore = z.infer<typeof PublicScoreSchema>;
+export type PublicScoresResponse = z.infer<typeof PublicScoresResponseSchema>;
+export type RiskIndicatorResponse = z.infer<typeof RiskIndicatorSchema>;
+export type ScoresQuery = z.infer<typeof ScoresQuerySchema>;
+export type ScoresListResponse = z.infer<typeof ScoresListResponseSchema>;
+export type ScoreHistoryResponse = z.infer<typeof ScoreHistoryResponseSchema>;
