@@ -14,6 +14,9 @@ export {
 } from './services/access.js';
 export { type PublishOutcome, publishIndicator } from './services/publishing.js';
 export { MemoryRateLimiter, RedisRateLimiter } from './services/rate-limit.js';
-export { loadMasterKey, secretBox } from './services/secrets.js';
+export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
 export type { Services } from './services/services.js';
-export { migrate, openStore, type Store, type StoreLocation } from './store/store.js';
+export { findIssuance, type IssuanceRow, upsertIssuance } from './store/repositories/issuances.js';
+export { findProvider, type ProviderRow } from './store/repositories/providers.js';
+export { TABLES } from './store/schema.js';
+export { isStoreUnavailable, migrate, openStore, type Store, type StoreLocation } from './store/store.js';

@@ -8,7 +8,7 @@ import { KeyAuthenticator } from './services/access.js';
 import { PublicSnapshot } from './services/public-snapshot.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/rate-limit.js';
 import type { Services } from './services/services.js';
-import { migrate, openStore, type Store, type StoreLocation } from './store/store.js';
+import { migrate, openStore, type StoreLocation } from './store/store.js';
 
 export interface ServiceOptions {
   clock?: Clock;
@@ -40,6 +40,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     throw error;
   }
   const limiter = createLimiter(config, clock, logger);
+  if (limiter instanceof RedisRateLimiter) {
+    // Limit through Redis from the first request when it answers; start degraded, not failed, when it does not.
+    await limiter.ready(1500).catch(() => undefined);
+  }
   return {
     store,
     clock,
@@ -83,8 +87,8 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
   const services = await createServices(config, options);
   const app = buildApp(services, { trustProxy: config.trustProxy });
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
+    // Express 5 hands a listen error (port in use, no permission) to this callback.
+    const s = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(s)));
   }).catch(async (error) => {
     await closeServices(services);
     throw error;

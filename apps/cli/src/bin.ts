@@ -1,4 +1,6 @@
 #!/usr/bin/env node
 import { run } from './program.js';
 
-process.exitCode = await run(process.argv);
+// The one place the CLI reads the environment: the API's loadConfig validates it.
+// biome-ignore lint/style/noProcessEnv: handed over once, read only by loadConfig
+process.exitCode = await run(process.argv, process.env);

@@ -10,8 +10,14 @@ export const EXIT_CODES = {
   cannot_write: 2,
   invalid_package: 2,
   internal: 2,
+  invalid_config: 2,
+  store_unavailable: 2,
+  master_key_unusable: 2,
+  cannot_listen: 2,
   invalid_inputs: 1,
   does_not_reproduce: 1,
+  not_found: 1,
+  invalid_value: 1,
 } as const;
 
 export type ErrorCode = keyof typeof EXIT_CODES;

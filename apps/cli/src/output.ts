@@ -25,6 +25,11 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** One JSON value on one line: for a long-running command whose output is a stream of lines. */
+export function printJsonLine(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
 export function printLines(...lines: string[]): void {
   for (const line of lines) process.stdout.write(`${line}\n`);
 }

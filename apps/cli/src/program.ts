@@ -1,30 +1,44 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { registerDb } from './commands/db.js';
+import { registerKey } from './commands/key.js';
 import { registerMethodology } from './commands/methodology.js';
 import { registerScore } from './commands/score.js';
+import { registerServe } from './commands/serve.js';
 import { registerVerify } from './commands/verify.js';
+import { registerWorkspace } from './commands/workspace.js';
+import type { Environment } from './operations.js';
 import { modeOf, reportError } from './output.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
-/** The `svc` program; subcommands inherit exitOverride, so every failure comes back to `run`. */
-export function buildProgram(): Command {
+/**
+ * The `svc` program; subcommands inherit exitOverride, so every failure comes back to `run`.
+ * `env` is the process environment: the operations commands read their configuration from it.
+ */
+export function buildProgram(env: Environment = {}): Command {
   const program = new Command('svc')
-    .description('Risk Indicator Scoring Service: score approved inputs, verify computation packages, read frameworks')
+    .description(
+      'Risk Indicator Scoring Service: score approved inputs, verify computation packages, read frameworks, run the API and administer it',
+    )
     .version(version)
     .exitOverride()
     .showSuggestionAfterError();
   registerScore(program);
   registerVerify(program);
   registerMethodology(program);
+  registerServe(program, env);
+  registerDb(program, env);
+  registerWorkspace(program, env);
+  registerKey(program, env);
   return program;
 }
 
 /** Runs one command line and returns the exit code: 0 done, 1 the data is wrong, 2 it could not be used. */
-export async function run(argv: readonly string[]): Promise<number> {
+export async function run(argv: readonly string[], env: Environment = {}): Promise<number> {
   try {
     process.exitCode = 0;
-    await buildProgram().parseAsync([...argv]);
+    await buildProgram(env).parseAsync([...argv]);
     return Number(process.exitCode ?? 0);
   } catch (error) {
     return reportError(error, modeOf(argv.slice(2)));

@@ -117,13 +117,19 @@ export const StatusResponseSchema = z
 
 // ---- change feed ----
 
+/** Date.parse rolls 2026-02-30 over to March; a real date reads back as written. */
+function isRealTime(text: string): boolean {
+  const time = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text.slice(0, 10);
+}
+
 export const CHANGE_TYPES = ['NEW', 'SCORE_CHANGE', 'BAND_CHANGE', 'WITHDRAWN'] as const;
 
 export const ChangelogQuerySchema = z.strictObject({
   since: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z)?$/, 'must be a date YYYY-MM-DD or a UTC timestamp')
-    .refine((s) => !Number.isNaN(Date.parse(s)), 'must be a real date')
+    .refine(isRealTime, 'must be a real date and time (e.g. 2026-02-30 does not exist)')
     .optional()
     .meta({ description: 'Only changes at or after this date or UTC timestamp.' }),
   ...PageQuery,

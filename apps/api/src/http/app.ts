@@ -26,6 +26,8 @@ const RETRY_AFTER_UNAVAILABLE = '5';
 export function buildApp(services: Services, options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Express's own error page prints stacks outside production; ours never does, but leave nothing to chance.
+  app.set('env', 'production');
   app.set('etag', false);
   app.set('trust proxy', options.trustProxy);
   app.set('query parser', 'simple');
@@ -63,6 +65,8 @@ export function buildApp(services: Services, options: AppOptions): Express {
         'Link',
       ],
       maxAge: 600,
+      // The route's own OPTIONS answer (204 with Allow) or a 404 follows the CORS headers.
+      preflightContinue: true,
     }),
   );
 
@@ -218,13 +222,43 @@ async function jsonBody(req: Request, res: Response, next: NextFunction): Promis
       errors: [{ path: 'body', message: 'is not valid UTF-8' }],
     });
   }
+  let body: unknown;
   try {
-    res.locals.body = readJson(text);
+    body = readJson(text);
   } catch (error) {
     const message = error instanceof JsonSyntaxError ? `is not valid JSON: ${error.message}` : 'is not valid JSON';
     throw new ApiError('invalid_request', `the body ${message}`, { errors: [{ path: 'body', message }] });
   }
+  const errors = unstorableStrings(body, 'body');
+  if (errors.length > 0) {
+    throw new ApiError('invalid_request', `invalid body: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, {
+      errors,
+    });
+  }
+  res.locals.body = body;
   next();
+}
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Strings no store keeps faithfully: lone surrogates (not Unicode; RFC 8785 refuses them) and NUL (PostgreSQL text
+ * refuses it). Refused for every body, whatever its schema.
+ */
+function unstorableStrings(value: unknown, path: string): { path: string; message: string }[] {
+  if (typeof value === 'string') {
+    if (LONE_SURROGATE.test(value)) return [{ path, message: 'must be well-formed Unicode (no lone surrogates)' }];
+    if (value.includes('\u0000')) return [{ path, message: 'must not contain NUL characters' }];
+    return [];
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableStrings(v, `${path}.${i}`));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => [
+      ...unstorableStrings(k, `${path}.${k}`),
+      ...unstorableStrings(v, `${path}.${k}`),
+    ]);
+  }
+  return [];
 }
 
 function methodNotAllowed(methods: ReadonlySet<string>) {
@@ -240,11 +274,27 @@ function methodNotAllowed(methods: ReadonlySet<string>) {
 }
 
 function errorHandler(services: Services) {
+  const handle = problemFor(services);
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
-      req.socket.destroy();
+      req.socket?.destroy();
       return;
     }
+    try {
+      handle(error, req, res);
+    } catch (failure) {
+      // The last resort must not throw: a fixed body, no details.
+      services.logger.error({ req_id: res.locals.requestId, err: String(failure) }, 'error handler failed');
+      if (!res.headersSent) {
+        res.status(500).setHeader('Content-Type', 'application/problem+json');
+        res.end('{"type":"about:blank","title":"Internal error","status":500,"code":"internal_error"}');
+      }
+    }
+  };
+}
+
+function problemFor(services: Services) {
+  return (error: unknown, req: Request, res: Response): void => {
     if (error instanceof ApiError) {
       sendProblem(req, res, error);
       return;

@@ -47,5 +47,8 @@ export function sendProblem(req: Request, res: Response, error: ApiError): void 
 /** The public address of the site: SITE_URL when set, else the request's own origin. */
 export function siteUrlOf(req: Request): string {
   const configured = req.app.get('siteUrl') as string | null;
-  return configured ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  if (configured) return configured;
+  // req.protocol reads the socket, which is gone when a client hung up mid-request.
+  const protocol = req.socket ? req.protocol : 'http';
+  return `${protocol}://${req.get('host') ?? 'localhost'}`;
 }

@@ -1,13 +1,97 @@
-import { buildOpenApiDocument } from '@svc/contracts';
-import type { Express, Request, Response } from 'express';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildOpenApiDocument, RiskIndicatorIdSchema } from '@svc/contracts';
+import { currentFramework, getFramework, type RiskIndicator } from '@svc/methodology';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { apiReferencePage, errorsPage } from '../pages/docs.js';
+import { llmsTxt } from '../pages/llms.js';
+import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
 import type { Services } from '../services/services.js';
+import { findIndicator, findProvider } from '../store/repositories/providers.js';
+import { isStoreUnavailable } from '../store/store.js';
 import { siteUrlOf } from './problem.js';
 
 /** Paths of the site pages (GET only), for the 405 answers. */
-export const SITE_PATHS = ['/openapi.json'];
+export const SITE_PATHS = [
+  '/openapi.json',
+  '/verify/:id',
+  '/docs',
+  '/docs/errors',
+  '/llms.txt',
+  '/assets/site.css',
+  '/assets/docs.js',
+];
+
+const directives = (d: Record<string, string>) =>
+  Object.entries(d)
+    .map(([name, value]) => `${name} ${value}`)
+    .join('; ');
+
+const FRAME = { 'base-uri': "'none'", 'form-action': "'none'", 'frame-ancestors': "'none'" };
+
+/** The site's own pages: no script at all, styles and images from this service only. */
+export const PAGE_CSP = directives({
+  'default-src': "'none'",
+  'script-src': "'none'",
+  'style-src': "'self'",
+  'img-src': "'self'",
+  ...FRAME,
+});
+
+/**
+ * The API reference. Scripts stay 'self' only (the bundle and /assets/docs.js are files, nothing inline),
+ * but Swagger UI (React) sets `style` attributes on its elements, which CSP counts as inline styles, so
+ * style-src needs 'unsafe-inline'; its stylesheet draws icons from data: URIs, hence img-src data:; and it
+ * fetches /openapi.json (and "try it out" calls the API) with fetch, hence connect-src.
+ */
+export function docsCsp(siteUrl: string | null): string {
+  const api = siteUrl ? ` ${new URL(siteUrl).origin}` : '';
+  return directives({
+    'default-src': "'none'",
+    'script-src': "'self'",
+    'style-src': "'self' 'unsafe-inline'",
+    'img-src': "'self' data:",
+    'connect-src': `'self'${api}`,
+    ...FRAME,
+  });
+}
+
+/** Static files: apps/api/assets (from src/http or dist/http alike) and the Swagger UI distribution. */
+const ASSETS_DIR = fileURLToPath(new URL('../../assets/', import.meta.url));
+const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+/** Only what the reference page loads (and the bundle's source maps); not the sample index.html. */
+const SWAGGER_FILES = new Set([
+  '/swagger-ui.css',
+  '/swagger-ui.css.map',
+  '/swagger-ui-bundle.js',
+  '/swagger-ui-bundle.js.map',
+  '/favicon-16x16.png',
+  '/favicon-32x32.png',
+]);
+
+/** Files of the site itself, in apps/api/assets. */
+const SITE_ASSETS = new Set(['/site.css', '/docs.js']);
+
+/** Serves the listed files of a folder (GET and HEAD); anything else falls through to the API's 404 or 405. */
+function serveFiles(dir: string, files: ReadonlySet<string>, maxAge: string) {
+  const serve = express.static(dir, { index: false, redirect: false, fallthrough: true, maxAge });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (files.has(req.path)) serve(req, res, next);
+    else next();
+  };
+}
+
+function sendHtml(res: Response, status: number, body: string, csp: string, cache: string): void {
+  res.status(status);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Content-Security-Policy', csp);
+  res.setHeader('Cache-Control', cache);
+  res.end(body);
+}
 
 /** The pages the service serves besides the API: the OpenAPI document, the reference, llms.txt, verification pages. */
-export function registerSitePages(app: Express, _services: Services): void {
+export function registerSitePages(app: Express, services: Services): void {
   const documents = new Map<string, string>();
   app.get('/openapi.json', (req: Request, res: Response) => {
     const site = siteUrlOf(req);
@@ -20,4 +104,77 @@ export function registerSitePages(app: Express, _services: Services): void {
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.end(text);
   });
+
+  app.use('/assets/swagger-ui', serveFiles(SWAGGER_DIR, SWAGGER_FILES, '1d'));
+  app.use('/assets', serveFiles(ASSETS_DIR, SITE_ASSETS, '1h'));
+
+  app.get('/docs', (_req: Request, res: Response) => {
+    sendHtml(res, 200, apiReferencePage(), docsCsp(services.siteUrl), 'public, max-age=300');
+  });
+
+  app.get('/docs/errors', (req: Request, res: Response) => {
+    sendHtml(res, 200, errorsPage(siteUrlOf(req)), PAGE_CSP, 'public, max-age=300');
+  });
+
+  app.get('/llms.txt', (req: Request, res: Response) => {
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.end(llmsTxt(siteUrlOf(req), currentFramework()));
+  });
+
+  app.get('/verify/:id', async (req: Request, res: Response, next: NextFunction) => {
+    const id = String(req.params.id ?? '');
+    const notPublished = () => sendHtml(res, 404, notPublishedPage(id), PAGE_CSP, 'no-store');
+    if (!RiskIndicatorIdSchema.safeParse(id).success) {
+      notPublished();
+      return;
+    }
+    try {
+      const row = await findIndicator(services.store.db, id);
+      if (!row) {
+        notPublished();
+        return;
+      }
+      const provider = await findProvider(services.store.db, row.provider_id);
+      const indicator = JSON.parse(row.indicator) as RiskIndicator;
+      const standing = !provider
+        ? ({ kind: 'superseded', currentId: null } as const)
+        : provider.withdrawn_at !== null
+          ? ({ kind: 'withdrawn', withdrawnAt: provider.withdrawn_at } as const)
+          : provider.current_indicator_id === id
+            ? ({ kind: 'current' } as const)
+            : ({ kind: 'superseded', currentId: provider.current_indicator_id } as const);
+      const body = verifyPage({
+        siteUrl: siteUrlOf(req),
+        indicator,
+        publishedAt: row.published_at,
+        scoreVerifiedAt: row.score_verified_at,
+        inputsSha256: row.inputs_sha256,
+        frameworkSha256: row.framework_sha256,
+        resultSha256: row.result_sha256,
+        frameworkVersion: frameworkVersionOf(row.framework_version),
+        standing,
+      });
+      // Short: the page's figures never change, but "current" becomes "superseded" on the next publication.
+      sendHtml(res, 200, body, PAGE_CSP, 'public, max-age=60');
+    } catch (error) {
+      if (!isStoreUnavailable(error)) {
+        next(error);
+        return;
+      }
+      services.logger.warn({ req_id: res.locals.requestId, err: (error as Error).message }, 'store unavailable');
+      res.setHeader('Retry-After', '5');
+      sendHtml(res, 503, unavailablePage(), PAGE_CSP, 'no-store');
+    }
+  });
+}
+
+/** "1.0" for "DCRF v1.0" when this service knows that framework. */
+function frameworkVersionOf(frameworkVersion: string): string | null {
+  try {
+    return getFramework(frameworkVersion).definition.version;
+  } catch {
+    return null;
+  }
 }

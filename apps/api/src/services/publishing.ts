@@ -12,8 +12,9 @@ import { increment, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/reposi
 import {
   findIndicator,
   findProvider,
+  insertHistory,
   insertIndicator,
-  setCurrentIndicator,
+  setCurrent,
   upsertProvider,
 } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
@@ -71,17 +72,15 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
         yield_min: p.yield_min,
         yield_max: p.yield_max,
         current_indicator_id: null,
+        current_seq: null,
         created_at: now,
         updated_at: now,
         withdrawn_at: null,
       });
-      if (provider?.withdrawn_at)
-        await tx.updateTable('providers').set({ withdrawn_at: null }).where('id', '=', p.id).execute();
       if (!(await findIndicator(tx, indicator.risk_indicator_id))) {
         await insertIndicator(tx, {
           risk_indicator_id: indicator.risk_indicator_id,
           provider_id: p.id,
-          seq: await increment(tx, PUBLICATION_SEQ),
           framework_version: indicator.framework_version,
           final_score: indicator.final_score,
           risk_band: indicator.risk_band,
@@ -97,7 +96,15 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
           result_sha256: pkg.result_sha256,
         });
       }
-      await setCurrentIndicator(tx, p.id, indicator.risk_indicator_id, now);
+      const seq = await increment(tx, PUBLICATION_SEQ);
+      await insertHistory(tx, {
+        seq,
+        provider_id: p.id,
+        risk_indicator_id: indicator.risk_indicator_id,
+        score_verified_at: publication.approvedAt,
+        published_at: now,
+      });
+      await setCurrent(tx, p.id, indicator.risk_indicator_id, seq, now);
       const change: ChangeType | null = !previous
         ? 'NEW'
         : previous.risk_band !== indicator.risk_band

@@ -26,11 +26,14 @@ export interface RateLimiter {
  * refused and none over it is admitted.
  */
 class SlidingLog {
+  /** The window this bucket was last spent with, so a sweep judges it by its own window. */
+  windowMs = 0;
   times = new Float64Array(8);
   head = 0;
   size = 0;
 
   spend(now: number, limit: number, windowMs: number): { allowed: boolean; size: number; oldest: number } {
+    this.windowMs = windowMs;
     while (this.size > 0 && (this.times[this.head] as number) <= now - windowMs) {
       this.head = (this.head + 1) % this.times.length;
       this.size--;
@@ -76,7 +79,7 @@ export class MemoryRateLimiter implements RateLimiter {
       this.logs.set(bucket, log);
     }
     const { allowed, size, oldest } = log.spend(now, limit, windowMs);
-    if (++this.spends % 10_000 === 0) this.sweep(now, windowMs);
+    if (++this.spends % 10_000 === 0) this.sweep(now);
     return {
       allowed,
       limit,
@@ -94,9 +97,9 @@ export class MemoryRateLimiter implements RateLimiter {
     this.logs.clear();
   }
 
-  /** Forgets buckets with nothing left in their window, so memory follows the active callers. */
-  private sweep(now: number, windowMs: number): void {
-    for (const [bucket, log] of this.logs) if (log.newest() <= now - windowMs * 24) this.logs.delete(bucket);
+  /** Forgets buckets with nothing left in their own window, so memory follows the active callers. */
+  private sweep(now: number): void {
+    for (const [bucket, log] of this.logs) if (log.newest() <= now - log.windowMs) this.logs.delete(bucket);
   }
 }
 

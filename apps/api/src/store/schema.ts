@@ -12,11 +12,30 @@ export interface Database {
   providers: ProvidersTable;
   approved_inputs: ApprovedInputsTable;
   risk_indicators: RiskIndicatorsTable;
+  indicator_history: IndicatorHistoryTable;
   changelog: ChangelogTable;
   issuances: IssuancesTable;
   coverage_requests: CoverageRequestsTable;
   store_meta: StoreMetaTable;
 }
+
+/** Every table, in dependency order. */
+export const TABLES = [
+  'workspaces',
+  'api_keys',
+  'providers',
+  'approved_inputs',
+  'risk_indicators',
+  'indicator_history',
+  'changelog',
+  'issuances',
+  'coverage_requests',
+  'store_meta',
+] as const satisfies readonly (keyof Database)[];
+
+// A table added to Database but not to TABLES fails to compile here.
+const everyTableListed: Exclude<keyof Database, (typeof TABLES)[number]> extends never ? true : never = true;
+void everyTableListed;
 
 export interface WorkspacesTable {
   id: string;
@@ -47,8 +66,10 @@ export interface ProvidersTable {
   provider_subtype: string;
   yield_min: number;
   yield_max: number;
-  /** The published Risk Indicator in force, null before the first publication. */
+  /** The published Risk Indicator in force, null before the first publication or after a withdrawal. */
   current_indicator_id: string | null;
+  /** The publication (indicator_history.seq) that put it in force. */
+  current_seq: number | null;
   created_at: string;
   updated_at: string;
   withdrawn_at: string | null;
@@ -67,17 +88,17 @@ export interface ApprovedInputsTable {
   approved_at: string | null;
 }
 
+/** A published indicator, stored once per content-addressed id; its publications are in indicator_history. */
 export interface RiskIndicatorsTable {
   risk_indicator_id: string;
   provider_id: string;
-  /** Publication order across the store. */
-  seq: number;
   framework_version: string;
   final_score: number;
   risk_band: string;
   confidence: number;
   publishable: number;
   scored_at: string;
+  /** When the inputs were approved and when it was published, the first time. */
   score_verified_at: string;
   published_at: string;
   /** The Risk Indicator as the engine returned it (JSON text). */
@@ -87,6 +108,15 @@ export interface RiskIndicatorsTable {
   inputs_sha256: string;
   framework_sha256: string;
   result_sha256: string;
+}
+
+/** One row per publication, in publication order across the store. */
+export interface IndicatorHistoryTable {
+  seq: number;
+  provider_id: string;
+  risk_indicator_id: string;
+  score_verified_at: string;
+  published_at: string;
 }
 
 export interface ChangelogTable {

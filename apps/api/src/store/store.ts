@@ -57,8 +57,12 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
     idleTimeoutMillis: 30_000,
     ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}),
   });
-  // An idle client losing its server must not crash the process; the next query reports it.
+  // A client losing its server must not crash the process: idle ones report through the pool, busy ones
+  // through their own 'error' event; the query in flight is rejected either way and answers 503.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -74,8 +78,21 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0001-initial': initial,
 };
 
-/** Brings the schema up to date; safe to run again and from several processes. */
+/** Brings the schema up to date; safe to run again and from several processes at once. */
 export async function migrate(store: Store): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(store);
+    } catch (error) {
+      // Kysely takes no lock on SQLite: a second process starting at the same moment finds the first one's tables.
+      // Each migration is one transaction, so waiting and looking again sees them recorded as applied.
+      if (attempt >= 10 || !/already exists/i.test((error as Error).message)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+async function migrateOnce(store: Store): Promise<string[]> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};
@@ -83,7 +100,16 @@ export async function migrate(store: Store): Promise<string[]> {
       return out;
     },
   };
-  const { error, results } = await new Migrator({ db: store.db, provider }).migrateToLatest();
+  // Kysely would otherwise take a migration table in any schema of the database for its own.
+  const migrationTableSchema =
+    store.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema
+      : undefined;
+  const { error, results } = await new Migrator({
+    db: store.db,
+    provider,
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  }).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -23,8 +23,16 @@ export function canonicalSha256(value: unknown): string {
  * Members are ordered by UTF-16 code units, as JCS orders them.
  */
 export function canonicalObject(value: Record<string, unknown>, parts: Readonly<Record<string, string>>): string {
-  const keys = Object.keys(value)
-    .filter((k) => value[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${parts[k] ?? canonicalJson(value[k])}`).join(',')}}`;
+  let members = '';
+  for (const key of Object.keys(value).sort()) {
+    const member = value[key];
+    if (member === undefined) continue;
+    members += `${members === '' ? '' : ','}${JSON.stringify(key)}:${parts[key] ?? canonicalJson(member)}`;
+  }
+  return `{${members}}`;
+}
+
+/** RFC 8785 text of an array whose items are already in canonical form. */
+export function canonicalArray(items: readonly string[]): string {
+  return `[${items.join(',')}]`;
 }

@@ -1,5 +1,5 @@
 import { daysBetween } from '../dates.js';
-import { type Dec, dec, HUNDRED, minOf, r2, r4, sum, ZERO } from '../decimal.js';
+import { type Dec, dec, HUNDRED, minOf, percent, r2, r4, sum, ZERO } from '../decimal.js';
 import type { Framework } from '../framework/framework.js';
 import type { CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
@@ -59,7 +59,7 @@ export function compute(document: InputsDocument, framework: Framework): Computa
   const fired = caps.filter((c) => c.fired).map((c) => compiled.caps.get(c.cap.id) as Dec);
   const capped = minOf(uncapped, fired);
   const finalScore = r2(capped);
-  const confidence = r4(sum(criteria.map((c) => c.freshness.times(c.criterion.weight))).div(HUNDRED));
+  const confidence = r4(percent(sum(criteria.map((c) => c.freshness.times(c.criterion.weight)))));
   return {
     framework,
     document,
@@ -112,8 +112,8 @@ function criterionStep(
     item,
     derived,
     points,
-    contribution: weight.times(points).div(HUNDRED),
-    shortfall: weight.times(HUNDRED.minus(points)).div(HUNDRED),
+    contribution: percent(weight.times(points)),
+    shortfall: percent(weight.times(HUNDRED.minus(points))),
     ageDays,
     freshness: freshnessFactor(fw.freshness, framework, ageDays),
   };
@@ -141,7 +141,8 @@ function evaluateCaps(
     const evaluation = evaluateCap(cap, ctx);
     const capValue = compiled.caps.get(cap.id) as Dec;
     const binding = evaluation.fired && capValue.lt(uncapped);
-    return { ...evaluation, binding, pointImpact: binding ? r2(capValue.minus(uncapped)) : ZERO };
+    const pointImpact = binding ? r2(capValue.minus(uncapped)) : ZERO;
+    return { cap: evaluation.cap, operands: evaluation.operands, fired: evaluation.fired, binding, pointImpact };
   });
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { epochDay, isCalendarDate, isUtcTimestamp } from '../dates.js';
-import { dec, significantDigits } from '../decimal.js';
+import { boundTest, significantDigitsOfText } from '../decimal.js';
 import type { Framework } from '../framework/framework.js';
 import type { CriterionDefinition } from '../framework/schema.js';
 import { describe, messages as M, TooPreciseNumber } from './messages.js';
@@ -68,7 +68,7 @@ function exactNumber(domain: { min?: string | undefined; max?: string | undefine
             ? M.tooPrecise(iss.input.text)
             : M.notNumber(describe(iss.input)),
     })
-    .refine((n) => significantDigits(dec(n)) <= 15, {
+    .refine((n) => significantDigitsOfText(String(n)) <= 15, {
       error: (iss) => M.tooPrecise(String(iss.input)),
       abort: true,
     });
@@ -76,9 +76,9 @@ function exactNumber(domain: { min?: string | undefined; max?: string | undefine
     schema = schema.refine(Number.isInteger, { error: (iss) => M.notInteger(iss.input as number), abort: true });
   const { min, max } = domain;
   if (min !== undefined)
-    schema = schema.refine((n) => dec(n).gte(dec(min)), { error: (iss) => M.belowMin(min, iss.input as number) });
+    schema = schema.refine(boundTest(min, 'min'), { error: (iss) => M.belowMin(min, iss.input as number) });
   if (max !== undefined)
-    schema = schema.refine((n) => dec(n).lte(dec(max)), { error: (iss) => M.aboveMax(max, iss.input as number) });
+    schema = schema.refine(boundTest(max, 'max'), { error: (iss) => M.aboveMax(max, iss.input as number) });
   return schema;
 }
 

@@ -4,6 +4,7 @@ import type { Computation } from '../compute/compute.js';
 import { type Dec, dec, fixed, toNumber } from '../decimal.js';
 import { ENGINE } from '../engine.js';
 import type { Framework } from '../framework/framework.js';
+import type { FrameworkDefinition } from '../framework/schema.js';
 import {
   asNumber,
   asText,
@@ -18,6 +19,7 @@ import {
 } from '../indicator.js';
 import type { InputsDocument, InputValue } from '../inputs/document.js';
 import { computeFrom } from '../score.js';
+import { canonicalResult, canonicalSteps } from './canonical-package.js';
 
 export const PACKAGE_FORMAT = 'svc.computation-package/1';
 
@@ -90,20 +92,31 @@ export function buildPackage(document: unknown, framework: Framework): Computati
   return packageOf(c, identify(c));
 }
 
-/** Canonical texts already computed for a package's parts (to hash them), reused when it is serialised. */
-const canonicalParts = new WeakMap<ComputationPackage, Record<string, string>>();
+/** What serialising a package built here can reuse: the canonical texts hashed into it, and its framework. */
+interface KnownParts {
+  inputs: string;
+  result: string;
+  framework: FrameworkDefinition;
+}
+
+const knownParts = new WeakMap<ComputationPackage, KnownParts>();
 
 /** The bytes of a package as written to a file: RFC 8785 canonical JSON. */
 export function serializePackage(pkg: ComputationPackage): string {
-  const parts = canonicalParts.get(pkg);
-  return parts ? canonicalObject(pkg as unknown as Record<string, unknown>, parts) : canonicalJson(pkg);
+  const known = knownParts.get(pkg);
+  if (!known) return canonicalJson(pkg);
+  return canonicalObject(pkg as unknown as Record<string, unknown>, {
+    inputs: known.inputs,
+    result: known.result,
+    steps: canonicalSteps(pkg.steps, known.framework),
+  });
 }
 
 /** Builds the package; it is frozen, so the canonical texts kept for its parts stay true. */
 export function packageOf(c: Computation, identity: Identity, narrative: Narrative = narrate(c)): ComputationPackage {
   const fw = c.framework.definition;
   const result = renderIndicator(c, identity, asText, narrative);
-  const resultCanonical = canonicalJson(result);
+  const resultCanonical = canonicalResult(result, fw, narrative.decision);
   const pkg: ComputationPackage = {
     package_format: PACKAGE_FORMAT,
     engine: { name: ENGINE.name, version: ENGINE.version },
@@ -117,7 +130,7 @@ export function packageOf(c: Computation, identity: Identity, narrative: Narrati
     result_sha256: sha256Hex(resultCanonical),
   };
   deepFreeze(pkg);
-  canonicalParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical });
+  knownParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical, framework: fw });
   return pkg;
 }
 

@@ -6,7 +6,7 @@ export default defineRoute(endpoints.listPublicScores, async ({ services, req })
   const { body } = await services.snapshot.get();
   const headers = { ETag: body.etag, 'Cache-Control': 'public, max-age=60' };
   const ifNoneMatch = req.get('if-none-match');
-  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === body.etag || tag.trim() === '*')) {
+  if (ifNoneMatch?.split(',').some((tag) => tag.trim() === body.etag || tag.trim() === '*')) {
     return { status: 304, headers };
   }
   return { body: body.bytes, contentType: 'application/json', headers };

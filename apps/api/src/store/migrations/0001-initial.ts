@@ -36,6 +36,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('yield_min', double, (c) => c.notNull())
     .addColumn('yield_max', double, (c) => c.notNull())
     .addColumn('current_indicator_id', 'text')
+    .addColumn('current_seq', 'integer')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('withdrawn_at', 'text')
@@ -65,7 +66,6 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .createTable('risk_indicators')
     .addColumn('risk_indicator_id', 'text', (c) => c.primaryKey())
     .addColumn('provider_id', 'text', (c) => c.notNull().references('providers.id'))
-    .addColumn('seq', 'integer', (c) => c.notNull().unique())
     .addColumn('framework_version', 'text', (c) => c.notNull())
     .addColumn('final_score', double, (c) => c.notNull())
     .addColumn('risk_band', 'text', (c) => c.notNull())
@@ -80,9 +80,20 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('framework_sha256', 'text', (c) => c.notNull())
     .addColumn('result_sha256', 'text', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('risk_indicators_provider').on('risk_indicators').columns(['provider_id']).execute();
+
+  // One row per publication: re-publishing earlier inputs puts their (content-addressed) indicator on top again.
   await db.schema
-    .createIndex('risk_indicators_provider')
-    .on('risk_indicators')
+    .createTable('indicator_history')
+    .addColumn('seq', 'integer', (c) => c.primaryKey())
+    .addColumn('provider_id', 'text', (c) => c.notNull().references('providers.id'))
+    .addColumn('risk_indicator_id', 'text', (c) => c.notNull().references('risk_indicators.risk_indicator_id'))
+    .addColumn('score_verified_at', 'text', (c) => c.notNull())
+    .addColumn('published_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('indicator_history_provider')
+    .on('indicator_history')
     .columns(['provider_id', 'seq'])
     .execute();
 

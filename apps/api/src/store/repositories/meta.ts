@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
 
 /** The publication version: bumped in every publishing transaction, so every instance can tell its snapshot is stale. */
@@ -18,9 +18,10 @@ export async function increment(db: Kysely<Database>, key: string): Promise<numb
     .values({ key, value: '0' })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
+  // The 1 is a literal: better-sqlite3 binds JS numbers as REAL, which would store "2.0".
   const row = await db
     .updateTable('store_meta')
-    .set((eb) => ({ value: eb.cast(eb(eb.cast('value', 'integer'), '+', 1), 'text') }))
+    .set({ value: sql<string>`cast(cast(value as integer) + ${sql.lit(1)} as text)` })
     .where('key', '=', key)
     .returning('value')
     .executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, ProvidersTable, RiskIndicatorsTable } from '../schema.js';
+import type { Database, IndicatorHistoryTable, ProvidersTable, RiskIndicatorsTable } from '../schema.js';
 
 export type ProviderRow = ProvidersTable;
 export type IndicatorRow = RiskIndicatorsTable;
@@ -8,6 +8,7 @@ export async function findProvider(db: Kysely<Database>, id: string): Promise<Pr
   return db.selectFrom('providers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Creates a provider or updates its descriptive fields; its current indicator is set by setCurrent. */
 export async function upsertProvider(db: Kysely<Database>, row: ProviderRow): Promise<void> {
   await db
     .insertInto('providers')
@@ -20,20 +21,23 @@ export async function upsertProvider(db: Kysely<Database>, row: ProviderRow): Pr
         yield_min: row.yield_min,
         yield_max: row.yield_max,
         updated_at: row.updated_at,
+        withdrawn_at: row.withdrawn_at,
       }),
     )
     .execute();
 }
 
-export async function setCurrentIndicator(
+/** Points a provider at the publication in force. */
+export async function setCurrent(
   db: Kysely<Database>,
   providerId: string,
-  indicatorId: string | null,
+  indicatorId: string,
+  seq: number,
   at: string,
 ) {
   await db
     .updateTable('providers')
-    .set({ current_indicator_id: indicatorId, updated_at: at })
+    .set({ current_indicator_id: indicatorId, current_seq: seq, updated_at: at })
     .where('id', '=', providerId)
     .execute();
 }
@@ -50,22 +54,29 @@ export async function insertIndicator(db: Kysely<Database>, row: IndicatorRow): 
   await db.insertInto('risk_indicators').values(row).execute();
 }
 
-/** The fields a served Risk Indicator is assembled from. */
+export async function insertHistory(db: Kysely<Database>, row: IndicatorHistoryTable): Promise<void> {
+  await db.insertInto('indicator_history').values(row).execute();
+}
+
+/** The fields a served Risk Indicator is assembled from: the stored JSON and the publication's times. */
 const servedColumns = [
   'risk_indicators.indicator',
-  'risk_indicators.score_verified_at',
-  'risk_indicators.published_at',
+  'indicator_history.score_verified_at',
+  'indicator_history.published_at',
 ] as const;
+
+/** Providers in force (not withdrawn) joined to the publication in force and its indicator. */
+function current(db: Kysely<Database>) {
+  return db
+    .selectFrom('providers')
+    .innerJoin('indicator_history', 'indicator_history.seq', 'providers.current_seq')
+    .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'indicator_history.risk_indicator_id')
+    .where('providers.withdrawn_at', 'is', null);
+}
 
 /** A provider's current indicator, unless it has none or was withdrawn. */
 export async function findCurrent(db: Kysely<Database>, providerId: string) {
-  return db
-    .selectFrom('providers')
-    .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'providers.current_indicator_id')
-    .select(servedColumns)
-    .where('providers.id', '=', providerId)
-    .where('providers.withdrawn_at', 'is', null)
-    .executeTakeFirst();
+  return current(db).select(servedColumns).where('providers.id', '=', providerId).executeTakeFirst();
 }
 
 export interface NamePosition {
@@ -78,11 +89,7 @@ export async function listCurrent(
   db: Kysely<Database>,
   options: { plannerType?: string | undefined; after?: NamePosition | undefined; limit: number },
 ) {
-  let query = db
-    .selectFrom('providers')
-    .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'providers.current_indicator_id')
-    .select([...servedColumns, 'providers.name', 'providers.id'])
-    .where('providers.withdrawn_at', 'is', null);
+  let query = current(db).select([...servedColumns, 'providers.name', 'providers.id']);
   if (options.plannerType) query = query.where('providers.planner_type', '=', options.plannerType);
   const after = options.after;
   if (after) {
@@ -98,9 +105,7 @@ export async function listCurrent(
 
 /** Headline fields of every current indicator, by name: the public snapshot. */
 export async function listPublicHeadlines(db: Kysely<Database>) {
-  return db
-    .selectFrom('providers')
-    .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'providers.current_indicator_id')
+  return current(db)
     .select([
       'providers.id',
       'providers.name',
@@ -112,33 +117,30 @@ export async function listPublicHeadlines(db: Kysely<Database>) {
       'risk_indicators.risk_band',
       'risk_indicators.scored_at',
     ])
-    .where('providers.withdrawn_at', 'is', null)
     .orderBy('providers.name')
     .orderBy('providers.id')
     .execute();
 }
 
-/** A provider's published indicators, newest first, before a publication sequence number. */
+/** A provider's publications, newest first, before a publication sequence number. */
 export async function listHistory(
   db: Kysely<Database>,
   providerId: string,
   options: { beforeSeq?: number | undefined; limit: number },
 ) {
   let query = db
-    .selectFrom('risk_indicators')
-    .select([...servedColumns, 'risk_indicators.seq'])
-    .where('risk_indicators.provider_id', '=', providerId);
-  if (options.beforeSeq !== undefined) query = query.where('risk_indicators.seq', '<', options.beforeSeq);
-  return query.orderBy('risk_indicators.seq', 'desc').limit(options.limit).execute();
+    .selectFrom('indicator_history')
+    .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'indicator_history.risk_indicator_id')
+    .select([...servedColumns, 'indicator_history.seq'])
+    .where('indicator_history.provider_id', '=', providerId);
+  if (options.beforeSeq !== undefined) query = query.where('indicator_history.seq', '<', options.beforeSeq);
+  return query.orderBy('indicator_history.seq', 'desc').limit(options.limit).execute();
 }
 
 /** The newest evaluation time among current indicators: how fresh the published data is. */
 export async function latestScoredAt(db: Kysely<Database>): Promise<string | null> {
-  const row = await db
-    .selectFrom('providers')
-    .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'providers.current_indicator_id')
+  const row = await current(db)
     .select((eb) => eb.fn.max('risk_indicators.scored_at').as('latest'))
-    .where('providers.withdrawn_at', 'is', null)
     .executeTakeFirst();
   return row?.latest ?? null;
 }

@@ -1,0 +1,101 @@
+import {
+  type Endpoint,
+  ERROR_CODES,
+  type ErrorCode,
+  endpoints,
+  PUBLIC_LIMITS,
+  TIER_HOURLY_LIMIT,
+  TIERS,
+} from '@svc/contracts';
+import type { Framework } from '@svc/methodology';
+
+/** Who may call an endpoint and what it spends, in words. */
+export function accessOf(e: Endpoint): string {
+  if (e.tier) {
+    const tier = e.tier === 'FREE' ? 'any tier' : `tier ${e.tier} or above`;
+    return `API key, ${tier}; one request of the key's hourly limit`;
+  }
+  if (e.limit === 'none' || e.limit === 'key') return 'public';
+  const l = PUBLIC_LIMITS[e.limit];
+  return `public; ${l.limit} requests per ${l.windowSeconds === 60 ? 'minute' : 'hour'} per client IP`;
+}
+
+const per = (seconds: number) => (seconds === 60 ? 'minute' : seconds === 3600 ? 'hour' : `${seconds} s`);
+
+/** Markdown text can carry the contracts' backticks as they are; only line breaks are flattened. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * The llms.txt of the service (https://llmstxt.org): a title, a one-line
+ * summary, then sections of links and notes, generated from the endpoint
+ * table, the limits, the error codes and the current framework definition.
+ */
+export function llmsTxt(site: string, framework: Framework): string {
+  const fw = framework.definition;
+  const list = Object.values(endpoints) as Endpoint[];
+  const lines: string[] = [
+    '# Risk Indicator Scoring Service',
+    '',
+    `> Deterministic credit Risk Indicators (score 0-100, higher means lower risk, and a risk band) for digital-credit providers, computed under the published ${fw.name} (${fw.framework_version}) from approved inputs, with a computation package and a public verification page for every published indicator.`,
+    '',
+    'All responses are JSON unless noted. Keyed endpoints need the `x-api-key` header. Every published Risk Indicator has a verification identifier `risk_indicator_id` (`ri_` followed by 24 hex digits) and a human verification page at ' +
+      `${site}/verify/{id}.`,
+    '',
+    '## Reference',
+    '',
+    `- [OpenAPI 3.1 document](${site}/openapi.json): every endpoint, parameter, schema and error response`,
+    `- [Interactive API reference](${site}/docs): the OpenAPI document in Swagger UI`,
+    `- [Error codes](${site}/docs/errors): every problem code with its status and meaning`,
+    '',
+    '## Endpoints',
+    '',
+    ...list.map(
+      (e) =>
+        `- [${e.method.toUpperCase()} ${e.path}](${site}/docs#/${e.tag}/${e.operationId}): ${oneLine(e.summary)}. Access: ${accessOf(e)}.`,
+    ),
+    '',
+    '## Authentication and limits',
+    '',
+    '- Send the key in the header `x-api-key: <API_KEY>`; treat it as an opaque string. Public endpoints need no key.',
+    `- Tiers: ${TIERS.join(', ')}. A key without the endpoint's tier gets 403 \`insufficient_tier\` naming \`required_tier\`; a missing key 401 \`missing_api_key\`; an unknown or revoked key 401 \`invalid_api_key\`.`,
+    `- Hourly limits per key (sliding hour): ${TIERS.map((t) => `${t} ${TIER_HOURLY_LIMIT[t]}`).join(', ')}.`,
+    `- Public limits per client IP: ${(Object.keys(PUBLIC_LIMITS) as (keyof typeof PUBLIC_LIMITS)[])
+      .map((name) => {
+        const l = PUBLIC_LIMITS[name];
+        const paths = list.filter((e) => e.limit === name).map((e) => `${e.method.toUpperCase()} ${e.path}`);
+        return `${paths.join(' and ')}: ${l.limit} per ${per(l.windowSeconds)}`;
+      })
+      .join('; ')}.`,
+    '- Limited responses carry `RateLimit`, `RateLimit-Policy`, `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds); a spent limit answers 429 `rate_limited` with `Retry-After` in seconds.',
+    '- Lists take `limit` (1 to 500, default 100) and `cursor` (the previous page\'s `next_cursor`); `next_cursor` is null on the last page and the next page is also linked in a `Link: <...>; rel="next"` header.',
+    '- `GET /api/public/scores` has a strong `ETag`; send `If-None-Match` to get 304 when nothing changed.',
+    '',
+    '## Errors',
+    '',
+    `Errors are RFC 9457 problem details (\`application/problem+json\`): \`type\` (${site}/docs/errors#<code>), \`title\`, \`status\`, \`detail\`, \`instance\`, \`code\`, \`request_id\`, and \`errors: [{path, message}]\` for invalid values.`,
+    '',
+    ...(Object.keys(ERROR_CODES) as ErrorCode[]).map(
+      (code) =>
+        `- [${code}](${site}/docs/errors#${code}) (${ERROR_CODES[code].status}): ${oneLine(ERROR_CODES[code].about)}`,
+    ),
+    '',
+    `## Methodology: ${fw.framework_version}`,
+    '',
+    `${fw.name} ${fw.version}, effective ${fw.effective_date}. The full definition (criteria, scales, rounding) and its \`framework_sha256\` are served by \`GET /api/v1/methodology\`.`,
+    '',
+    `- Score: ${fw.score_range.min} to ${fw.score_range.max}, higher means lower risk; ${fw.criteria.length} criteria weighted to 100 in ${fw.modules.length} modules:`,
+    ...fw.modules.map((m) => `  - ${m.id} ${m.label}: weight ${m.weight}`),
+    `- Bands, from lowest risk: ${fw.bands.map((b, i) => `${b.band} (${i === fw.bands.length - 1 ? `below ${fw.bands[i - 1]?.min ?? b.min}` : `>= ${b.min}`})`).join(', ')}.`,
+    '- Hard caps: when a condition holds, the score is capped:',
+    ...fw.hard_caps.map((c) => `  - ${c.id} ${c.label}: ${c.condition_text} caps at ${c.cap}`),
+    `- Confidence (0 to 1) reflects evidence freshness; a result is published only when confidence >= ${fw.publication.min_confidence}.`,
+    '- Every published indicator has a computation package (`GET /api/v1/computation/{id}`, Enterprise) that `svc verify` recomputes byte for byte.',
+    '',
+    '## Optional',
+    '',
+    `- [Public change feed (Atom)](${site}/api/public/changelog.atom): the latest Risk Indicator changes`,
+    `- [Platform status](${site}/api/v1/status): status, data freshness and framework version`,
+    '',
+  ];
+  return lines.join('\n');
+}

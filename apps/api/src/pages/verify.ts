@@ -1,0 +1,109 @@
+import type { RiskIndicator } from '@svc/methodology';
+import { html, page } from './html.js';
+
+/** What the verification page shows: the stored indicator, its row's dates and hashes, and where it stands now. */
+export interface VerifyView {
+  siteUrl: string;
+  indicator: RiskIndicator;
+  publishedAt: string;
+  scoreVerifiedAt: string;
+  inputsSha256: string;
+  frameworkSha256: string;
+  resultSha256: string;
+  /** The framework's short version ("1.0") when this service knows the framework, for the methodology link. */
+  frameworkVersion: string | null;
+  standing:
+    | { kind: 'current' }
+    | { kind: 'superseded'; currentId: string | null }
+    | { kind: 'withdrawn'; withdrawnAt: string };
+}
+
+const when = (iso: string) => html`<time datetime="${iso}">${iso}</time>`;
+
+export function verifyPage(view: VerifyView): string {
+  const ri = view.indicator;
+  const id = ri.risk_indicator_id;
+  const methodologyPath = `/api/v1/methodology${view.frameworkVersion ? `?version=${view.frameworkVersion}` : ''}`;
+  const standing =
+    view.standing.kind === 'current'
+      ? html`<p class="note current"><strong>Current.</strong> This is the Risk Indicator in force for ${ri.name}.</p>`
+      : view.standing.kind === 'superseded'
+        ? html`<p class="note superseded"><strong>Superseded.</strong> This Risk Indicator was published and is
+kept for verification, but a later one has replaced it for ${ri.name}${
+            view.standing.currentId
+              ? html`: <a href="/verify/${view.standing.currentId}"><code>${view.standing.currentId}</code></a>`
+              : ''
+          }.</p>`
+        : html`<p class="note withdrawn"><strong>Withdrawn.</strong> Coverage of ${ri.name} was withdrawn on
+${when(view.standing.withdrawnAt)}; this Risk Indicator is kept for verification but is no longer in force.</p>`;
+  const modules = ri.score_commentary.modules.map(
+    (m) => html`<tr><td>${m.module_id}</td><td>${m.label}</td><td>${m.score.toFixed(2)} of ${m.max}</td></tr>`,
+  );
+  const body = html`<h1>Risk Indicator <code>${id}</code></h1>
+<p class="muted">Verification page of a published Risk Indicator.</p>
+<div class="headline">
+<div><div class="muted">Provider</div><div><strong>${ri.name}</strong></div></div>
+<div><div class="muted">Final score</div><div class="score">${ri.final_score.toFixed(2)}</div></div>
+<div><div class="muted">Band</div><div><span class="band band-${ri.risk_band}">${ri.risk_band}</span></div></div>
+</div>
+${standing}
+<dl class="facts">
+<dt>Provider</dt><dd>${ri.name} <span class="muted">(${ri.planner_type}, ${ri.provider_subtype}; id <code>${ri.provider_id}</code>)</span></dd>
+<dt>Final score</dt><dd>${ri.final_score.toFixed(2)} <span class="muted">of 100; higher means lower risk</span></dd>
+<dt>Band</dt><dd>${ri.risk_band}</dd>
+<dt>Confidence</dt><dd>${ri.confidence.toFixed(4)}</dd>
+<dt>Framework</dt><dd>${ri.framework_version}</dd>
+<dt>Scored (evaluation date)</dt><dd>${when(ri.scored_at)}</dd>
+<dt>Inputs approved</dt><dd>${when(view.scoreVerifiedAt)} <span class="muted">(score_verified_at)</span></dd>
+<dt>Published</dt><dd>${when(view.publishedAt)}</dd>
+</dl>
+<p>${ri.svc_decision_object.summary}</p>
+<h2>Modules</h2>
+<table><thead><tr><th>Module</th><th>Label</th><th>Score</th></tr></thead><tbody>
+${modules}</tbody></table>
+<h2>Package hashes</h2>
+<dl class="facts">
+<dt>inputs_sha256</dt><dd class="hash">${view.inputsSha256}</dd>
+<dt>framework_sha256</dt><dd class="hash">${view.frameworkSha256}</dd>
+<dt>result_sha256</dt><dd class="hash">${view.resultSha256}</dd>
+</dl>
+<h2>Reproduce it</h2>
+<ol>
+<li>Fetch the computation package with an Enterprise API key and save it exactly as received:
+<pre><code>curl -sS -H 'x-api-key: YOUR_ENTERPRISE_KEY' \\
+  -o package.json ${view.siteUrl}/api/v1/computation/${id}</code></pre></li>
+<li>Recompute it from its own inputs and framework with the <code>svc</code> command:
+<pre><code>svc verify package.json</code></pre>
+It prints <code>reproduced: ${id} (${ri.framework_version}), result sha256 …</code> and exits 0 when every step
+reproduces; otherwise it names the first step that differs.</li>
+<li>Check the hashes: <code>inputs_sha256</code>, <code>framework.sha256</code> and <code>result_sha256</code> in the
+package must equal the three above, and the <code>framework_sha256</code> of the published framework,
+<code>GET ${methodologyPath}</code> (a Professional key or above), must equal <code>framework_sha256</code>.
+The identifier itself is content-addressed: <code>ri_</code> followed by the first 24 hex digits of the SHA-256 of
+the canonical <code>{framework_sha256, inputs_sha256, evaluation_date}</code>.</li>
+</ol>
+<p class="muted">The rules are the published methodology, ${ri.framework_version}, served as data by
+<code>GET ${methodologyPath}</code>; the endpoints are described in the <a href="/docs">API reference</a>.</p>
+`;
+  return page({ title: `Risk Indicator ${id}: ${ri.name}` }, body);
+}
+
+/** The answer for an identifier that is malformed or not published: says so, echoing the (escaped) text. */
+export function notPublishedPage(id: string): string {
+  const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+  const body = html`<h1>Not a published Risk Indicator</h1>
+<p class="note error"><code>${shown}</code> is not a published Risk Indicator.</p>
+<p>A verification identifier is <code>ri_</code> followed by 24 lower-case hex digits, as printed on a published Risk
+Indicator (<code>risk_indicator_id</code>). Check the address, or find the provider's current indicator through the
+<a href="/docs">API</a>.</p>
+`;
+  return page({ title: 'Not a published Risk Indicator' }, body);
+}
+
+/** The answer when the store cannot be read: try again shortly. */
+export function unavailablePage(): string {
+  const body = html`<h1>Temporarily unavailable</h1>
+<p class="note error">The verification record cannot be read right now. Please try again in a few seconds.</p>
+`;
+  return page({ title: 'Temporarily unavailable' }, body);
+}

@@ -1,0 +1,103 @@
+import { LIMITATIONS_DISCLOSURE, RiskIndicatorSchema } from '@svc/contracts';
+import { describe, expect, it } from 'vitest';
+import {
+  engineIndicator,
+  example,
+  LOW_BAND_ID,
+  STALE_ID,
+  UNKNOWN_PROVIDER_ID,
+  WORKED_ID,
+} from '../support/documents.js';
+import { expectInvalid, expectJson, expectProblem } from '../support/responses.js';
+import { publish, useServer } from '../support/server.js';
+import { engines } from '../support/stores.js';
+import { keyedRouteSecurity } from './security.js';
+
+const APPROVED_AT = '2026-06-02T10:00:00.000Z';
+
+describe.each(engines)('GET /api/v1/scores/{providerId} on %s', (engine) => {
+  let key = '';
+  const server = useServer(engine, async (s) => {
+    await publish(s, example('worked-example'));
+    await publish(s, example('low-band'));
+    expect(await s.publish(example('stale-evidence'))).toBe('refused');
+    expect(await s.publish(example('missing-inputs'))).toBe('refused');
+    key = await s.key('PROFESSIONAL');
+  });
+
+  keyedRouteSecurity('getScore', server, () => `/api/v1/scores/${WORKED_ID}`);
+
+  describe('happy path', () => {
+    it('the worked example scores 78.46 MEDIUM with every section 9 field', async () => {
+      const before = Date.now();
+      const r = await expectJson(await server().get(`/api/v1/scores/${WORKED_ID}`, { key }), RiskIndicatorSchema);
+      expect(r.provider_id).toBe(WORKED_ID);
+      expect(r.id).toBe(WORKED_ID);
+      expect(r.name).toBe('Example Sats Lending');
+      expect(r.final_score).toBe(78.46);
+      expect(r.risk_band).toBe('MEDIUM');
+      expect(r.confidence).toBe(1);
+      expect(r.publishable).toBe(true);
+      expect(r.framework_version).toBe('DCRF v1.0');
+      expect(r.criterion_scores).toHaveLength(14);
+      expect(r.svc_decision_object.next_band).toBe('LOW');
+      expect(r.svc_decision_object.points_to_next_band).toBe(1.54);
+      expect(r.svc_decision_object.hard_caps_fired).toEqual([]);
+      expect(r.score_commentary.overview.length).toBeGreaterThan(0);
+      expect(r.score_commentary.modules).toHaveLength(5);
+      expect(r.score_verified_at).toBe(APPROVED_AT);
+      expect(r.scored_at).toBe('2026-06-30T00:00:00Z');
+      expect(Date.parse(r.published_at)).toBeLessThanOrEqual(before);
+      expect(r.risk_indicator_id).toMatch(/^ri_[0-9a-f]{24}$/);
+      expect(r.limitations_disclosure).toBe(LIMITATIONS_DISCLOSURE);
+    });
+
+    it("the served indicator is the engine's own output for the approved inputs, plus the publication fields", async () => {
+      const r = await expectJson(await server().get(`/api/v1/scores/${WORKED_ID}`, { key }), RiskIndicatorSchema);
+      const { score_verified_at: _v, published_at: _p, limitations_disclosure: _l, ...served } = r;
+      expect(served).toEqual(JSON.parse(JSON.stringify(engineIndicator(example('worked-example')))));
+    });
+
+    it('a LOW provider has no next band and no points to it', async () => {
+      const r = await expectJson(await server().get(`/api/v1/scores/${LOW_BAND_ID}`, { key }), RiskIndicatorSchema);
+      expect(r.final_score).toBe(95.54);
+      expect(r.risk_band).toBe('LOW');
+      expect(r.svc_decision_object).not.toHaveProperty('next_band');
+      expect(r.svc_decision_object).not.toHaveProperty('points_to_next_band');
+    });
+
+    it('an upper-case UUID in the path finds the same provider', async () => {
+      const lower = await (await server().get(`/api/v1/scores/${WORKED_ID}`, { key })).text();
+      const res = await server().get(`/api/v1/scores/${WORKED_ID.toUpperCase()}`, { key });
+      const upper = await expectJson(res, RiskIndicatorSchema);
+      expect(upper.provider_id).toBe(WORKED_ID);
+      expect(upper).toEqual(JSON.parse(lower));
+    });
+  });
+
+  describe('errors', () => {
+    it('an unknown provider UUID gets 404 not_found', async () => {
+      const problem = await expectProblem(
+        await server().get(`/api/v1/scores/${UNKNOWN_PROVIDER_ID}`, { key }),
+        'not_found',
+      );
+      expect(problem.instance).toBe(`/api/v1/scores/${UNKNOWN_PROVIDER_ID}`);
+    });
+
+    it('a provider whose publication was refused (stale evidence, confidence below 0.5) gets 404', async () => {
+      await expectProblem(await server().get(`/api/v1/scores/${STALE_ID}`, { key }), 'not_found');
+    });
+
+    for (const id of ['not-a-uuid', '12345', `${WORKED_ID}0`, WORKED_ID.replaceAll('-', ''), "1' or '1'='1"]) {
+      it(`a malformed provider id gets 400 naming path.providerId (${id})`, async () => {
+        await expectInvalid(await server().get(`/api/v1/scores/${encodeURIComponent(id)}`, { key }), [
+          'path.providerId',
+        ]);
+      });
+    }
+
+    it('a query parameter the detail does not take gets 400', async () => {
+      await expectInvalid(await server().get(`/api/v1/scores/${WORKED_ID}?limit=1`, { key }), ['query.limit']);
+    });
+  });
+});

@@ -1,0 +1,265 @@
+import { CoverageRequestResponseSchema } from '@svc/contracts';
+import { describe, expect, it } from 'vitest';
+import { clientIp, expectInvalid, expectJson, expectProblem, limitHeadersOf } from '../support/responses.js';
+import { type TestServer, useServer } from '../support/server.js';
+import { engines } from '../support/stores.js';
+
+const ReceiptSchema = CoverageRequestResponseSchema.strict();
+const PATH = '/api/public/score-request';
+
+interface PostOptions {
+  ip: string;
+  contentType?: string | null;
+}
+
+/** POSTs a body (an object is sent as JSON) as the client at `ip` (the server trusts X-Forwarded-For). */
+function post(s: TestServer, body: unknown, { ip, contentType = 'application/json' }: PostOptions): Promise<Response> {
+  const raw = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  return fetch(`${s.url}${PATH}`, {
+    method: 'POST',
+    headers: { 'x-forwarded-for': ip, ...(contentType === null ? {} : { 'content-type': contentType }) },
+    body: raw,
+  });
+}
+
+let ips = 0;
+/** A client address no other test of this file uses, so each test has its own 5-per-hour budget. */
+const newIp = () => clientIp(++ips);
+
+describe.each(engines)('POST /api/public/score-request on %s', (engine) => {
+  const server = useServer(engine, async () => {}, { env: { TRUST_PROXY: 'true' } });
+
+  describe('happy path', () => {
+    it('answers 202 with a request_id, status RECEIVED and received_at, and stores the request', async () => {
+      const before = Date.now();
+      const body = {
+        provider_name: 'Moonlight Lending',
+        website: 'https://moonlight.example',
+        contact_email: 'ops@moonlight.example',
+        planner_type: 'stablecoin',
+        message: 'Please cover us.',
+      };
+      const receipt = await expectJson(await post(server(), body, { ip: newIp() }), ReceiptSchema, 202);
+      expect(receipt.request_id).toMatch(/^cr_[0-9a-f]{24}$/);
+      expect(receipt.status).toBe('RECEIVED');
+      expect(Date.parse(receipt.received_at)).toBeGreaterThanOrEqual(before - 1000);
+      expect(Date.parse(receipt.received_at)).toBeLessThanOrEqual(Date.now());
+      const stored = await server()
+        .services.store.db.selectFrom('coverage_requests')
+        .selectAll()
+        .where('id', '=', receipt.request_id)
+        .executeTakeFirst();
+      expect(stored).toMatchObject({ ...body, status: 'RECEIVED', received_at: receipt.received_at });
+    });
+
+    it('only provider_name is required', async () => {
+      await expectJson(await post(server(), { provider_name: 'Ab' }, { ip: newIp() }), ReceiptSchema, 202);
+    });
+
+    it('the same body again from the same client returns the same request_id, whatever the key order', async () => {
+      const ip = newIp();
+      const a = await expectJson(
+        await post(server(), { provider_name: 'Repeat Co', website: 'http://repeat.example' }, { ip }),
+        ReceiptSchema,
+        202,
+      );
+      const b = await expectJson(
+        await post(server(), { provider_name: 'Repeat Co', website: 'http://repeat.example' }, { ip }),
+        ReceiptSchema,
+        202,
+      );
+      const c = await expectJson(
+        await post(server(), '{"website":"http://repeat.example","provider_name":"Repeat Co"}', { ip }),
+        ReceiptSchema,
+        202,
+      );
+      expect(b).toEqual(a);
+      expect(c).toEqual(a);
+    });
+
+    it('a different body gets a new request_id', async () => {
+      const ip = newIp();
+      const a = await expectJson(await post(server(), { provider_name: 'First Co' }, { ip }), ReceiptSchema, 202);
+      const b = await expectJson(await post(server(), { provider_name: 'Second Co' }, { ip }), ReceiptSchema, 202);
+      const c = await expectJson(
+        await post(server(), { provider_name: 'First Co', message: 'more' }, { ip }),
+        ReceiptSchema,
+        202,
+      );
+      expect(new Set([a.request_id, b.request_id, c.request_id]).size).toBe(3);
+    });
+
+    it('the same body from another client gets its own request_id', async () => {
+      const body = { provider_name: 'Shared Co' };
+      const a = await expectJson(await post(server(), body, { ip: newIp() }), ReceiptSchema, 202);
+      const b = await expectJson(await post(server(), body, { ip: newIp() }), ReceiptSchema, 202);
+      expect(b.request_id).not.toBe(a.request_id);
+    });
+  });
+
+  describe('errors', () => {
+    const cases: [string, unknown, string[]][] = [
+      ['a missing provider_name', { website: 'https://x.example' }, ['body.provider_name']],
+      ['a 1-character provider_name', { provider_name: 'x' }, ['body.provider_name']],
+      ['a provider_name of one character among spaces', { provider_name: '   x   ' }, ['body.provider_name']],
+      ['a 201-character provider_name', { provider_name: 'x'.repeat(201) }, ['body.provider_name']],
+      ['a provider_name that is not a string', { provider_name: 42 }, ['body.provider_name']],
+      ['an ftp:// website', { provider_name: 'Ok Co', website: 'ftp://ok.example' }, ['body.website']],
+      ['a javascript: website', { provider_name: 'Ok Co', website: 'javascript:alert(1)' }, ['body.website']],
+      ['a website that is not a URL', { provider_name: 'Ok Co', website: 'ok dot example' }, ['body.website']],
+      ['a bad contact_email', { provider_name: 'Ok Co', contact_email: 'not-an-email' }, ['body.contact_email']],
+      ['a message over 2000 characters', { provider_name: 'Ok Co', message: 'm'.repeat(2001) }, ['body.message']],
+      ['an unknown planner_type', { provider_name: 'Ok Co', planner_type: 'gold' }, ['body.planner_type']],
+      ['an unknown field', { provider_name: 'Ok Co', phone: '123' }, ['body.phone']],
+    ];
+    for (const [what, body, paths] of cases) {
+      it(`${what} gets 400 naming ${paths.join(', ')}`, async () => {
+        await expectInvalid(await post(server(), body, { ip: newIp() }), paths);
+      });
+    }
+
+    it('a body with every problem at once gets 400 listing every one', async () => {
+      const body = {
+        provider_name: 'x',
+        website: 'javascript:alert(1)',
+        contact_email: '@',
+        planner_type: 'gold',
+        message: 'm'.repeat(2001),
+        extra: true,
+      };
+      const problem = await expectInvalid(await post(server(), body, { ip: newIp() }), [
+        'body.provider_name',
+        'body.website',
+        'body.contact_email',
+        'body.planner_type',
+        'body.message',
+        'body.extra',
+      ]);
+      for (const field of ['provider_name', 'website', 'contact_email', 'planner_type', 'message', 'extra']) {
+        expect(problem.detail).toContain(`body.${field}`);
+      }
+    });
+
+    it('the bounds themselves are accepted: a 200-character name and a 2000-character message', async () => {
+      const body = { provider_name: 'n'.repeat(200), message: 'm'.repeat(2000) };
+      await expectJson(await post(server(), body, { ip: newIp() }), ReceiptSchema, 202);
+    });
+
+    for (const [what, raw] of [
+      ['a JSON array', '[]'],
+      ['JSON null', 'null'],
+      ['a JSON string', '"Moonlight"'],
+    ] as const) {
+      it(`${what} as the body gets 400 naming body`, async () => {
+        await expectInvalid(await post(server(), raw, { ip: newIp() }), ['body']);
+      });
+    }
+
+    it('invalid JSON gets 400 naming body', async () => {
+      const problem = await expectInvalid(await post(server(), '{"provider_name": "x",', { ip: newIp() }), ['body']);
+      expect(problem.errors?.[0]?.message).toMatch(/JSON/);
+    });
+
+    it('invalid UTF-8 bytes get 400 naming body', async () => {
+      const bytes = Buffer.concat([
+        Buffer.from('{"provider_name":"'),
+        Buffer.from([0xc3, 0x28, 0xff]),
+        Buffer.from('"}'),
+      ]);
+      const problem = await expectInvalid(await post(server(), new Uint8Array(bytes), { ip: newIp() }), ['body']);
+      expect(problem.errors?.[0]?.message).toMatch(/UTF-8/);
+    });
+
+    it('a string with a lone surrogate escape (\\ud800) gets 400, not a 500', async () => {
+      const res = await post(server(), '{"provider_name":"Moon \\ud800 Lending"}', { ip: newIp() });
+      await expectInvalid(res, ['body.provider_name']);
+    });
+
+    it('a NUL character (\\u0000) in a text field never gets a 500', async () => {
+      const res = await post(server(), '{"provider_name":"Moon\\u0000Lending"}', { ip: newIp() });
+      const text = await res.text();
+      expect(res.status, text).toBeLessThan(500);
+    });
+
+    it('an empty body gets 400 naming body', async () => {
+      await expectInvalid(await post(server(), '', { ip: newIp() }), ['body']);
+    });
+
+    it('a text/plain body gets 415 unsupported_media_type', async () => {
+      await expectProblem(
+        await post(server(), { provider_name: 'Ok Co' }, { ip: newIp(), contentType: 'text/plain' }),
+        'unsupported_media_type',
+      );
+    });
+
+    it('a body without a content type gets 415', async () => {
+      await expectProblem(
+        await post(server(), new Uint8Array(Buffer.from('{"provider_name":"Ok Co"}')), {
+          ip: newIp(),
+          contentType: null,
+        }),
+        'unsupported_media_type',
+      );
+    });
+
+    it('a JSON body in another charset gets 415', async () => {
+      await expectProblem(
+        await post(
+          server(),
+          { provider_name: 'Ok Co' },
+          { ip: newIp(), contentType: 'application/json; charset=latin1' },
+        ),
+        'unsupported_media_type',
+      );
+    });
+
+    it('a 70 KiB body gets 413 payload_too_large', async () => {
+      const body = { provider_name: 'Big Co', message: 'm'.repeat(70 * 1024) };
+      await expectProblem(await post(server(), body, { ip: newIp() }), 'payload_too_large');
+    });
+
+    it('a 70 KiB body sent in chunks without a length gets 413 too', async () => {
+      const chunk = new TextEncoder().encode(`"${'m'.repeat(1024)}",`);
+      let sent = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent++ < 70) controller.enqueue(chunk);
+          else controller.close();
+        },
+      });
+      const res = await fetch(`${server().url}${PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': newIp() },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
+      await expectProblem(res, 'payload_too_large');
+    });
+
+    it('GET on the score-request route gets 405 with Allow: POST, OPTIONS', async () => {
+      const res = await server().get(PATH);
+      expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+      await expectProblem(res, 'method_not_allowed');
+    });
+  });
+
+  describe('limit per client IP', () => {
+    it('a 6th request in an hour from one client IP gets 429 with Retry-After; another IP is still served', async () => {
+      const ip = newIp();
+      for (let i = 1; i <= 5; i++) {
+        const res = await post(server(), { provider_name: `Budget Co ${i}` }, { ip });
+        const h = limitHeadersOf(res);
+        expect(h.policy).toBe('"hour";q=5;w=3600');
+        expect(h.remaining).toBe(5 - i);
+        await expectJson(res, ReceiptSchema, 202);
+      }
+      const refused = await post(server(), { provider_name: 'Budget Co 6' }, { ip });
+      const problem = await expectProblem(refused, 'rate_limited');
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect(problem.retry_after_seconds).toBe(retryAfter);
+      await expectJson(await post(server(), { provider_name: 'Budget Co 6' }, { ip: newIp() }), ReceiptSchema, 202);
+    });
+  });
+});

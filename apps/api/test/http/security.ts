@@ -1,0 +1,102 @@
+import { type EndpointName, endpoints, TIER_HOURLY_LIMIT, TIER_RANK, TIERS, type Tier } from '@svc/contracts';
+import { describe, expect, it } from 'vitest';
+import { expectNoLimitHeaders, expectProblem, limitHeadersOf } from '../support/responses.js';
+import { revoke, type TestServer, UNKNOWN_KEY } from '../support/server.js';
+
+/** The endpoints that need an API key: those with a tier in the contract. */
+export type KeyedEndpointName = {
+  [K in EndpointName]: (typeof endpoints)[K] extends { tier: Tier } ? K : never;
+}[EndpointName];
+
+/** How each keyed route is named in test names; the type makes it list every keyed endpoint. */
+export const KEYED_ROUTE_LABELS: Record<KeyedEndpointName, string> = {
+  listScores: 'the scores list',
+  getScore: 'a score detail',
+  getScoreHistory: 'a score history',
+  getMethodology: 'the methodology',
+  getComputation: 'a computation package',
+  listIssuances: 'the issuances list',
+};
+
+/**
+ * The auth and tier cases every keyed route shares: missing key, unknown and
+ * revoked keys (one answer for both), each tier below the route's (403 naming
+ * the required tier), each tier at or above it (2xx with the limit headers),
+ * and 401 answers spending nobody's budget. `path` is read when the tests run.
+ */
+export function keyedRouteSecurity(name: KeyedEndpointName, server: () => TestServer, path: () => string): void {
+  const endpoint = endpoints[name];
+  const required = endpoint.tier;
+  const label = KEYED_ROUTE_LABELS[name];
+
+  describe(`security: ${label}`, () => {
+    it(`a request without a key gets 401 missing_api_key on ${label}`, async () => {
+      const res = await server().get(path());
+      await expectProblem(res, 'missing_api_key');
+      expectNoLimitHeaders(res);
+    });
+
+    it(`an empty x-api-key header counts as missing on ${label}`, async () => {
+      await expectProblem(await server().get(path(), { headers: { 'x-api-key': '' } }), 'missing_api_key');
+    });
+
+    it(`an unknown key and a revoked key get the same 401 invalid_api_key on ${label} (no oracle)`, async () => {
+      const s = server();
+      const revoked = await s.key('ENTERPRISE');
+      expect((await s.get(path(), { key: revoked })).status).toBe(endpoint.success.status);
+      await revoke(s, revoked);
+      const unknownRes = await s.get(path(), { key: UNKNOWN_KEY });
+      const revokedRes = await s.get(path(), { key: revoked });
+      const garbledRes = await s.get(path(), { key: 'not-a-key' });
+      const answers = [];
+      for (const res of [unknownRes, revokedRes, garbledRes]) {
+        const { request_id: _id, ...rest } = await expectProblem(res, 'invalid_api_key');
+        expectNoLimitHeaders(res);
+        answers.push(rest);
+      }
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+    });
+
+    for (const tier of TIERS) {
+      if (TIER_RANK[tier] < TIER_RANK[required]) {
+        it(`a ${tier} key gets 403 insufficient_tier on ${label}, naming ${required}`, async () => {
+          const s = server();
+          const res = await s.get(path(), { key: await s.key(tier) });
+          const problem = await expectProblem(res, 'insufficient_tier');
+          expect(problem.required_tier).toBe(required);
+          expect(problem.detail).toContain(required);
+        });
+      } else {
+        it(`a ${tier} key gets ${endpoint.success.status} on ${label} with its hourly limit in the headers`, async () => {
+          const s = server();
+          const res = await s.get(path(), { key: await s.key(tier) });
+          const text = await res.text();
+          expect(res.status, text).toBe(endpoint.success.status);
+          expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
+          endpoint.success.schema.parse(JSON.parse(text));
+          const limit = TIER_HOURLY_LIMIT[tier];
+          const h = limitHeadersOf(res);
+          expect(h.policy).toBe(`"hour";q=${limit};w=3600`);
+          expect(h.rateLimit).toMatch(new RegExp(`^"hour";r=${limit - 1};t=\\d+$`));
+          expect(h.limit).toBe(limit);
+          expect(h.remaining).toBe(limit - 1);
+        });
+      }
+    }
+
+    it(`401 answers on ${label} spend nobody's budget`, async () => {
+      const s = server();
+      const key = await s.key('ENTERPRISE');
+      const first = limitHeadersOf(await s.get(path(), { key }));
+      for (const attempt of [undefined, UNKNOWN_KEY, `${key}x`, key.slice(0, -1), key.toUpperCase()]) {
+        const res = await s.get(path(), attempt === undefined ? {} : { key: attempt });
+        expect(res.status).toBe(401);
+        expectNoLimitHeaders(res);
+        await res.body?.cancel();
+      }
+      const second = limitHeadersOf(await s.get(path(), { key }));
+      expect(second.remaining).toBe((first.remaining ?? Number.NaN) - 1);
+    });
+  });
+}

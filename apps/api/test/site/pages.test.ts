@@ -1,0 +1,276 @@
+import { ERROR_CODES, endpoints } from '@svc/contracts';
+import { currentFramework, readJson } from '@svc/methodology';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SITE_PATHS } from '../../src/http/site.js';
+import { escapeHtml, html, inlineCode } from '../../src/pages/html.js';
+import { exampleText, type InputsDoc, withInput } from '../support/documents.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { engines } from '../support/stores.js';
+
+/** The directives of a Content-Security-Policy header, by name. */
+function cspOf(res: Response): Map<string, string[]> {
+  const header = res.headers.get('content-security-policy') ?? '';
+  const out = new Map<string, string[]>();
+  for (const part of header.split(';')) {
+    const [name, ...values] = part.trim().split(/\s+/);
+    if (name) out.set(name, values);
+  }
+  return out;
+}
+
+function expectStrictCsp(res: Response): void {
+  const csp = cspOf(res);
+  expect(csp.get('default-src')).toEqual(["'none'"]);
+  expect(csp.get('base-uri')).toEqual(["'none'"]);
+  expect(csp.get('form-action')).toEqual(["'none'"]);
+  expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+  const scripts = csp.get('script-src') ?? csp.get('default-src') ?? [];
+  expect(scripts).not.toContain("'unsafe-inline'");
+  expect(scripts).not.toContain("'unsafe-eval'");
+  for (const values of csp.values()) for (const v of values) expect(v).not.toMatch(/^https?:|^\*$/);
+}
+
+describe('html escaping', () => {
+  it('escapes every interpolated value and keeps nested fragments', () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&\``)).toBe(
+      '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&#96;',
+    );
+    const evil = '<img src=x onerror=alert(1)>';
+    expect(html`<p>${evil}</p>${[html`<b>${evil}</b>`, 'x<y']}`.text).toBe(
+      '<p>&lt;img src=x onerror=alert(1)&gt;</p><b>&lt;img src=x onerror=alert(1)&gt;</b>x&lt;y',
+    );
+    expect(inlineCode('an `x-api-key` <b> and `a<b`').text).toBe(
+      'an <code>x-api-key</code> &lt;b&gt; and <code>a&lt;b</code>',
+    );
+    expect(inlineCode('odd ` tick').text).toBe('odd &#96; tick');
+  });
+});
+
+describe.each(engines)('site pages (%s)', (engine) => {
+  let server: TestServer;
+  let example: string;
+  let firstId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer(engine);
+    example = exampleText('worked-example');
+    expect(await server.publish(example)).toBe('published');
+    const listed = (await (await server.get('/api/public/changelog')).json()) as {
+      data: { risk_indicator_id: string }[];
+    };
+    firstId = listed.data[0]?.risk_indicator_id ?? '';
+    expect(firstId).toMatch(/^ri_[0-9a-f]{24}$/);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('shows a published Risk Indicator with its figures, hashes and how to reproduce it', async () => {
+    const res = await server.get(`/verify/${firstId}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expectStrictCsp(res);
+    expect(cspOf(res).get('style-src')).toEqual(["'self'"]);
+    const text = await res.text();
+    expect(text).toContain('Example Sats Lending');
+    expect(text).toContain('78.46');
+    expect(text).toContain('MEDIUM');
+    expect(text).toContain('DCRF v1.0');
+    expect(text).toContain('1.0000');
+    expect(text).toContain('2026-06-30T00:00:00Z');
+    expect(text).toContain('2026-06-02T10:00:00.000Z');
+    expect(text).toContain('Current.');
+    expect(text).not.toContain('Superseded.');
+    expect(text).not.toMatch(/<script|\sstyle=|\son\w+=/i);
+    expect(text).toContain('/assets/site.css');
+    expect(text).toContain(`/api/v1/computation/${firstId}`);
+    expect(text).toContain('svc verify package.json');
+    expect(text).toContain('/api/v1/methodology?version=1.0');
+
+    const key = await server.key('ENTERPRISE');
+    const pkg = readJson(await (await server.get(`/api/v1/computation/${firstId}`, { key })).text()) as {
+      inputs_sha256: string;
+      framework: { sha256: string };
+      result_sha256: string;
+    };
+    expect(pkg.framework.sha256).toBe(currentFramework().sha256);
+    for (const hash of [pkg.inputs_sha256, pkg.framework.sha256, pkg.result_sha256]) {
+      expect(hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(text).toContain(hash);
+    }
+  });
+
+  it('says superseded after the provider is re-published with changed inputs', async () => {
+    const changed = withInput(readJson(example) as InputsDoc, 'collateral_coverage_ratio', 1.5);
+    expect(await server.publish(changed)).toBe('published');
+    const listed = (await (await server.get('/api/public/changelog')).json()) as {
+      data: { risk_indicator_id: string }[];
+    };
+    const secondId = listed.data[0]?.risk_indicator_id ?? '';
+    expect(secondId).not.toBe(firstId);
+
+    const old = await (await server.get(`/verify/${firstId}`)).text();
+    expect(old).toContain('Superseded.');
+    expect(old).not.toContain('Current.');
+    expect(old).toContain(`href="/verify/${secondId}"`);
+    expect(old).toContain('78.46');
+
+    const current = await (await server.get(`/verify/${secondId}`)).text();
+    expect(current).toContain('Current.');
+  });
+
+  it.each([
+    ['an unknown id', 'ri_000000000000000000000000', 'ri_000000000000000000000000'],
+    ['a malformed id', 'ri_XYZ', 'ri_XYZ'],
+    ['an upper-case id', 'RI_999362CB4DD093D94A9AC28E', 'RI_999362CB4DD093D94A9AC28E'],
+    ['markup', '<script>', '&lt;script&gt;'],
+    ['an attribute breaker', encodeURIComponent('"><img src=x onerror=alert(1)>'), '&quot;&gt;&lt;img'],
+    ['an encoded slash', encodeURIComponent('<script>alert(1)</script>'), '&lt;script&gt;alert(1)&lt;/script&gt;'],
+  ])('answers %s with a 404 page that escapes it', async (_name, id, shown) => {
+    const res = await server.get(`/verify/${id}`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expectStrictCsp(res);
+    const text = await res.text();
+    expect(text).toContain('is not a published Risk Indicator');
+    expect(text).toContain(shown);
+    expect(text).not.toMatch(/<script|<img/i);
+  });
+
+  it('serves the interactive reference and every asset it loads from the service itself', async () => {
+    const res = await server.get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expectStrictCsp(res);
+    const csp = cspOf(res);
+    expect(csp.get('script-src')).toEqual(["'self'"]);
+    expect(csp.get('connect-src')).toEqual(["'self'"]);
+    const text = await res.text();
+    expect(text).toContain('id="swagger"');
+    expect(text).not.toMatch(/<script(?![^>]*\ssrc=)/i);
+    const refs = [...text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '');
+    const assets = refs.filter((r) => r.startsWith('/assets/'));
+    expect(assets).toEqual(
+      expect.arrayContaining([
+        '/assets/site.css',
+        '/assets/swagger-ui/swagger-ui.css',
+        '/assets/swagger-ui/swagger-ui-bundle.js',
+        '/assets/docs.js',
+      ]),
+    );
+    expect(refs.every((r) => r.startsWith('/') || r.startsWith('#'))).toBe(true);
+    for (const asset of assets) {
+      const a = await server.get(asset);
+      expect(a.status, asset).toBe(200);
+      const type = a.headers.get('content-type') ?? '';
+      if (asset.endsWith('.css')) expect(type).toMatch(/^text\/css/);
+      else expect(type).toMatch(/^(text|application)\/javascript/);
+      expect((await a.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+    const init = await (await server.get('/assets/docs.js')).text();
+    expect(init).toContain('SwaggerUIBundle');
+    expect(init).toContain("url: '/openapi.json'");
+    expect(init).toContain("dom_id: '#swagger'");
+    expect((await server.get('/openapi.json')).status).toBe(200);
+  });
+
+  it('serves only the Swagger UI files the page needs', async () => {
+    for (const path of [
+      '/assets/swagger-ui/index.html',
+      '/assets/swagger-ui/swagger-initializer.js',
+      '/assets/x.css',
+    ]) {
+      const res = await server.get(path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+    }
+  });
+
+  it('lists every error code with its status, title, meaning and anchor', async () => {
+    const res = await server.get('/docs/errors');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expectStrictCsp(res);
+    const text = await res.text();
+    for (const [code, e] of Object.entries(ERROR_CODES)) {
+      expect(text).toContain(`id="${code}"`);
+      expect(text).toContain(`href="#${code}"`);
+      expect(text).toContain(`<td>${e.status}</td>`);
+      expect(text).toContain(e.title);
+    }
+    expect(text).toContain('<code>x-api-key</code>');
+    expect(text).toContain('application/problem+json');
+  });
+
+  it('points problem bodies at an anchor of the errors page', async () => {
+    const res = await server.get('/api/v1/scores');
+    const problem = (await res.json()) as { type: string; code: string };
+    expect(problem.type).toBe(`${server.url}/docs/errors#${problem.code}`);
+    expect(await (await server.get('/docs/errors')).text()).toContain(`id="${problem.code}"`);
+  });
+
+  it('serves llms.txt with every endpoint, the limits, the errors and the methodology', async () => {
+    const res = await server.get('/llms.txt');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const text = await res.text();
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('# Risk Indicator Scoring Service');
+    expect(lines.find((l) => l.trim() !== '' && !l.startsWith('# '))).toMatch(/^> /);
+    expect(text).toMatch(/^## /m);
+    for (const e of Object.values(endpoints)) {
+      expect(text).toContain(`[${e.method.toUpperCase()} ${e.path}](${server.url}/docs#/`);
+    }
+    const fw = currentFramework().definition;
+    expect(text).toContain(fw.framework_version);
+    for (const m of fw.modules) expect(text).toContain(`${m.id} ${m.label}: weight ${m.weight}`);
+    for (const b of fw.bands) expect(text).toContain(b.band);
+    for (const c of fw.hard_caps) expect(text).toContain(c.id);
+    for (const code of Object.keys(ERROR_CODES)) expect(text).toContain(`[${code}](${server.url}/docs/errors#${code})`);
+    expect(text).toContain('x-api-key');
+    expect(text).toContain('PROFESSIONAL 1000');
+    expect(text).toContain('ENTERPRISE 50000');
+    for (const path of ['/openapi.json', '/docs', '/docs/errors']) expect(text).toContain(`(${server.url}${path})`);
+    // Every link is absolute and well formed.
+    for (const m of text.matchAll(/\]\(([^)]+)\)/g)) expect(m[1]).toMatch(/^https?:\/\//);
+  });
+
+  it('answers 405 with Allow to other methods on every page', async () => {
+    const paths = SITE_PATHS.map((p) => p.replace(':id', firstId));
+    expect(paths).toEqual(
+      expect.arrayContaining(['/docs', '/docs/errors', '/llms.txt', '/openapi.json', `/verify/${firstId}`]),
+    );
+    for (const path of paths) {
+      for (const method of ['POST', 'PUT', 'DELETE']) {
+        const res = await server.get(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+        expect(((await res.json()) as { code: string }).code).toBe('method_not_allowed');
+      }
+      const head = await server.get(path, { method: 'HEAD' });
+      expect(head.status, `HEAD ${path}`).toBe(200);
+    }
+  });
+});
+
+describe.each(engines)('site pages behind SITE_URL (%s)', (engine) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer(engine, { env: { SITE_URL: 'https://scores.example.com/' } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('writes absolute links with the configured site and lets the reference call it', async () => {
+    const text = await (await server.get('/llms.txt')).text();
+    expect(text).toContain('(https://scores.example.com/openapi.json)');
+    expect(text).not.toContain(server.url);
+    const docs = await server.get('/docs');
+    expect(cspOf(docs).get('connect-src')).toEqual(["'self'", 'https://scores.example.com']);
+  });
+});

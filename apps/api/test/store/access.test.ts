@@ -1,0 +1,169 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  AccessError,
+  createKey,
+  createWorkspace,
+  hashKey,
+  KeyAuthenticator,
+  listKeys,
+  revokeKey,
+} from '../../src/services/access.js';
+import { secretBox } from '../../src/services/secrets.js';
+import {
+  type ApiKeyRow,
+  findApiKeyByHash,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+  touchApiKey,
+} from '../../src/store/repositories/api-keys.js';
+import { findWorkspace, insertWorkspace, updateWorkspace } from '../../src/store/repositories/workspaces.js';
+import { manualClock } from '../support/clock.js';
+import { engines, useFreshStore } from '../support/stores.js';
+
+const workspace = (id: string, name = `workspace ${id}`) => ({
+  id,
+  name,
+  webhook_secret_enc: `sealed:${id}`,
+  mcp_enabled: 0,
+  created_at: '2026-07-01T09:00:00.000Z',
+});
+
+const apiKey = (id: string, over: Partial<ApiKeyRow> = {}): ApiKeyRow => ({
+  id,
+  workspace_id: 'ws_a',
+  prefix: `svc_live_${id.slice(-6)}`,
+  key_hash: hashKey(`key of ${id}`),
+  tier: 'FREE',
+  created_at: '2026-07-01T09:00:00.000Z',
+  last_used_at: null,
+  revoked_at: null,
+  ...over,
+});
+
+describe.each(engines)('workspaces and API keys on %s', (engine) => {
+  const store = useFreshStore(engine);
+
+  describe('workspaces', () => {
+    it('a workspace reads back exactly as inserted', async () => {
+      const row = workspace('ws_a', 'Équipe risque 🛡️ Zürich');
+      await insertWorkspace(store.db, row);
+      expect(await findWorkspace(store.db, 'ws_a')).toEqual(row);
+    });
+
+    it('an unknown workspace is undefined', async () => {
+      expect(await findWorkspace(store.db, 'ws_missing')).toBeUndefined();
+    });
+
+    it('update changes only the named fields and reports whether the workspace exists', async () => {
+      await insertWorkspace(store.db, workspace('ws_a'));
+      expect(await updateWorkspace(store.db, 'ws_a', { mcp_enabled: 1, webhook_secret_enc: 'sealed:new' })).toBe(true);
+      expect(await findWorkspace(store.db, 'ws_a')).toEqual({
+        ...workspace('ws_a'),
+        mcp_enabled: 1,
+        webhook_secret_enc: 'sealed:new',
+      });
+      expect(await updateWorkspace(store.db, 'ws_missing', { mcp_enabled: 1 })).toBe(false);
+    });
+
+    it('a duplicate workspace id is refused', async () => {
+      await insertWorkspace(store.db, workspace('ws_a'));
+      await expect(insertWorkspace(store.db, workspace('ws_a'))).rejects.toThrow();
+    });
+  });
+
+  describe('api keys', () => {
+    beforeEach(async () => {
+      await insertWorkspace(store.db, workspace('ws_a'));
+      await insertWorkspace(store.db, { ...workspace('ws_b'), mcp_enabled: 1 });
+    });
+
+    it('a key is found by its hash with its workspace agent-tool flag', async () => {
+      await insertApiKey(store.db, apiKey('key_1', { workspace_id: 'ws_b', tier: 'ENTERPRISE' }));
+      expect(await findApiKeyByHash(store.db, hashKey('key of key_1'))).toEqual({
+        id: 'key_1',
+        workspace_id: 'ws_b',
+        key_hash: hashKey('key of key_1'),
+        tier: 'ENTERPRISE',
+        revoked_at: null,
+        last_used_at: null,
+        mcp_enabled: 1,
+      });
+      expect(await findApiKeyByHash(store.db, hashKey('never issued'))).toBeUndefined();
+    });
+
+    it('a key of an unknown workspace is refused (foreign key)', async () => {
+      await expect(insertApiKey(store.db, apiKey('key_1', { workspace_id: 'ws_missing' }))).rejects.toThrow();
+    });
+
+    it('two keys with the same hash are refused', async () => {
+      await insertApiKey(store.db, apiKey('key_1'));
+      await expect(insertApiKey(store.db, apiKey('key_2', { key_hash: hashKey('key of key_1') }))).rejects.toThrow();
+    });
+
+    it("lists a workspace's keys by creation time then id, and no one else's", async () => {
+      await insertApiKey(store.db, apiKey('key_c', { created_at: '2026-07-01T09:00:02.000Z' }));
+      await insertApiKey(store.db, apiKey('key_b', { created_at: '2026-07-01T09:00:01.000Z' }));
+      await insertApiKey(store.db, apiKey('key_a', { created_at: '2026-07-01T09:00:02.000Z' }));
+      await insertApiKey(store.db, apiKey('key_x', { workspace_id: 'ws_b' }));
+      expect((await listApiKeys(store.db, 'ws_a')).map((k) => k.id)).toEqual(['key_b', 'key_a', 'key_c']);
+      expect(await listApiKeys(store.db, 'ws_missing')).toEqual([]);
+    });
+
+    it('revoke answers revoked, then already (keeping the first time), and unknown for a key never issued', async () => {
+      await insertApiKey(store.db, apiKey('key_1'));
+      expect(await revokeApiKey(store.db, 'key_1', '2026-07-01T10:00:00.000Z')).toBe('revoked');
+      expect(await revokeApiKey(store.db, 'key_1', '2026-07-01T11:00:00.000Z')).toBe('already');
+      expect(await revokeApiKey(store.db, 'key_missing', '2026-07-01T11:00:00.000Z')).toBe('unknown');
+      const [row] = await listApiKeys(store.db, 'ws_a');
+      expect(row?.revoked_at).toBe('2026-07-01T10:00:00.000Z');
+    });
+
+    it('touch records last_used_at', async () => {
+      await insertApiKey(store.db, apiKey('key_1'));
+      await touchApiKey(store.db, 'key_1', '2026-07-01T12:34:56.789Z');
+      expect((await findApiKeyByHash(store.db, hashKey('key of key_1')))?.last_used_at).toBe(
+        '2026-07-01T12:34:56.789Z',
+      );
+    });
+  });
+
+  describe('the access service over the store', () => {
+    const box = secretBox(Buffer.alloc(32, 3));
+
+    it('a created key authenticates; once revoked it is refused like an unknown key', async () => {
+      const clock = manualClock();
+      const ws = await createWorkspace(store, box, clock, '  Risk team  ');
+      expect((await findWorkspace(store.db, ws.workspace_id))?.name).toBe('Risk team');
+      const created = await createKey(store, clock, ws.workspace_id, 'PROFESSIONAL');
+      const auth = new KeyAuthenticator(store, clock);
+      expect(await auth.authenticate(created.key)).toEqual({
+        keyId: created.key_id,
+        workspaceId: ws.workspace_id,
+        tier: 'PROFESSIONAL',
+        mcpEnabled: false,
+      });
+      expect(await revokeKey(store, clock, created.key_id)).toBe('revoked');
+      expect(await revokeKey(store, clock, created.key_id)).toBe('already');
+      await expect(revokeKey(store, clock, 'key_missing')).rejects.toThrow(AccessError);
+      expect(await auth.authenticate(created.key)).toBeNull();
+      expect(await auth.authenticate(`${created.key.slice(0, -1)}A`)).toBeNull();
+    });
+
+    it('the key list shows prefixes only, never the hash', async () => {
+      const clock = manualClock();
+      const ws = await createWorkspace(store, box, clock, 'Risk team');
+      const created = await createKey(store, clock, ws.workspace_id, 'FREE');
+      const [listed] = await listKeys(store, ws.workspace_id);
+      expect(listed).toEqual({
+        key_id: created.key_id,
+        prefix: `${created.key.slice(0, 15)}...`,
+        tier: 'FREE',
+        created_at: '2026-07-01T09:00:00.000Z',
+        last_used_at: null,
+        revoked_at: null,
+      });
+      expect(JSON.stringify(listed)).not.toContain(hashKey(created.key));
+    });
+  });
+});

@@ -1,0 +1,20 @@
+import { TABLES } from '../../src/store/schema.js';
+import type { Store } from '../../src/store/store.js';
+
+
+
+/** Row counts of every table plus the meta values: "nothing was written" compares two of these. */
+export async function storeContents(store: Store): Promise<Record<string, string | number>> {
+  const out: Record<string, string | number> = {};
+  for (const table of TABLES) {
+    const row = await store.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    out[table] = Number(row.n);
+  }
+  for (const meta of await store.db.selectFrom('store_meta').selectAll().orderBy('key').execute()) {
+    out[`meta:${meta.key}`] = meta.value;
+  }
+  return out;
+}

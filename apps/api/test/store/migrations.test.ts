@@ -1,0 +1,133 @@
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { insertWorkspace } from '../../src/store/repositories/workspaces.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { engines, freshLocation, freshStore, migrateBesideOtherTests, type TestLocation } from '../support/stores.js';
+
+const TABLES = [
+  'api_keys',
+  'approved_inputs',
+  'changelog',
+  'coverage_requests',
+  'indicator_history',
+  'issuances',
+  'providers',
+  'risk_indicators',
+  'store_meta',
+  'workspaces',
+];
+
+/** The tables of the store's own schema (a PostgreSQL database holds other tests' schemas too). */
+/** Writes one workspace: data that a later migration must keep. */
+function addWorkspace(store: Store, name: string, mcpEnabled = 0): Promise<void> {
+  return insertWorkspace(store.db, {
+    id: 'ws_1',
+    name,
+    webhook_secret_enc: 'x',
+    mcp_enabled: mcpEnabled,
+    created_at: '2026-07-01T00:00:00.000Z',
+  });
+}
+
+async function tableNames(store: Store): Promise<string[]> {
+  const query =
+    store.dialect === 'postgres'
+      ? sql<{
+          name: string;
+        }>`select table_name as name from information_schema.tables where table_schema = current_schema()`
+      : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`;
+  const { rows } = await query.execute(store.db);
+  return rows
+    .map((r) => r.name)
+    .filter((n) => !n.startsWith('kysely_'))
+    .sort();
+}
+
+describe.each(engines)('migrations on %s', (engine) => {
+  const opened: Store[] = [];
+  const places: TestLocation[] = [];
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close();
+    for (const p of places.splice(0)) await p.cleanup();
+  });
+
+  async function place(): Promise<TestLocation> {
+    const p = await freshLocation(engine);
+    places.push(p);
+    return p;
+  }
+  function open(p: TestLocation): Store {
+    const s = openStore(p.location);
+    opened.push(s);
+    return s;
+  }
+
+  it('creates every table on a fresh store', async () => {
+    const p = await place();
+    const store = open(p);
+    expect(await migrateBesideOtherTests(store)).toEqual(['0001-initial']);
+    expect(await tableNames(store)).toEqual(TABLES);
+  });
+
+  it('is idempotent: migrating twice runs nothing the second time and keeps the data', async () => {
+    const p = await place();
+    const store = open(p);
+    await migrateBesideOtherTests(store);
+    await addWorkspace(store, 'kept');
+    expect(await migrateBesideOtherTests(store)).toEqual([]);
+    expect(await tableNames(store)).toEqual(TABLES);
+    expect(await store.db.selectFrom('workspaces').select('name').execute()).toEqual([{ name: 'kept' }]);
+  });
+
+  it('a second store opened on the same location (as another process would) sees the schema and the data', async () => {
+    const p = await place();
+    const first = open(p);
+    await migrateBesideOtherTests(first);
+    await addWorkspace(first, 'from the first', 1);
+    const second = open(p);
+    expect(await migrateBesideOtherTests(second)).toEqual([]);
+    expect(await tableNames(second)).toEqual(TABLES);
+    expect(await second.db.selectFrom('workspaces').select(['name', 'mcp_enabled']).execute()).toEqual([
+      { name: 'from the first', mcp_enabled: 1 },
+    ]);
+  });
+
+  it('migrating is safe from several processes: two stores migrating one fresh location at once both succeed', async () => {
+    const p = await place();
+    const a = open(p);
+    const b = open(p);
+    const ran = await Promise.all([migrateBesideOtherTests(a), migrateBesideOtherTests(b)]);
+    expect(ran.flat()).toEqual(['0001-initial']);
+    expect(await tableNames(a)).toEqual(TABLES);
+  });
+
+  it('ping answers on an open store and fails once it is closed', async () => {
+    const store = await freshStore(engine);
+    await expect(store.ping()).resolves.toBeUndefined();
+    await store.dispose();
+    await expect(store.ping()).rejects.toThrow();
+  });
+
+  it.runIf(engine === 'postgres')(
+    'migrating a PostgreSQL schema is not disturbed by another schema of the database holding a migrated store',
+    async () => {
+      const other = await freshLocation(engine);
+      places.push(other);
+      await migrateBesideOtherTests(open(other));
+      const mine = await freshLocation(engine);
+      places.push(mine);
+      const store = open(mine);
+      expect(await migrateBesideOtherTests(store)).toEqual(['0001-initial']);
+      expect(await tableNames(store)).toEqual(TABLES);
+    },
+  );
+
+  it.runIf(engine === 'sqlite')('SQLite runs in WAL mode with foreign keys enforced', async () => {
+    const store = open(await place());
+    await migrateBesideOtherTests(store);
+    const { rows: mode } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
+    expect(mode).toEqual([{ journal_mode: 'wal' }]);
+    const { rows: fk } = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(store.db);
+    expect(fk).toEqual([{ foreign_keys: 1 }]);
+  });
+});

@@ -1,0 +1,17 @@
+import type { Clock } from '../../src/clock.js';
+
+/** A clock the test moves by hand. */
+export function manualClock(
+  start = '2026-07-01T09:00:00.000Z',
+): Clock & { advance(ms: number): void; set(iso: string): void } {
+  let t = Date.parse(start);
+  return {
+    now: () => new Date(t),
+    advance: (ms) => {
+      t += ms;
+    },
+    set: (iso) => {
+      t = Date.parse(iso);
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Tier } from '@svc/contracts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { Clock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { createKey, createWorkspace, hashKey, revokeKey } from '../../src/services/access.js';
+import { type PublishOutcome, publishIndicator } from '../../src/services/publishing.js';
+import { secretBox } from '../../src/services/secrets.js';
+import { findApiKeyByHash } from '../../src/store/repositories/api-keys.js';
+import type { StoreLocation } from '../../src/store/store.js';
+import { framework, validated } from './documents.js';
+import { type Engine, freshLocation, retryOnSchemaRace } from './stores.js';
+
+export interface TestServer extends RunningServer {
+  engine: Engine;
+  /** Where its store is, reached directly (not through `storeUrl`). */
+  location: StoreLocation;
+  /** A new workspace with a key of the tier; returns the key. */
+  key(tier: Tier): Promise<string>;
+  /** The same, with the key's id. */
+  issueKey(tier: Tier): Promise<{ key: string; keyId: string }>;
+  /** Publishes an approved-inputs document (JSON text or value) through the publishing service. */
+  publish(document: unknown, approvedAt?: string): Promise<PublishOutcome['status']>;
+  get(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
+  /** Another API process over the same store and configuration, as a rolling start adds one; stop() stops it too. */
+  startInstance(): Promise<RunningServer>;
+  stop(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Environment on top of the test defaults (loopback, any port, silent, a temporary SVC_DATA_DIR). */
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** PostgreSQL only: the database server URL the API connects through (a proxy); the schema is still a fresh one. */
+  storeUrl?: string;
+}
+
+/**
+ * A real server on a loopback port over a fresh store of the engine. A start that lost the race with
+ * another test file dropping its schema (see isSchemaRace) is retried on a new location.
+ */
+export function startTestServer(engine: Engine, options: TestServerOptions = {}): Promise<TestServer> {
+  return retryOnSchemaRace(() => startOnce(engine, options));
+}
+
+async function startOnce(engine: Engine, options: TestServerOptions): Promise<TestServer> {
+  const place = await freshLocation(engine);
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-api-'));
+  const removePlaces = async () => {
+    await place.cleanup();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    SVC_DATA_DIR: dataDir,
+    ...options.env,
+  });
+  let storeLocation = place.location;
+  if (options.storeUrl) {
+    if (storeLocation.kind !== 'postgres') throw new Error('storeUrl is for PostgreSQL stores');
+    storeLocation = { ...storeLocation, url: options.storeUrl };
+  }
+  const start = () => startServer(config, { storeLocation, ...(options.clock ? { clock: options.clock } : {}) });
+  const running = await start().catch(async (error: unknown) => {
+    await removePlaces();
+    throw error;
+  });
+  const { store, clock } = running.services;
+  const box = secretBox(Buffer.alloc(32, 7));
+  const instances: RunningServer[] = [];
+  const issueKey = async (tier: Tier) => {
+    const ws = await createWorkspace(store, box, clock, `test ${tier}`);
+    const created = await createKey(store, clock, ws.workspace_id, tier);
+    return { key: created.key, keyId: created.key_id };
+  };
+  return {
+    ...running,
+    engine,
+    location: place.location,
+    issueKey,
+    async key(tier) {
+      return (await issueKey(tier)).key;
+    },
+    async publish(document, approvedAt = '2026-06-02T10:00:00.000Z') {
+      const outcome = await publishIndicator(store, clock, { document: validated(document), framework, approvedAt });
+      running.services.snapshot.invalidate();
+      return outcome.status;
+    },
+    get(path, init = {}) {
+      const { key, headers, ...rest } = init;
+      return fetch(`${running.url}${path}`, {
+        ...rest,
+        headers: { ...(key ? { 'x-api-key': key } : {}), ...(headers as Record<string, string>) },
+      });
+    },
+    async startInstance() {
+      const instance = await retryOnSchemaRace(start);
+      instances.push(instance);
+      return instance;
+    },
+    async stop() {
+      for (const instance of instances.splice(0)) await instance.close();
+      await running.close();
+      await removePlaces();
+    },
+  };
+}
+
+/** A test server for the enclosing describe block, started before its tests and stopped after them. */
+export function useServer(
+  engine: Engine,
+  setup: (server: TestServer) => Promise<void> = async () => {},
+  options: TestServerOptions = {},
+): () => TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(engine, options);
+    await setup(server);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (!server) throw new Error('the test server has not started');
+    return server;
+  };
+}
+
+/** Publishes a document and insists it was published (not refused, not unchanged). */
+export async function publish(server: TestServer, document: unknown): Promise<void> {
+  expect(await server.publish(document)).toBe('published');
+}
+
+/** Revokes a key issued by the test server's `key(tier)`. */
+export async function revoke(server: TestServer, key: string): Promise<void> {
+  const row = await findApiKeyByHash(server.services.store.db, hashKey(key));
+  if (!row) throw new Error('no such key');
+  await revokeKey(server.services.store, server.services.clock, row.id);
+}
+
+/** A key of the right form that was never issued. */
+export const UNKNOWN_KEY = `svc_live_${'A'.repeat(43)}`;

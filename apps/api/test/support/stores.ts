@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach } from 'vitest';
+import { migrate, openStore, type Store, type StoreLocation } from '../../src/store/store.js';
+import { POSTGRES_URL, postgresAvailable, STORE_ENGINES } from './environment.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** The engines the store-backed suites run on here: SQLite always (when selected), PostgreSQL when it answers. */
+export const engines: Engine[] = STORE_ENGINES.filter((e) => e === 'sqlite' || postgresAvailable);
+
+export interface TestLocation {
+  location: StoreLocation;
+  /** Drops the PostgreSQL schema or removes the SQLite folder. */
+  cleanup(): Promise<void>;
+}
+
+/** A fresh, empty place for a store: a SQLite file in a new temporary folder, or a new PostgreSQL schema. */
+export async function freshLocation(engine: Engine): Promise<TestLocation> {
+  if (engine === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-store-'));
+    return {
+      location: { kind: 'sqlite', file: join(dir, 'svc.db') },
+      cleanup: () => rm(dir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `t_${randomBytes(8).toString('hex')}`;
+  await adminQuery(`create schema ${schema}`);
+  return {
+    location: { kind: 'postgres', url: POSTGRES_URL, schema },
+    cleanup: () => adminQuery(`drop schema if exists ${schema} cascade`),
+  };
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Whether an error is the one race between parallel test files: Kysely's migrator introspects every
+ * schema of the PostgreSQL database, and a schema another file drops at that moment fails it with
+ * `schema "t_…" does not exist` (3F000) or `relation … does not exist` (42P01).
+ */
+export function isSchemaRace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '42P01' || code === '3F000' || /does not exist/i.test((error as Error | null)?.message ?? '');
+}
+
+/** Runs a migration or a server start, again (at most three attempts in all) when it lost the race above. */
+export async function retryOnSchemaRace<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (n >= 3 || !isSchemaRace(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * n));
+    }
+  }
+}
+
+/** `migrate`, retried when another test file's schema vanished under it (see isSchemaRace). */
+export function migrateBesideOtherTests(store: Store): Promise<string[]> {
+  return retryOnSchemaRace(() => migrate(store));
+}
+
+export type FreshStore = Store & { location: StoreLocation; dispose(): Promise<void> };
+
+/** A migrated store in a fresh location; dispose() closes it and removes the location. */
+export async function freshStore(engine: Engine): Promise<FreshStore> {
+  const place = await freshLocation(engine);
+  const store = openStore(place.location);
+  const dispose = async () => {
+    await store.close();
+    await place.cleanup();
+  };
+  try {
+    await migrateBesideOtherTests(store);
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  return Object.assign(store, { location: place.location, dispose });
+}
+
+/**
+ * The store of the running test: a fresh one for each test of the enclosing block, disposed of after it.
+ * The returned store stands for whichever is open, so the block can name it once.
+ */
+export function useFreshStore(engine: Engine): Store {
+  let current: FreshStore | undefined;
+  beforeEach(async () => {
+    current = await freshStore(engine);
+  });
+  afterEach(async () => {
+    await current?.dispose();
+    current = undefined;
+  });
+  const open = () => {
+    if (!current) throw new Error('the test store is not open');
+    return current;
+  };
+  return {
+    get db() {
+      return open().db;
+    },
+    get dialect() {
+      return open().dialect;
+    },
+    ping: () => open().ping(),
+    close: () => open().close(),
+  };
+}

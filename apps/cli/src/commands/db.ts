@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import type { SeedReport } from '../demo/seed.js';
+import { describeStore, type Environment, operations, withMigratedStore, withStore } from '../operations.js';
+import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+
+interface DbOptions {
+  json?: boolean;
+}
+
+export function registerDb(program: Command, env: Environment): void {
+  const group = program
+    .command('db')
+    .description('the store (SQLite under SVC_DATA_DIR, or PostgreSQL at DATABASE_URL): migrate it, seed it');
+  withOutputOptions(
+    group.command('migrate').description('bring the store schema up to date (safe to run again)'),
+  ).action(async (options: DbOptions) => {
+    await migrateStore(env, options);
+  });
+  withOutputOptions(
+    group
+      .command('seed')
+      .description('load a data set into the store (migrating it first); running it again changes nothing')
+      .requiredOption('--demo', 'the fictional demo data set: providers, two scoring rounds, issuances'),
+  ).action(async (options: DbOptions) => {
+    await seedStore(env, options);
+  });
+}
+
+async function migrateStore(env: Environment, options: DbOptions): Promise<void> {
+  const ops = await operations(env);
+  const applied = await withStore(ops, (store) => ops.api.migrate(store));
+  const where = describeStore(ops.config);
+  if (options.json) printJson({ store: ops.config.store.kind, applied, up_to_date: applied.length === 0 });
+  else if (applied.length === 0) printLines(`${where}: up to date, no migrations to apply`);
+  else printLines(`${where}: applied ${applied.length} ${plural(applied.length, 'migration')}`, ...applied);
+}
+
+async function seedStore(env: Environment, options: DbOptions): Promise<void> {
+  const ops = await operations(env);
+  // The demo module imports the API; loaded here so other commands do not pay for it.
+  const { seedDemo } = await import('../demo/seed.js');
+  const report = await withMigratedStore(ops, (store) => seedDemo(store));
+  if (options.json) printJson({ store: ops.config.store.kind, ...report });
+  else printLines(headline(describeStore(ops.config), report), providersTable(report));
+}
+
+function headline(where: string, r: SeedReport): string {
+  const size = `${r.providers.length} providers, ${r.issuances.inserted + r.issuances.updated + r.issuances.unchanged} issuances`;
+  if (!r.changed)
+    return `${where}: nothing changed, the demo data set (${r.framework_version}, ${size}) is already in place`;
+  const changes = Object.entries(r.changes)
+    .filter(([, n]) => n > 0)
+    .map(([type, n]) => `${n} ${type}`)
+    .join(', ');
+  const { inserted, updated } = r.issuances;
+  return [
+    `${where}: loaded the demo data set (${r.framework_version}, ${size}):`,
+    `${r.published} ${plural(r.published, 'indicator')} published (change feed: ${changes || 'none'}),`,
+    `${inserted} ${plural(inserted, 'issuance')} added, ${updated} updated`,
+  ].join(' ');
+}
+
+function providersTable(r: SeedReport): string {
+  return renderTable(
+    ['Provider', 'Type', 'Subtype', 'Score', 'Band', 'Hard caps', 'Published now'],
+    r.providers.map((p) => [
+      p.name,
+      p.planner_type,
+      p.provider_subtype,
+      p.final_score.toFixed(2),
+      p.risk_band,
+      p.hard_caps_fired.join(', ') || 'none',
+      String(p.published),
+    ]),
+  );
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
+}

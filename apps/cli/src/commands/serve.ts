@@ -1,0 +1,89 @@
+import type { Config, RunningServer } from '@svc/api';
+import { type Command, InvalidArgumentError } from 'commander';
+import { CliError } from '../errors.js';
+import { type Environment, explain, operations } from '../operations.js';
+import { printJsonLine, printLines, withOutputOptions } from '../output.js';
+
+interface ServeOptions {
+  json?: boolean;
+  port?: number;
+  host?: string;
+}
+
+export function registerServe(program: Command, env: Environment): void {
+  withOutputOptions(
+    program
+      .command('serve')
+      .description('run the HTTP API: migrate the store, listen, and stop gracefully on SIGTERM or SIGINT')
+      .option('--port <n>', 'port to listen on, 0 for any free port (default: PORT, or 8080)', portNumber)
+      .option('--host <address>', 'address to listen on (default: HOST, or 127.0.0.1)', hostAddress),
+  ).action(async (options: ServeOptions) => {
+    process.exitCode = await serve(env, options);
+  });
+}
+
+async function serve(env: Environment, options: ServeOptions): Promise<number> {
+  const { api, config } = await operations(env);
+  const settings: Config = { ...config, port: options.port ?? config.port, host: options.host ?? config.host };
+  // Registered before listening, so a signal that arrives during start-up still stops the server.
+  const stop = stopSignals();
+  let running: RunningServer;
+  try {
+    running = await api.startServer(settings);
+  } catch (error) {
+    stop.dispose();
+    throw listenFailure(explain(api, error, settings), settings);
+  }
+  if (options.json) printJsonLine({ url: running.url });
+  else printLines(`listening on ${running.url}`);
+  const signal = await stop.received;
+  // A second signal while closing is not caught: it ends the process at once.
+  process.stderr.write(`${signal}: finishing the requests in flight, then stopping\n`);
+  await running.close();
+  process.stderr.write('stopped\n');
+  return 0;
+}
+
+/** The first SIGTERM or SIGINT; the handlers are removed once it arrives (or on dispose). */
+function stopSignals(): { received: Promise<NodeJS.Signals>; dispose(): void } {
+  let dispose = () => {};
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      dispose();
+      resolve(signal);
+    };
+    dispose = () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  return { received, dispose };
+}
+
+const LISTEN_REASONS: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'the address is already in use',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'no such address on this machine',
+  ENOTFOUND: 'unknown host name',
+};
+
+function listenFailure(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === undefined || LISTEN_REASONS[code] === undefined) return error;
+  return new CliError('cannot_listen', `cannot listen on ${config.host}:${config.port}: ${LISTEN_REASONS[code]}`, {
+    cause: error,
+  });
+}
+
+function portNumber(value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 0 && port <= 65535)) throw new InvalidArgumentError('must be a port number from 0 to 65535');
+  return port;
+}
+
+function hostAddress(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must be a host name or an IP address');
+  return value;
+}

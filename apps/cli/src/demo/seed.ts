@@ -1,0 +1,171 @@
+import {
+  type Clock,
+  findIssuance,
+  findProvider,
+  type IssuanceRow,
+  type PublishOutcome,
+  publishIndicator,
+  type Store,
+  upsertIssuance,
+} from '@svc/api';
+import { checkInputs, getFramework, type InputsDocument, type RiskIndicator, score } from '@svc/methodology';
+import { DEMO_FRAMEWORK_VERSION, DEMO_ROUNDS } from './documents.js';
+import { DEMO_ISSUANCES } from './issuances.js';
+
+type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE';
+
+/** A demo provider as the seed left it: its current (last) indicator. */
+export interface SeededProvider {
+  provider_id: string;
+  name: string;
+  planner_type: string;
+  provider_subtype: string;
+  final_score: number;
+  risk_band: string;
+  hard_caps_fired: string[];
+  risk_indicator_id: string;
+  /** Indicators published for it by this run (0 when it was already in place). */
+  published: number;
+}
+
+export interface SeedReport {
+  framework_version: string;
+  providers: SeededProvider[];
+  /** Indicators published by this run. */
+  published: number;
+  /** Change-feed entries written by this run, by type. */
+  changes: Record<ChangeType, number>;
+  issuances: { inserted: number; updated: number; unchanged: number };
+  /** Whether this run wrote anything; a second seed reports false. */
+  changed: boolean;
+}
+
+/** One provider's documents in publication order, each with the indicator it scores to. */
+interface Sequence {
+  documents: InputsDocument[];
+  indicators: RiskIndicator[];
+}
+
+/** One publication of the plan: a document, its place in its provider's sequence, and when it is published. */
+interface Planned {
+  document: InputsDocument;
+  position: number;
+  publishedAt: string;
+}
+
+/**
+ * Loads the demo data set: publishes every provider's documents round by round
+ * (so the change feed and the history hold both rounds) and upserts the
+ * issuances. Idempotent: a provider whose current indicator is already one of
+ * its demo indicators continues after it, so a second run writes nothing.
+ * Publication times are fixed per round unless a clock is given.
+ */
+export async function seedDemo(store: Store, clock?: Clock): Promise<SeedReport> {
+  const framework = getFramework(DEMO_FRAMEWORK_VERSION);
+  const sequences = new Map<string, Sequence>();
+  const plan: Planned[] = [];
+  for (const round of DEMO_ROUNDS) {
+    for (const raw of round.documents) {
+      const document = checkInputs(raw, framework);
+      const sequence = sequences.get(document.provider.id) ?? { documents: [], indicators: [] };
+      plan.push({ document, position: sequence.documents.length, publishedAt: round.published_at });
+      sequence.documents.push(document);
+      sequence.indicators.push(score(document, framework));
+      sequences.set(document.provider.id, sequence);
+    }
+  }
+
+  const resume = new Map<string, number>();
+  for (const [id, sequence] of sequences) resume.set(id, await resumeAt(store, id, sequence));
+  const changes: Record<ChangeType, number> = { NEW: 0, SCORE_CHANGE: 0, BAND_CHANGE: 0 };
+  const publishedFor = new Map<string, number>();
+  for (const { document, position, publishedAt } of plan) {
+    const id = document.provider.id;
+    if (position < (resume.get(id) ?? 0)) continue;
+    const outcome = await publishIndicator(store, clock ?? fixedClock(publishedAt), {
+      document,
+      framework,
+      approvedAt: latestApproval(document),
+    });
+    if (outcome.status === 'refused') throw new Error(`demo document for ${document.provider.name}: ${outcome.reason}`);
+    if (outcome.status === 'published') {
+      publishedFor.set(id, (publishedFor.get(id) ?? 0) + 1);
+      const change = changeOf(outcome);
+      if (change) changes[change] += 1;
+    }
+  }
+
+  const issuances = { inserted: 0, updated: 0, unchanged: 0 };
+  for (const row of DEMO_ISSUANCES) {
+    const existing = await findIssuance(store.db, row.id);
+    if (existing && sameIssuance(existing, row)) {
+      issuances.unchanged += 1;
+      continue;
+    }
+    await upsertIssuance(store.db, row);
+    if (existing) issuances.updated += 1;
+    else issuances.inserted += 1;
+  }
+
+  const providers = [...sequences].map(([id, s]) => seeded(s, publishedFor.get(id) ?? 0));
+  const published = providers.reduce((sum, p) => sum + p.published, 0);
+  return {
+    framework_version: framework.definition.framework_version,
+    providers,
+    published,
+    changes,
+    issuances,
+    changed: published > 0 || issuances.inserted > 0 || issuances.updated > 0,
+  };
+}
+
+/**
+ * Where a provider's publications start: after its current indicator when that
+ * is one of its demo indicators; only the last document when it holds other
+ * data or was withdrawn (the demo state is restored without replaying history);
+ * the first document when it is new.
+ */
+async function resumeAt(store: Store, providerId: string, sequence: Sequence): Promise<number> {
+  const provider = await findProvider(store.db, providerId);
+  if (!provider) return 0;
+  const last = sequence.documents.length - 1;
+  if (provider.withdrawn_at !== null) return last;
+  const at = sequence.indicators.findIndex((i) => i.risk_indicator_id === provider.current_indicator_id);
+  return at === -1 ? last : at + 1;
+}
+
+function changeOf(outcome: Extract<PublishOutcome, { status: 'published' }>): ChangeType | null {
+  return outcome.change === 'WITHDRAWN' ? null : outcome.change;
+}
+
+/** When the inputs were approved: the latest approval among them. */
+function latestApproval(document: InputsDocument): string {
+  const times = Object.values(document.inputs).map((item) => Date.parse(item.approved_at));
+  return new Date(Math.max(...times)).toISOString();
+}
+
+function fixedClock(iso: string): Clock {
+  const at = new Date(iso);
+  return { now: () => new Date(at) };
+}
+
+/** Field by field; numbers compared as numbers (PostgreSQL and SQLite both return them as such). */
+function sameIssuance(a: IssuanceRow, b: IssuanceRow): boolean {
+  return (Object.keys(b) as (keyof IssuanceRow)[]).every((key) => a[key] === b[key]);
+}
+
+function seeded(sequence: Sequence, published: number): SeededProvider {
+  const indicator = sequence.indicators[sequence.indicators.length - 1] as RiskIndicator;
+  const provider = (sequence.documents[0] as InputsDocument).provider;
+  return {
+    provider_id: provider.id,
+    name: provider.name,
+    planner_type: provider.planner_type,
+    provider_subtype: provider.provider_subtype,
+    final_score: indicator.final_score,
+    risk_band: indicator.risk_band,
+    hard_caps_fired: indicator.svc_decision_object.hard_caps_fired.map((c) => c.cap_id),
+    risk_indicator_id: indicator.risk_indicator_id,
+    published,
+  };
+}

@@ -1,0 +1,100 @@
+import type { Config, SecretBox, Store } from '@svc/api';
+import { CliError } from './errors.js';
+
+/** The process environment, handed over once by bin.ts; only the API's loadConfig reads it. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+type Api = typeof import('@svc/api');
+
+/** What an operations command works with: the API package and the validated configuration. */
+export interface Operations {
+  api: Api;
+  config: Config;
+}
+
+/**
+ * Loads the API package (on demand, so scoring and verifying do not pay for
+ * Express and the database drivers) and the configuration; a bad variable is
+ * reported by name (exit 2).
+ */
+export async function operations(env: Environment): Promise<Operations> {
+  const api = await import('@svc/api');
+  try {
+    return { api, config: api.loadConfig(env) };
+  } catch (error) {
+    throw explain(api, error);
+  }
+}
+
+/** Opens the configured store, runs the work, closes the store; store and access failures get their own codes. */
+export async function withStore<T>(ops: Operations, work: (store: Store) => Promise<T>): Promise<T> {
+  const { api, config } = ops;
+  let store: Store;
+  try {
+    store = api.openStore(config.store, { timeoutMs: config.storeTimeoutMs });
+  } catch (error) {
+    throw storeUnavailable(config, error);
+  }
+  try {
+    return await work(store);
+  } catch (error) {
+    throw explain(api, error, config);
+  } finally {
+    await store.close().catch(() => {});
+  }
+}
+
+/** withStore on a store migrated first, so an operations command works on a fresh data folder. */
+export function withMigratedStore<T>(ops: Operations, work: (store: Store) => Promise<T>): Promise<T> {
+  return withStore(ops, async (store) => {
+    await ops.api.migrate(store);
+    return work(store);
+  });
+}
+
+/** The box that seals workspace secrets: SVC_MASTER_KEY, or the key file in SVC_DATA_DIR (created on first use). */
+export function masterSecretBox(ops: Operations): SecretBox {
+  const { api, config } = ops;
+  try {
+    return api.secretBox(api.loadMasterKey(config.masterKey, config.dataDir));
+  } catch (error) {
+    const where = config.masterKey ? 'SVC_MASTER_KEY' : `${config.dataDir}/master.key`;
+    throw new CliError('master_key_unusable', `cannot use the master key (${where}): ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** "SQLite store data/svc.db" or "PostgreSQL store db.example:5432/svc", never a password. */
+export function describeStore(config: Config): string {
+  if (config.store.kind === 'sqlite') return `SQLite store ${config.store.file}`;
+  try {
+    const url = new URL(config.store.url);
+    return `PostgreSQL store ${url.host}${url.pathname}`;
+  } catch {
+    return 'PostgreSQL store';
+  }
+}
+
+/** The API's errors as the CLI reports them; anything else goes on to the shared error path unchanged. */
+export function explain(api: Api, error: unknown, config?: Config): unknown {
+  if (error instanceof CliError) return error;
+  if (error instanceof api.ConfigError) return new CliError('invalid_config', error.message, { cause: error });
+  if (error instanceof api.AccessError) {
+    const code = /^no (workspace|key) /.test(error.message) ? 'not_found' : 'invalid_value';
+    return new CliError(code, error.message, { cause: error });
+  }
+  if (config && api.isStoreUnavailable(error)) return storeUnavailable(config, error);
+  return error;
+}
+
+function storeUnavailable(config: Config, error: unknown): CliError {
+  return new CliError('store_unavailable', `cannot use the ${describeStore(config)}: ${messageOf(error)}`, {
+    cause: error,
+  });
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
+  return error instanceof Error ? error.message : String(error);
+}

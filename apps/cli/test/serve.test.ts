@@ -1,0 +1,139 @@
+import { createServer } from 'node:net';
+import {
+  ChangelogResponseSchema,
+  IssuancesResponseSchema,
+  PublicScoresResponseSchema,
+  ScoresListResponseSchema,
+  StatusResponseSchema,
+} from '@svc/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Env, embedded, type Served, serve, svcIn, svcJsonIn } from './operations.js';
+import { STACK_FRAME } from './svc.js';
+
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, { headers });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('svc serve on a seeded store', () => {
+  let vars: Env;
+  let served: Served;
+
+  beforeAll(async () => {
+    vars = await embedded();
+    expect(svcIn(vars, 'db', 'seed', '--demo').status).toBe(0);
+    served = await serve(vars, '--port', '0');
+  });
+
+  afterAll(() => {
+    if (served.child.exitCode === null) served.child.kill('SIGKILL');
+  });
+
+  it('prints the URL it listens on, on 127.0.0.1 by default', () => {
+    expect(served.stdout().split('\n')[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    expect(served.url).not.toMatch(/:0$/);
+  });
+
+  it('answers GET /api/v1/status with the seeded data fresh', async () => {
+    const { status, body } = await getJson(`${served.url}/api/v1/status`);
+    expect(status).toBe(200);
+    const parsed = StatusResponseSchema.parse(body);
+    expect(parsed.status).toBe('ok');
+    expect(parsed.framework_version).toBe('DCRF v1.0');
+    expect(parsed.data_freshness.latest_scored_at).toBe('2026-10-31T00:00:00Z');
+    expect(parsed.components.store).toBe('ok');
+  });
+
+  it('answers GET /api/public/scores with every demo provider and every band', async () => {
+    const { status, body } = await getJson(`${served.url}/api/public/scores`);
+    expect(status).toBe(200);
+    const { data } = PublicScoresResponseSchema.parse(body);
+    expect(data).toHaveLength(14);
+    expect(data.every((p) => p.name.endsWith('(demo)'))).toBe(true);
+    expect(new Set(data.map((p) => p.risk_band))).toEqual(new Set(['LOW', 'MEDIUM', 'ELEVATED', 'HIGH', 'SEVERE']));
+  });
+
+  it('answers the public change feed with both scoring rounds', async () => {
+    const { body } = await getJson(`${served.url}/api/public/changelog?limit=500`);
+    const { data } = ChangelogResponseSchema.parse(body);
+    const types = data.map((c) => c.change_type);
+    expect(types.filter((t) => t === 'NEW')).toHaveLength(14);
+    expect(types.filter((t) => t === 'SCORE_CHANGE')).toHaveLength(2);
+    expect(types.filter((t) => t === 'BAND_CHANGE')).toHaveLength(2);
+  });
+
+  it('serves keyed routes to a key made with `svc key create`, and refuses it once revoked', async () => {
+    const { workspace_id } = svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'HTTP').json;
+    const { key, key_id } = svcJsonIn<{ key: string; key_id: string }>(
+      vars,
+      'key',
+      'create',
+      '--workspace',
+      workspace_id,
+      '--tier',
+      'PROFESSIONAL',
+    ).json;
+    const scores = await getJson(`${served.url}/api/v1/scores?limit=500`, { 'x-api-key': key });
+    expect(scores.status).toBe(200);
+    expect(ScoresListResponseSchema.parse(scores.body).data).toHaveLength(14);
+    const issuances = await getJson(`${served.url}/api/v1/issuances`, { 'x-api-key': key });
+    expect(issuances.status).toBe(200);
+    const { data } = IssuancesResponseSchema.parse(issuances.body);
+    expect(new Set(data.map((i) => `${i.type} ${i.status}`)).size).toBe(4);
+    expect(svcIn(vars, 'key', 'revoke', key_id).status).toBe(0);
+    expect((await getJson(`${served.url}/api/v1/scores`, { 'x-api-key': key })).status).toBe(401);
+  });
+
+  it('stops on SIGTERM with exit 0 within a few seconds', async () => {
+    const { code, signal, ms } = await served.stop('SIGTERM');
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(ms).toBeLessThan(5000);
+    expect(served.stderr()).toContain('SIGTERM: finishing the requests in flight, then stopping\nstopped\n');
+    expect(served.stderr()).not.toMatch(STACK_FRAME);
+  });
+});
+
+describe('svc serve', () => {
+  it('--json prints one JSON line {url}; SIGINT stops it with exit 0', async () => {
+    const served = await serve(await embedded(), '--port', '0', '--json');
+    expect(JSON.parse(served.stdout().split('\n')[0] as string)).toEqual({ url: served.url });
+    expect((await fetch(`${served.url}/api/v1/status`)).status).toBe(200);
+    const { code, ms } = await served.stop('SIGINT');
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('takes PORT and HOST from the environment; --port and --host override them', async () => {
+    const port = await freePort();
+    const fromEnv = await serve({ ...(await embedded()), PORT: String(port), HOST: '127.0.0.1' });
+    expect(fromEnv.url).toBe(`http://127.0.0.1:${port}`);
+    expect((await fromEnv.stop()).code).toBe(0);
+    const overridden = await serve(
+      { ...(await embedded()), PORT: '1', HOST: '0.0.0.0' },
+      '--port',
+      '0',
+      '--host',
+      'localhost',
+    );
+    expect(overridden.url).toMatch(/^http:\/\/localhost:\d+$/);
+    expect((await fetch(`${overridden.url}/api/v1/status`)).status).toBe(200);
+    expect((await overridden.stop()).code).toBe(0);
+  });
+
+  it('PORT=abc stops it before it starts: exit 2, naming the variable', async () => {
+    const run = svcIn({ ...(await embedded()), PORT: 'abc' }, 'serve');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe('error: invalid configuration: PORT: must be a port number\n');
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
