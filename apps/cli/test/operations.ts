@@ -152,8 +152,6 @@ async function admin(statement: string): Promise<void> {
 
 // ---- reading a store ----
 
-
-
 /** The store the configuration points at. */
 export function storeOf(vars: Env): Store {
   const location: StoreLocation = vars.DATABASE_URL

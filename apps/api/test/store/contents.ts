@@ -1,8 +1,6 @@
 import { TABLES } from '../../src/store/schema.js';
 import type { Store } from '../../src/store/store.js';
 
-
-
 /** Row counts of every table plus the meta values: "nothing was written" compares two of these. */
 export async function storeContents(store: Store): Promise<Record<string, string | number>> {
   const out: Record<string, string | number> = {};
