@@ -12,7 +12,19 @@ export {
   listKeys,
   revokeKey,
 } from './services/access.js';
-export { type PublishOutcome, publishIndicator } from './services/publishing.js';
+export {
+  approveInputs,
+  listInputs,
+  SubmissionError,
+  type SubmissionProblem,
+  type SubmissionRecord,
+  type SubmissionStatus,
+  type SubmittedDocument,
+  submissionProblems,
+  submitInputs,
+} from './services/inputs.js';
+export { type PublishRunRequest, publishRun, type RunOutcome, type RunReport } from './services/publication-run.js';
+export { type ChangeType, type PublishOutcome, publishIndicator } from './services/publishing.js';
 export { MemoryRateLimiter, RedisRateLimiter } from './services/rate-limit.js';
 export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
 export type { Services } from './services/services.js';

@@ -84,6 +84,11 @@ export function explain(api: Api, error: unknown, config?: Config): unknown {
     const code = /^no (workspace|key) /.test(error.message) ? 'not_found' : 'invalid_value';
     return new CliError(code, error.message, { cause: error });
   }
+  if (error instanceof api.SubmissionError) {
+    const code = error.code === 'refused' ? 'invalid_value' : error.code;
+    const problems = error.problems.map((p) => ({ file: p.source, path: p.path, message: p.message }));
+    return new CliError(code, error.message, { problems, cause: error });
+  }
   if (config && api.isStoreUnavailable(error)) return storeUnavailable(config, error);
   return error;
 }

@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { registerDb } from './commands/db.js';
+import { registerInputs } from './commands/inputs.js';
 import { registerKey } from './commands/key.js';
 import { registerMethodology } from './commands/methodology.js';
+import { registerPublish } from './commands/publish.js';
 import { registerScore } from './commands/score.js';
 import { registerServe } from './commands/serve.js';
 import { registerVerify } from './commands/verify.js';
@@ -19,7 +21,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 export function buildProgram(env: Environment = {}): Command {
   const program = new Command('svc')
     .description(
-      'Risk Indicator Scoring Service: score approved inputs, verify computation packages, read frameworks, run the API and administer it',
+      'Risk Indicator Scoring Service: score approved inputs, verify computation packages, read frameworks, submit, approve and publish inputs, run the API and administer it',
     )
     .version(version)
     .exitOverride()
@@ -27,6 +29,8 @@ export function buildProgram(env: Environment = {}): Command {
   registerScore(program);
   registerVerify(program);
   registerMethodology(program);
+  registerInputs(program, env);
+  registerPublish(program, env);
   registerServe(program, env);
   registerDb(program, env);
   registerWorkspace(program, env);

@@ -14,6 +14,7 @@ import {
   findProvider,
   insertHistory,
   insertIndicator,
+  providerRowOf,
   setCurrent,
   upsertProvider,
 } from '../store/repositories/providers.js';
@@ -64,19 +65,7 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
       }
       const previous = previousId ? await findIndicator(tx, previousId) : undefined;
       const { provider: p } = publication.document;
-      await upsertProvider(tx, {
-        id: p.id,
-        name: p.name,
-        planner_type: p.planner_type,
-        provider_subtype: p.provider_subtype,
-        yield_min: p.yield_min,
-        yield_max: p.yield_max,
-        current_indicator_id: null,
-        current_seq: null,
-        created_at: now,
-        updated_at: now,
-        withdrawn_at: null,
-      });
+      await upsertProvider(tx, providerRowOf(p, now));
       if (!(await findIndicator(tx, indicator.risk_indicator_id))) {
         await insertIndicator(tx, {
           risk_indicator_id: indicator.risk_indicator_id,
@@ -105,13 +94,7 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
         published_at: now,
       });
       await setCurrent(tx, p.id, indicator.risk_indicator_id, seq, now);
-      const change: ChangeType | null = !previous
-        ? 'NEW'
-        : previous.risk_band !== indicator.risk_band
-          ? 'BAND_CHANGE'
-          : previous.final_score !== indicator.final_score
-            ? 'SCORE_CHANGE'
-            : null;
+      const change = changeOf(previous, indicator);
       if (change) {
         await insertChange(tx, {
           provider_id: p.id,
@@ -132,6 +115,16 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
       if (error instanceof Unchanged) return { status: 'unchanged' as const, indicator: error.indicator };
       throw error;
     });
+}
+
+/** The change-feed entry a publication makes after the previous indicator in force, if any. */
+export function changeOf(
+  previous: { risk_band: string; final_score: number } | undefined,
+  indicator: RiskIndicator,
+): ChangeType | null {
+  if (!previous) return 'NEW';
+  if (previous.risk_band !== indicator.risk_band) return 'BAND_CHANGE';
+  return previous.final_score !== indicator.final_score ? 'SCORE_CHANGE' : null;
 }
 
 /** Rolls the transaction back (nothing to write) and carries the outcome out of it. */

@@ -1,7 +1,8 @@
 import { basename, join } from 'node:path';
 import { type Framework, type Scored, scoreWithPackage, serializePackage, withEvaluationDate } from '@svc/methodology';
 import { Presets, SingleBar } from 'cli-progress';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { calendarDate } from '../calendar-date.js';
 import { asCliError, CliError } from '../errors.js';
 import { ensureDirectory, listJsonFiles, pathKind, readJsonFile, writeText } from '../files.js';
 import { FRAMEWORK_OPTION, selectFramework } from '../framework-option.js';
@@ -171,14 +172,4 @@ function decisionLines(scored: Scored): string[] {
   const factors =
     factorRows.length > 0 ? [renderTable(['Factor', 'Id', 'Criterion', 'Impact', 'Detail'], factorRows)] : [];
   return ['', decision.summary, next, ...factors];
-}
-
-/** --date is checked before any file is read: a real calendar date written YYYY-MM-DD. */
-function calendarDate(value: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  const real = match !== null && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-  if (!real) throw new InvalidArgumentError('must be a calendar date YYYY-MM-DD, e.g. 2026-06-30');
-  return value;
 }

@@ -18,3 +18,67 @@ export async function latestApproved(db: Kysely<Database>, providerId: string): 
     .orderBy('id', 'desc')
     .executeTakeFirst();
 }
+
+/** The newest pending submission of a provider. */
+export async function latestPending(db: Kysely<Database>, providerId: string): Promise<ApprovedInputsRow | undefined> {
+  return db
+    .selectFrom('approved_inputs')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .where('status', '=', 'PENDING')
+    .orderBy('submitted_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+/** Marks a provider's submissions in one status SUPERSEDED (a newer one took their place); returns how many. */
+export async function supersede(db: Kysely<Database>, providerId: string, status: 'PENDING' | 'APPROVED') {
+  const result = await db
+    .updateTable('approved_inputs')
+    .set({ status: 'SUPERSEDED' })
+    .where('provider_id', '=', providerId)
+    .where('status', '=', status)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Records an approval of a pending submission. */
+export async function markApproved(db: Kysely<Database>, id: string, approvedBy: string, approvedAt: string) {
+  await db
+    .updateTable('approved_inputs')
+    .set({ status: 'APPROVED', approved_by: approvedBy, approved_at: approvedAt })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
+/** Submissions without their documents, oldest first; only the pending ones when asked. */
+export async function listSubmissions(db: Kysely<Database>, options: { pendingOnly?: boolean } = {}) {
+  let query = db
+    .selectFrom('approved_inputs')
+    .select([
+      'id',
+      'provider_id',
+      'document',
+      'inputs_sha256',
+      'status',
+      'submitted_by',
+      'submitted_at',
+      'approved_by',
+      'approved_at',
+    ]);
+  if (options.pendingOnly) query = query.where('status', '=', 'PENDING');
+  return query.orderBy('submitted_at').orderBy('id').execute();
+}
+
+/** Providers with an approved submission, by id: what `publish --all` publishes. */
+export async function providersWithApproved(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db
+    .selectFrom('approved_inputs')
+    .select('provider_id')
+    .distinct()
+    .where('status', '=', 'APPROVED')
+    .orderBy('provider_id')
+    .execute();
+  return rows.map((r) => r.provider_id);
+}

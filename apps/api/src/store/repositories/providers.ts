@@ -1,8 +1,26 @@
+import type { Provider } from '@svc/methodology';
 import type { Kysely } from 'kysely';
 import type { Database, IndicatorHistoryTable, ProvidersTable, RiskIndicatorsTable } from '../schema.js';
 
 export type ProviderRow = ProvidersTable;
 export type IndicatorRow = RiskIndicatorsTable;
+
+/** A provider row from an inputs document's provider, not yet in force and not withdrawn. */
+export function providerRowOf(p: Provider, now: string): ProviderRow {
+  return {
+    id: p.id,
+    name: p.name,
+    planner_type: p.planner_type,
+    provider_subtype: p.provider_subtype,
+    yield_min: p.yield_min,
+    yield_max: p.yield_max,
+    current_indicator_id: null,
+    current_seq: null,
+    created_at: now,
+    updated_at: now,
+    withdrawn_at: null,
+  };
+}
 
 export async function findProvider(db: Kysely<Database>, id: string): Promise<ProviderRow | undefined> {
   return db.selectFrom('providers').selectAll().where('id', '=', id).executeTakeFirst();
@@ -143,4 +161,13 @@ export async function latestScoredAt(db: Kysely<Database>): Promise<string | nul
     .select((eb) => eb.fn.max('risk_indicators.scored_at').as('latest'))
     .executeTakeFirst();
   return row?.latest ?? null;
+}
+
+/** Creates a provider row with no publication, unless it exists: submissions need it, the public lists skip it. */
+export async function insertProviderIfAbsent(db: Kysely<Database>, row: ProviderRow): Promise<void> {
+  await db
+    .insertInto('providers')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
 }

@@ -1,0 +1,229 @@
+import { randomBytes } from 'node:crypto';
+import {
+  canonicalJson,
+  currentFramework,
+  type Framework,
+  type InputsDocument,
+  readJson,
+  sha256Hex,
+  validateInputs,
+} from '@svc/methodology';
+import { type Clock, isoNow } from '../clock.js';
+import {
+  insertApprovedInputs,
+  latestPending,
+  listSubmissions,
+  markApproved,
+  supersede,
+} from '../store/repositories/approved-inputs.js';
+import { findProvider, insertProviderIfAbsent, providerRowOf } from '../store/repositories/providers.js';
+import type { Store } from '../store/store.js';
+
+/** Maker-checker: an analyst submits approved-inputs documents (PENDING), another analyst approves them. */
+
+export type SubmissionStatus = 'PENDING' | 'APPROVED' | 'SUPERSEDED';
+
+/** One problem of one submitted document; `source` names the document (its file, for the CLI). */
+export interface SubmissionProblem {
+  source: string;
+  path: string;
+  message: string;
+}
+
+/** Why a submission or an approval was not recorded; nothing was written. */
+export class SubmissionError extends Error {
+  override readonly name = 'SubmissionError';
+  constructor(
+    readonly code: 'invalid_inputs' | 'not_found' | 'refused',
+    message: string,
+    readonly problems: readonly SubmissionProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export interface SubmittedDocument {
+  /** Where the document came from, for people: a file name. */
+  source: string;
+  /** The parsed document, not yet validated. */
+  document: unknown;
+}
+
+/** A submission as listed: everything but the document itself. */
+export interface SubmissionRecord {
+  id: string;
+  provider_id: string;
+  provider_name: string;
+  status: SubmissionStatus;
+  inputs_sha256: string;
+  submitted_by: string;
+  submitted_at: string;
+  approved_by: string | null;
+  approved_at: string | null;
+}
+
+const newId = () => `in_${randomBytes(12).toString('hex')}`;
+
+/** A person's name as the workflow records it: trimmed, 1 to 200 characters. */
+function analyst(name: string, role: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 200) {
+    throw new SubmissionError('refused', `the ${role}'s name (--by) is 1 to 200 characters`);
+  }
+  return trimmed;
+}
+
+/** Every problem of every document under the framework (the engine's validation); empty when all are valid. */
+export function submissionProblems(
+  documents: readonly SubmittedDocument[],
+  framework: Framework = currentFramework(),
+): SubmissionProblem[] {
+  return validateAll(documents, framework).problems;
+}
+
+function validateAll(
+  documents: readonly SubmittedDocument[],
+  framework: Framework,
+): { valid: InputsDocument[]; problems: SubmissionProblem[] } {
+  const valid: InputsDocument[] = [];
+  const problems: SubmissionProblem[] = [];
+  for (const { source, document } of documents) {
+    const validation = validateInputs(document, framework);
+    if (validation.ok) valid.push(validation.document);
+    else problems.push(...validation.problems.map((p) => ({ source, path: p.path, message: p.message })));
+  }
+  return { valid, problems };
+}
+
+/**
+ * Records documents as PENDING submissions by one analyst, in one transaction:
+ * all of them or, when any is invalid, none (every problem of every document
+ * is reported). A newer submission supersedes the provider's pending one; a
+ * provider seen for the first time gets a row with no publication.
+ */
+export async function submitInputs(
+  store: Store,
+  clock: Clock,
+  submission: { by: string; documents: readonly SubmittedDocument[] },
+): Promise<SubmissionRecord[]> {
+  const by = analyst(submission.by, 'submitter');
+  if (submission.documents.length === 0) throw new SubmissionError('refused', 'no documents to submit');
+  const { valid, problems } = validateAll(submission.documents, currentFramework());
+  if (problems.length > 0) {
+    const documents = new Set(problems.map((p) => p.source)).size;
+    throw new SubmissionError(
+      'invalid_inputs',
+      `${documents} of ${submission.documents.length} ${plural(submission.documents.length, 'document')} not valid approved inputs (${problems.length} ${plural(problems.length, 'problem')}); nothing was submitted`,
+      problems,
+    );
+  }
+  return store.db.transaction().execute(async (tx) => {
+    const now = isoNow(clock);
+    const records: SubmissionRecord[] = [];
+    for (const document of valid) {
+      const { provider: p } = document;
+      await insertProviderIfAbsent(tx, providerRowOf(p, now));
+      await supersede(tx, p.id, 'PENDING');
+      const text = canonicalJson(document);
+      const row = {
+        id: newId(),
+        provider_id: p.id,
+        document: text,
+        inputs_sha256: sha256Hex(text),
+        status: 'PENDING',
+        submitted_by: by,
+        submitted_at: now,
+        approved_by: null,
+        approved_at: null,
+      };
+      await insertApprovedInputs(tx, row);
+      records.push(recordOf(row, document));
+    }
+    return records;
+  });
+}
+
+/**
+ * Approves each named provider's pending submission, in one transaction (all
+ * or none). The approver must not be its submitter; the provider's previously
+ * approved submission becomes SUPERSEDED.
+ */
+export async function approveInputs(
+  store: Store,
+  clock: Clock,
+  approval: { providerIds: readonly string[]; by: string },
+): Promise<SubmissionRecord[]> {
+  const by = analyst(approval.by, 'approver');
+  const ids = [...new Set(approval.providerIds)];
+  if (ids.length === 0) throw new SubmissionError('refused', 'no provider to approve');
+  return store.db.transaction().execute(async (tx) => {
+    const now = isoNow(clock);
+    const records: SubmissionRecord[] = [];
+    for (const id of ids) {
+      if (!(await findProvider(tx, id))) throw new SubmissionError('not_found', `no provider ${id}`);
+      const pending = await latestPending(tx, id);
+      if (!pending) throw new SubmissionError('not_found', `provider ${id} has no pending submission to approve`);
+      if (sameAnalyst(pending.submitted_by, by)) {
+        throw new SubmissionError(
+          'refused',
+          `provider ${id}: ${by} submitted these inputs and cannot approve them; another analyst must`,
+        );
+      }
+      await supersede(tx, id, 'APPROVED');
+      await markApproved(tx, pending.id, by, now);
+      records.push(
+        recordOf({ ...pending, status: 'APPROVED', approved_by: by, approved_at: now }, parse(pending.document)),
+      );
+    }
+    return records;
+  });
+}
+
+/** Submissions, by provider name then newest first; only the pending ones when asked. */
+export async function listInputs(store: Store, options: { pendingOnly?: boolean } = {}): Promise<SubmissionRecord[]> {
+  const rows = await listSubmissions(store.db, options);
+  const records = rows.map((row) => recordOf(row, parse(row.document)));
+  return records.sort(
+    (a, b) =>
+      compare(a.provider_name, b.provider_name) ||
+      compare(a.provider_id, b.provider_id) ||
+      compare(b.submitted_at, a.submitted_at) ||
+      compare(b.id, a.id),
+  );
+}
+
+/** Names compared as people write them: "Alice" and " alice" are one analyst. */
+function sameAnalyst(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+/** A stored document (canonical JSON of a validated one), read back losslessly. */
+function parse(text: string): Pick<InputsDocument, 'provider'> {
+  return readJson(text) as InputsDocument;
+}
+
+function recordOf(
+  row: Omit<SubmissionRecord, 'provider_name' | 'status'> & { status: string },
+  document: Pick<InputsDocument, 'provider'>,
+): SubmissionRecord {
+  return {
+    id: row.id,
+    provider_id: row.provider_id,
+    provider_name: document.provider.name,
+    status: row.status as SubmissionStatus,
+    inputs_sha256: row.inputs_sha256,
+    submitted_by: row.submitted_by,
+    submitted_at: row.submitted_at,
+    approved_by: row.approved_by,
+    approved_at: row.approved_at,
+  };
+}
+
+/** Code-unit order, never locale order. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
+}

@@ -1,0 +1,169 @@
+import {
+  assertPublishable,
+  currentFramework,
+  type Framework,
+  type InputsDocument,
+  type Problem,
+  type RiskIndicator,
+  readJson,
+  score,
+  validateInputs,
+  withEvaluationDate,
+} from '@svc/methodology';
+import type { Clock } from '../clock.js';
+import { latestApproved, providersWithApproved } from '../store/repositories/approved-inputs.js';
+import { findIndicator, findProvider } from '../store/repositories/providers.js';
+import type { Store } from '../store/store.js';
+import { type ChangeType, changeOf, type PublishOutcome, publishIndicator } from './publishing.js';
+
+export interface PublishRunRequest {
+  /** The providers to publish, or every provider with approved inputs. */
+  providers: readonly string[] | 'all';
+  /** Evaluate on this date (YYYY-MM-DD) instead of each document's evaluation_date. */
+  date?: string | undefined;
+  /** Score and report what would happen; write nothing. */
+  dryRun?: boolean | undefined;
+  /** Called after each provider, for a progress display. */
+  onProgress?: ((done: number, total: number, providerId: string) => void) | undefined;
+}
+
+/** What happened to one provider (or, in a dry run, what would). */
+export interface RunOutcome {
+  provider_id: string;
+  provider_name: string | null;
+  status: 'published' | 'unchanged' | 'refused';
+  /** The approved submission scored, when there is one. */
+  submission_id: string | null;
+  risk_indicator_id: string | null;
+  final_score: number | null;
+  risk_band: string | null;
+  confidence: number | null;
+  /** The band in force before, for a publication over an earlier one. */
+  previous_band: string | null;
+  /** The change-feed entry written (NEW, SCORE_CHANGE, BAND_CHANGE), or null. */
+  change: ChangeType | null;
+  /** Why it was refused. */
+  reason: string | null;
+  /** The document's problems, when it is not valid (e.g. on another evaluation date). */
+  problems: Problem[];
+}
+
+export interface RunReport {
+  dry_run: boolean;
+  framework_version: string;
+  /** The --date override, or null when each document's own evaluation_date was used. */
+  evaluation_date: string | null;
+  counts: { published: number; unchanged: number; refused: number };
+  outcomes: RunOutcome[];
+}
+
+/**
+ * Publishes each provider from its latest APPROVED submission under the current
+ * signed-off framework, one transaction per provider (publishIndicator), so a
+ * run stopped at any point leaves every provider either fully published or
+ * untouched, and running it again publishes only the rest.
+ */
+export async function publishRun(store: Store, clock: Clock, request: PublishRunRequest): Promise<RunReport> {
+  const framework = currentFramework();
+  assertPublishable(framework);
+  const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
+  const outcomes: RunOutcome[] = [];
+  for (const id of ids) {
+    outcomes.push(await publishOne(store, clock, framework, id, request));
+    request.onProgress?.(outcomes.length, ids.length, id);
+  }
+  const count = (status: RunOutcome['status']) => outcomes.filter((o) => o.status === status).length;
+  return {
+    dry_run: request.dryRun === true,
+    framework_version: framework.definition.framework_version,
+    evaluation_date: request.date ?? null,
+    counts: { published: count('published'), unchanged: count('unchanged'), refused: count('refused') },
+    outcomes,
+  };
+}
+
+async function publishOne(
+  store: Store,
+  clock: Clock,
+  framework: Framework,
+  providerId: string,
+  request: PublishRunRequest,
+): Promise<RunOutcome> {
+  const submission = await latestApproved(store.db, providerId);
+  if (!submission?.approved_at) {
+    const known = await findProvider(store.db, providerId);
+    const reason = known ? 'no approved inputs' : `no provider ${providerId}`;
+    return { ...blank(providerId, known?.name ?? null), reason };
+  }
+  const raw = readJson(submission.document);
+  const validation = validateInputs(
+    request.date === undefined ? raw : withEvaluationDate(raw, request.date),
+    framework,
+  );
+  if (!validation.ok) {
+    const name = (raw as Partial<InputsDocument>).provider?.name ?? null;
+    return {
+      ...blank(providerId, name),
+      submission_id: submission.id,
+      reason: `the approved inputs are not valid on ${request.date}`,
+      problems: validation.problems,
+    };
+  }
+  const document = validation.document;
+  const outcome = request.dryRun
+    ? await preview(store, framework, document)
+    : await publishIndicator(store, clock, { document, framework, approvedAt: submission.approved_at });
+  return { ...outcomeOf(providerId, document, outcome), submission_id: submission.id };
+}
+
+/** What publishIndicator would do, read without writing: the same checks in the same order. */
+async function preview(store: Store, framework: Framework, document: InputsDocument): Promise<PublishOutcome> {
+  const indicator = score(document, framework);
+  if (!indicator.publishable) return { status: 'refused', indicator, reason: belowThreshold(indicator) };
+  const provider = await findProvider(store.db, indicator.provider_id);
+  const previousId = provider && provider.withdrawn_at === null ? provider.current_indicator_id : null;
+  if (previousId === indicator.risk_indicator_id) return { status: 'unchanged', indicator };
+  const previous = previousId ? await findIndicator(store.db, previousId) : undefined;
+  return {
+    status: 'published',
+    indicator,
+    change: changeOf(previous, indicator),
+    previousBand: previous?.risk_band ?? null,
+  };
+}
+
+function belowThreshold(indicator: RiskIndicator): string {
+  return `confidence ${indicator.confidence} is below the publication threshold`;
+}
+
+function outcomeOf(providerId: string, document: InputsDocument, outcome: PublishOutcome): RunOutcome {
+  const { indicator } = outcome;
+  return {
+    ...blank(providerId, document.provider.name),
+    status: outcome.status,
+    risk_indicator_id: indicator.risk_indicator_id,
+    final_score: indicator.final_score,
+    risk_band: indicator.risk_band,
+    confidence: indicator.confidence,
+    previous_band: outcome.status === 'published' ? outcome.previousBand : null,
+    change: outcome.status === 'published' ? outcome.change : null,
+    reason: outcome.status === 'refused' ? outcome.reason : null,
+  };
+}
+
+function blank(providerId: string, name: string | null): RunOutcome {
+  return {
+    provider_id: providerId,
+    provider_name: name,
+    status: 'refused',
+    submission_id: null,
+    risk_indicator_id: null,
+    final_score: null,
+    risk_band: null,
+    confidence: null,
+    previous_band: null,
+    change: null,
+    reason: null,
+    problems: [],
+  };
+}

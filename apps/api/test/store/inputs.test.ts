@@ -1,0 +1,164 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { approveInputs, listInputs, SubmissionError, submitInputs } from '../../src/services/inputs.js';
+import { publishRun } from '../../src/services/publication-run.js';
+import { listChanges } from '../../src/store/repositories/changelog.js';
+import { findProvider, listCurrent, listPublicHeadlines } from '../../src/store/repositories/providers.js';
+import { manualClock } from '../support/clock.js';
+import { example, type InputsDoc, UNKNOWN_PROVIDER_ID, variantOf, WORKED_ID, withInput } from '../support/documents.js';
+import { engines, useFreshStore } from '../support/stores.js';
+import { storeContents } from './contents.js';
+
+const doc = (d: InputsDoc, source = 'doc.json') => ({ source, document: d });
+
+describe.each(engines)('approved inputs and publication runs on %s', (engine) => {
+  const store = useFreshStore(engine);
+  const clock = manualClock();
+  beforeEach(() => {
+    clock.set('2026-07-01T09:00:00.000Z');
+  });
+
+  const submit = (by: string, ...docs: InputsDoc[]) =>
+    submitInputs(store, clock, { by, documents: docs.map((d, i) => doc(d, `doc-${i}.json`)) });
+  const approve = (by: string, ...providerIds: string[]) => approveInputs(store, clock, { providerIds, by });
+
+  it('a submission is PENDING, creates a provider row with no publication, and stays out of the public lists', async () => {
+    const [record] = await submit('alice', example('worked-example'));
+    expect(record).toMatchObject({
+      provider_id: WORKED_ID,
+      provider_name: 'Example Sats Lending',
+      status: 'PENDING',
+      submitted_by: 'alice',
+      submitted_at: '2026-07-01T09:00:00.000Z',
+      approved_by: null,
+      approved_at: null,
+    });
+    expect(record?.id).toMatch(/^in_[0-9a-f]{24}$/);
+    expect(record?.inputs_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(await findProvider(store.db, WORKED_ID)).toMatchObject({ current_indicator_id: null, current_seq: null });
+    expect(await listPublicHeadlines(store.db)).toEqual([]);
+    expect(await listCurrent(store.db, { limit: 10 })).toEqual([]);
+  });
+
+  it('an invalid document among valid ones stores nothing and reports every problem with its source', async () => {
+    const before = await storeContents(store);
+    const bad = { ...example('worked-example'), evaluation_date: 'soon' } as InputsDoc;
+    const worse = withInput(example('low-band'), 'collateral_coverage_ratio', 'lots');
+    const failure = await submitInputs(store, clock, {
+      by: 'alice',
+      documents: [doc(example('worked-example'), 'ok.json'), doc(bad, 'bad.json'), doc(worse, 'worse.json')],
+    }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(SubmissionError);
+    const { code, problems, message } = failure as SubmissionError;
+    expect(code).toBe('invalid_inputs');
+    expect(message).toMatch(/^2 of 3 documents not valid approved inputs/);
+    expect(new Set(problems.map((p) => p.source))).toEqual(new Set(['bad.json', 'worse.json']));
+    expect(problems).toContainEqual(expect.objectContaining({ source: 'bad.json', path: 'evaluation_date' }));
+    expect(problems).toContainEqual(
+      expect.objectContaining({ source: 'worse.json', path: 'inputs.collateral_coverage_ratio.value' }),
+    );
+    expect(await storeContents(store)).toEqual(before);
+  });
+
+  it('the submitter cannot approve their own submission, whatever the case of the name', async () => {
+    await submit('alice', example('worked-example'));
+    await expect(approve(' Alice ', WORKED_ID)).rejects.toMatchObject({ code: 'refused' });
+    expect((await listInputs(store, { pendingOnly: true })).map((r) => r.status)).toEqual(['PENDING']);
+  });
+
+  it('another analyst approves; an unknown provider or one with nothing pending is not_found', async () => {
+    await submit('alice', example('worked-example'));
+    clock.advance(1000);
+    const [approved] = await approve('bob', WORKED_ID);
+    expect(approved).toMatchObject({
+      status: 'APPROVED',
+      submitted_by: 'alice',
+      approved_by: 'bob',
+      approved_at: '2026-07-01T09:00:01.000Z',
+    });
+    await expect(approve('bob', WORKED_ID)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(approve('bob', UNKNOWN_PROVIDER_ID)).rejects.toMatchObject({
+      code: 'not_found',
+      message: `no provider ${UNKNOWN_PROVIDER_ID}`,
+    });
+    expect(await listInputs(store, { pendingOnly: true })).toEqual([]);
+  });
+
+  it('a newer submission supersedes the pending one; approving supersedes the approved one', async () => {
+    const first = await submit('alice', example('worked-example'));
+    clock.advance(1000);
+    const second = await submit('alice', withInput(example('worked-example'), 'operating_history_years', 5));
+    expect(new Map((await listInputs(store)).map((r) => [r.id, r.status]))).toEqual(
+      new Map([
+        [second[0]?.id, 'PENDING'],
+        [first[0]?.id, 'SUPERSEDED'],
+      ]),
+    );
+    await approve('bob', WORKED_ID);
+    clock.advance(1000);
+    const third = await submit('carol', example('worked-example'));
+    await approve('bob', WORKED_ID);
+    const statuses = new Map((await listInputs(store)).map((r) => [r.id, r.status]));
+    expect(statuses.get(third[0]?.id ?? '')).toBe('APPROVED');
+    expect(statuses.get(second[0]?.id ?? '')).toBe('SUPERSEDED');
+    expect([...statuses.values()].filter((s) => s === 'APPROVED')).toHaveLength(1);
+  });
+
+  it('approving several providers is all or none', async () => {
+    const other = variantOf(example('worked-example'), 1);
+    await submit('alice', example('worked-example'), other);
+    await expect(approve('bob', WORKED_ID, UNKNOWN_PROVIDER_ID)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await listInputs(store, { pendingOnly: true })).toHaveLength(2);
+  });
+
+  it('publishRun publishes approved inputs once (then unchanged) with score_verified_at = approved_at', async () => {
+    await submit('alice', example('worked-example'), example('missing-inputs'));
+    await approve('bob', WORKED_ID, example('missing-inputs').provider.id);
+    const first = await publishRun(store, clock, { providers: 'all' });
+    expect(first.counts).toEqual({ published: 1, unchanged: 0, refused: 1 });
+    const published = first.outcomes.find((o) => o.provider_id === WORKED_ID);
+    expect(published).toMatchObject({ status: 'published', change: 'NEW', final_score: 78.46, risk_band: 'MEDIUM' });
+    const refused = first.outcomes.find((o) => o.status === 'refused');
+    expect(refused?.reason).toMatch(/below the publication threshold/);
+    const history = await store.db.selectFrom('indicator_history').selectAll().execute();
+    expect(history.map((h) => h.score_verified_at)).toEqual(['2026-07-01T09:00:00.000Z']);
+    const again = await publishRun(store, clock, { providers: 'all' });
+    expect(again.counts).toEqual({ published: 0, unchanged: 1, refused: 1 });
+    expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toHaveLength(1);
+  });
+
+  it('a dry run writes nothing and reports what publishing would do', async () => {
+    await submit('alice', example('worked-example'));
+    await approve('bob', WORKED_ID);
+    const before = await storeContents(store);
+    const dry = await publishRun(store, clock, { providers: [WORKED_ID], dryRun: true });
+    expect(dry).toMatchObject({ dry_run: true, counts: { published: 1, unchanged: 0, refused: 0 } });
+    expect(dry.outcomes[0]).toMatchObject({ status: 'published', change: 'NEW' });
+    expect(await storeContents(store)).toEqual(before);
+    const real = await publishRun(store, clock, { providers: [WORKED_ID] });
+    expect(real.outcomes[0]?.risk_indicator_id).toBe(dry.outcomes[0]?.risk_indicator_id);
+  });
+
+  it('--date moves the evaluation date: a new indicator id and a SCORE_CHANGE or no entry; an early date is refused', async () => {
+    await submit('alice', example('worked-example'));
+    await approve('bob', WORKED_ID);
+    const first = await publishRun(store, clock, { providers: [WORKED_ID] });
+    const later = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-09-30' });
+    expect(later.outcomes[0]?.status).toBe('published');
+    expect(later.outcomes[0]?.risk_indicator_id).not.toBe(first.outcomes[0]?.risk_indicator_id);
+    expect([null, 'SCORE_CHANGE', 'BAND_CHANGE']).toContain(later.outcomes[0]?.change);
+    const changes = await listChanges(store.db, { limit: 10 });
+    expect(changes.map((c) => c.change_type).sort()).toEqual(
+      later.outcomes[0]?.change ? ['NEW', later.outcomes[0].change].sort() : ['NEW'],
+    );
+    const early = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-01-01' });
+    expect(early.outcomes[0]).toMatchObject({ status: 'refused' });
+    expect(early.outcomes[0]?.problems.length).toBeGreaterThan(0);
+  });
+
+  it('a named provider without approved inputs is refused, and so is an unknown one', async () => {
+    await submit('alice', example('worked-example'));
+    const run = await publishRun(store, clock, { providers: [WORKED_ID, UNKNOWN_PROVIDER_ID] });
+    expect(run.outcomes.map((o) => o.reason)).toEqual(['no approved inputs', `no provider ${UNKNOWN_PROVIDER_ID}`]);
+    expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toEqual([]);
+  });
+});

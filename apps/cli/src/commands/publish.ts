@@ -1,0 +1,126 @@
+import type { RunOutcome, RunReport } from '@svc/api';
+import { Presets, SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { calendarDate } from '../calendar-date.js';
+import { CliError } from '../errors.js';
+import { type Environment, operations, withMigratedStore } from '../operations.js';
+import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+
+interface PublishOptions {
+  json?: boolean;
+  all?: boolean;
+  date?: string;
+  dryRun?: boolean;
+}
+
+export function registerPublish(program: Command, env: Environment): void {
+  withOutputOptions(
+    program
+      .command('publish')
+      .description(
+        'score providers from their approved inputs under the current framework and publish the results, one transaction per provider',
+      )
+      .argument('[provider_id...]', 'the providers to publish')
+      .option('--all', 'every provider with approved inputs')
+      .option('--date <YYYY-MM-DD>', "evaluate on this date instead of each document's evaluation_date", calendarDate)
+      .option('--dry-run', 'score and report what would happen; write nothing'),
+  ).action(async (providerIds: string[], options: PublishOptions) => {
+    process.exitCode = await publish(env, providerIds, options);
+  });
+}
+
+/** Exit 0 when every provider was published or unchanged, 1 when any was refused. */
+async function publish(env: Environment, providerIds: readonly string[], options: PublishOptions): Promise<number> {
+  if (providerIds.length > 0 && options.all) throw new CliError('usage', 'name providers or give --all, not both');
+  if (providerIds.length === 0 && !options.all) throw new CliError('usage', 'name the providers to publish, or --all');
+  const ops = await operations(env);
+  const progress = progressBar();
+  const report = await withMigratedStore(ops, (store) =>
+    ops.api.publishRun(store, ops.api.systemClock, {
+      providers: options.all ? 'all' : providerIds,
+      date: options.date,
+      dryRun: options.dryRun === true,
+      onProgress: progress.tick,
+    }),
+  ).finally(progress.stop);
+  if (options.json) printJson(report);
+  else printLines(...reportLines(report));
+  return report.counts.refused > 0 ? 1 : 0;
+}
+
+/** A progress bar on stderr, only for people watching a terminal and only when there is more than one provider. */
+function progressBar(): { tick(done: number, total: number, providerId: string): void; stop(): void } {
+  let bar: SingleBar | undefined;
+  return {
+    tick(done, total, providerId) {
+      if (!process.stderr.isTTY || total < 2) return;
+      if (!bar) {
+        bar = new SingleBar(
+          {
+            stream: process.stderr,
+            format: 'publishing [{bar}] {value}/{total} {provider}',
+            clearOnComplete: true,
+            hideCursor: true,
+          },
+          Presets.shades_classic,
+        );
+        bar.start(total, 0, { provider: '' });
+      }
+      bar.update(done, { provider: providerId });
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}
+
+function reportLines(report: RunReport): string[] {
+  const { published, unchanged, refused } = report.counts;
+  const date = report.evaluation_date ? `evaluated on ${report.evaluation_date}` : "each document's evaluation date";
+  const lines = [
+    report.dry_run
+      ? `Dry run (${report.framework_version}, ${date}): nothing was written; this is what publishing would do.`
+      : `Published under ${report.framework_version}, ${date}.`,
+  ];
+  if (report.outcomes.length === 0) return [...lines, 'No provider has approved inputs: nothing to publish.'];
+  lines.push(
+    renderTable(
+      [report.dry_run ? 'Would be' : 'Outcome', 'Providers'],
+      [
+        ['published', String(published)],
+        ['unchanged', String(unchanged)],
+        ['refused', String(refused)],
+      ],
+    ),
+  );
+  const moves = report.outcomes.filter((o) => o.change === 'BAND_CHANGE');
+  if (moves.length > 0) {
+    lines.push(
+      'Band moves:',
+      renderTable(
+        ['Provider', 'Provider id', 'From', 'To', 'Score'],
+        moves.map((o) => [nameOf(o), o.provider_id, o.previous_band ?? '-', o.risk_band ?? '-', score(o)]),
+      ),
+    );
+  }
+  const refusals = report.outcomes.filter((o) => o.status === 'refused');
+  if (refusals.length > 0) {
+    lines.push(
+      'Refused (not published):',
+      renderTable(
+        ['Provider', 'Provider id', 'Reason'],
+        refusals.map((o) => [nameOf(o), o.provider_id, o.reason ?? '']),
+      ),
+      ...refusals.flatMap((o) => o.problems.map((p) => `  ${o.provider_id}: ${p.path || '(document)'}: ${p.message}`)),
+    );
+  }
+  return lines;
+}
+
+function nameOf(o: RunOutcome): string {
+  return o.provider_name ?? '-';
+}
+
+function score(o: RunOutcome): string {
+  return o.final_score === null ? '-' : o.final_score.toFixed(2);
+}

@@ -1,0 +1,297 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Store } from '@svc/api';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  childEnv,
+  contentsOf,
+  type Env,
+  embedded,
+  freshSchema,
+  postgresAvailable,
+  storeOf,
+  svcIn,
+  svcJsonIn,
+} from './operations.js';
+import { BIN, EXAMPLES, folderOf, readExample, tempDir, WORKED_EXAMPLE, writeTemp } from './svc.js';
+
+interface Outcome {
+  provider_id: string;
+  status: 'published' | 'unchanged' | 'refused';
+  risk_indicator_id: string | null;
+  change: string | null;
+  reason: string | null;
+  problems: { path: string; message: string }[];
+}
+
+interface Report {
+  dry_run: boolean;
+  evaluation_date: string | null;
+  counts: { published: number; unchanged: number; refused: number };
+  outcomes: Outcome[];
+}
+
+const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
+const MISSING_ID = 'ae1837ad-8a0e-4dfb-aec7-52569069aef3';
+
+/** Submits by alice and approves by bob: the documents' providers have approved inputs. */
+function importAndApprove(vars: Env, path: string): string[] {
+  const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', path, '--by', 'alice');
+  expect(imported.status, imported.stderr).toBe(0);
+  const ids = imported.json.map((s) => s.provider_id);
+  const approved = svcIn(vars, 'inputs', 'approve', ...ids, '--by', 'bob');
+  expect(approved.status, approved.stderr).toBe(0);
+  return ids;
+}
+
+async function withStoreOf<T>(vars: Env, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = storeOf(vars);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+describe('svc publish', () => {
+  it('publishes approved inputs, then reports them unchanged on a second run', async () => {
+    const vars = await embedded();
+    importAndApprove(vars, WORKED_EXAMPLE);
+    const first = svcJsonIn<Report>(vars, 'publish', WORKED_ID);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.json.counts).toEqual({ published: 1, unchanged: 0, refused: 0 });
+    expect(first.json.outcomes[0]).toMatchObject({ provider_id: WORKED_ID, status: 'published', change: 'NEW' });
+    const second = svcIn(vars, 'publish', '--all');
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/│ unchanged +│ 1 +│/);
+    expect(second.stdout).toMatch(/│ published +│ 0 +│/);
+    await withStoreOf(vars, async (store) => {
+      const { counts } = await contentsOf(store);
+      expect(counts).toMatchObject({ indicator_history: 1, risk_indicators: 1, changelog: 1 });
+      const history = await store.db.selectFrom('indicator_history').selectAll().executeTakeFirstOrThrow();
+      const approval = await store.db
+        .selectFrom('approved_inputs')
+        .select('approved_at')
+        .where('status', '=', 'APPROVED')
+        .executeTakeFirstOrThrow();
+      expect(history.score_verified_at).toBe(approval.approved_at);
+    });
+  });
+
+  it('--dry-run scores and reports but writes nothing', async () => {
+    const vars = await embedded();
+    importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json']));
+    await withStoreOf(vars, async (store) => {
+      const before = await contentsOf(store);
+      const dry = svcJsonIn<Report>(vars, 'publish', '--all', '--dry-run');
+      expect(dry.status, dry.stderr).toBe(0);
+      expect(dry.json).toMatchObject({ dry_run: true, counts: { published: 2, unchanged: 0, refused: 0 } });
+      const text = svcIn(vars, 'publish', '--all', '--dry-run');
+      expect(text.stdout).toContain('nothing was written');
+      expect(await contentsOf(store)).toEqual(before);
+    });
+  });
+
+  it('--date moves the evaluation date: a new risk_indicator_id, and a SCORE_CHANGE entry or none', async () => {
+    const vars = await embedded();
+    importAndApprove(vars, WORKED_EXAMPLE);
+    const first = svcJsonIn<Report>(vars, 'publish', '--all').json.outcomes[0];
+    const moved = svcJsonIn<Report>(vars, 'publish', '--all', '--date', '2026-09-30');
+    expect(moved.status, moved.stderr).toBe(0);
+    const outcome = moved.json.outcomes[0];
+    expect(moved.json.evaluation_date).toBe('2026-09-30');
+    expect(outcome?.status).toBe('published');
+    expect(outcome?.risk_indicator_id).not.toBe(first?.risk_indicator_id);
+    expect([null, 'SCORE_CHANGE']).toContain(outcome?.change);
+    await withStoreOf(vars, async (store) => {
+      const { changelog, history } = await contentsOf(store);
+      expect(history.map((h) => h.risk_indicator_id)).toEqual([first?.risk_indicator_id, outcome?.risk_indicator_id]);
+      expect(changelog.map((c) => c.change_type)).toEqual(outcome?.change ? ['NEW', outcome.change] : ['NEW']);
+    });
+    // A date before the evidence: the document is not valid then, so it is refused with its problems.
+    const early = svcJsonIn<Report>(vars, 'publish', WORKED_ID, '--date', '2026-01-01');
+    expect(early.status).toBe(1);
+    expect(early.json.outcomes[0]?.status).toBe('refused');
+    expect(early.json.outcomes[0]?.problems[0]?.message).toMatch(/after the evaluation date 2026-01-01/);
+  });
+
+  it('an unpublishable document (missing inputs) is refused and not published: exit 1', async () => {
+    const vars = await embedded();
+    importAndApprove(vars, join(EXAMPLES, 'missing-inputs.json'));
+    const run = svcIn(vars, 'publish', MISSING_ID);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('Refused (not published):');
+    expect(run.stdout).toMatch(/confidence 0\.\d+ is below the publication threshold/);
+    expect(run.stderr).toBe('');
+    await withStoreOf(vars, async (store) => {
+      expect((await contentsOf(store)).counts).toMatchObject({
+        indicator_history: 0,
+        risk_indicators: 0,
+        changelog: 0,
+      });
+    });
+  });
+
+  it('bad usage exits 2: neither ids nor --all, both, a bad date', async () => {
+    const vars = await embedded();
+    const neither = svcIn(vars, 'publish');
+    expect(neither.status).toBe(2);
+    expect(neither.stderr).toBe('error: name the providers to publish, or --all\n');
+    expect(svcIn(vars, 'publish', WORKED_ID, '--all').status).toBe(2);
+    const date = svcJsonIn(vars, 'publish', '--all', '--date', '2026-02-30');
+    expect(date.status).toBe(2);
+    expect(date.json).toMatchObject({ code: 'usage' });
+  });
+
+  it('a provider without approved inputs is refused (exit 1)', async () => {
+    const vars = await embedded();
+    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
+    const run = svcJsonIn<Report>(vars, 'publish', WORKED_ID, 'no-such-provider');
+    expect(run.status).toBe(1);
+    expect(run.json.outcomes.map((o) => o.reason)).toEqual(['no approved inputs', 'no provider no-such-provider']);
+  });
+});
+
+describe.skipIf(!postgresAvailable)('svc publish on PostgreSQL', () => {
+  const drops: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    await Promise.all(drops.map((drop) => drop()));
+  });
+
+  it('imports, approves, publishes, then finds everything unchanged', async () => {
+    const schema = await freshSchema();
+    drops.push(schema.drop);
+    const vars = { DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
+    importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json', 'missing-inputs.json']));
+    const first = svcJsonIn<Report>(vars, 'publish', '--all');
+    expect(first.status).toBe(1);
+    expect(first.json.counts).toEqual({ published: 2, unchanged: 0, refused: 1 });
+    const second = svcJsonIn<Report>(vars, 'publish', '--all');
+    expect(second.json.counts).toEqual({ published: 0, unchanged: 2, refused: 1 });
+    await withStoreOf(vars, async (store) => {
+      expect((await contentsOf(store)).counts).toMatchObject({ indicator_history: 2, changelog: 2 });
+    });
+  });
+});
+
+// ---- crash safety ----
+
+const GENERATED = 200;
+/** Publications seen committed before the kill is sent: some, far from all. */
+const KILL_AFTER = 20;
+
+/** `n` valid documents: the worked example under new providers, with slightly different inputs. */
+async function generatedDocuments(n: number): Promise<string> {
+  const base = await readExample();
+  const dir = await tempDir();
+  for (let i = 0; i < n; i++) {
+    const doc = structuredClone(base);
+    doc.provider.id = randomUUID();
+    doc.provider.name = `Generated Lender ${String(i).padStart(4, '0')}`;
+    const set = (key: string, value: number) => {
+      const item = doc.inputs[key];
+      if (item) (item as { value: unknown }).value = value;
+    };
+    set('collateral_coverage_ratio', (110 + (i % 50)) / 100);
+    set('operating_history_years', 2 + (i % 9));
+    await writeTemp(`generated-${String(i).padStart(4, '0')}.json`, doc, dir);
+  }
+  return dir;
+}
+
+/** What the store holds for each provider: its pointer, history rows, indicator rows and NEW entries. */
+async function publicationState(store: Store) {
+  const providers = await store.db.selectFrom('providers').select(['id', 'current_seq']).execute();
+  const count = async (table: 'indicator_history' | 'risk_indicators') => {
+    const rows = await store.db
+      .selectFrom(table)
+      .select(['provider_id', (eb) => eb.fn.countAll().as('n')])
+      .groupBy('provider_id')
+      .execute();
+    return new Map(rows.map((r) => [r.provider_id, Number(r.n)]));
+  };
+  const history = await count('indicator_history');
+  const indicators = await count('risk_indicators');
+  const newRows = await store.db
+    .selectFrom('changelog')
+    .select(['provider_id', (eb) => eb.fn.countAll().as('n')])
+    .where('change_type', '=', 'NEW')
+    .groupBy('provider_id')
+    .execute();
+  const news = new Map(newRows.map((r) => [r.provider_id, Number(r.n)]));
+  return providers.map((p) => ({
+    id: p.id,
+    current: p.current_seq !== null,
+    history: history.get(p.id) ?? 0,
+    indicators: indicators.get(p.id) ?? 0,
+    news: news.get(p.id) ?? 0,
+  }));
+}
+
+const FULLY_PUBLISHED = { current: true, history: 1, indicators: 1, news: 1 };
+const UNTOUCHED = { current: false, history: 0, indicators: 0, news: 0 };
+
+describe('svc publish --all killed part-way (crash safety)', () => {
+  it('leaves every provider fully published or untouched; the next run publishes the rest exactly once', async () => {
+    const vars = await embedded();
+    const ids = importAndApprove(vars, await generatedDocuments(GENERATED));
+    expect(ids).toHaveLength(GENERATED);
+
+    const store = storeOf(vars);
+    try {
+      const child = spawn(process.execPath, [BIN, 'publish', '--all', '--json'], {
+        env: childEnv(vars),
+        stdio: 'ignore',
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once('exit', (code, signal) => resolve({ code, signal })),
+      );
+      let running = true;
+      void exited.then(() => {
+        running = false;
+      });
+      // Kill it as soon as a separate connection sees some publications committed.
+      let seen = 0;
+      while (running && seen < KILL_AFTER) {
+        const row = await store.db
+          .selectFrom('indicator_history')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow();
+        seen = Number(row.n);
+        if (seen < KILL_AFTER) await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      child.kill('SIGKILL');
+      const { signal } = await exited;
+      expect(signal, 'publish finished before it could be killed: make GENERATED larger').toBe('SIGKILL');
+
+      const afterKill = await publicationState(store);
+      expect(afterKill).toHaveLength(GENERATED);
+      const published = afterKill.filter((p) => p.current);
+      console.info(
+        `crash test: ${GENERATED} providers, ${seen} seen published when the kill was sent, ${published.length} published at the kill`,
+      );
+      expect(published.length).toBeGreaterThan(0);
+      expect(published.length).toBeLessThan(GENERATED);
+      for (const p of afterKill) {
+        const { id, ...state } = p;
+        expect(state, id).toEqual(p.current ? FULLY_PUBLISHED : UNTOUCHED);
+      }
+
+      const rerun = svcJsonIn<Report>(vars, 'publish', '--all');
+      expect(rerun.status, rerun.stderr).toBe(0);
+      expect(rerun.json.counts).toEqual({
+        published: GENERATED - published.length,
+        unchanged: published.length,
+        refused: 0,
+      });
+      const unchanged = new Set(rerun.json.outcomes.filter((o) => o.status === 'unchanged').map((o) => o.provider_id));
+      expect(unchanged).toEqual(new Set(published.map((p) => p.id)));
+      for (const { id, ...state } of await publicationState(store)) expect(state, id).toEqual(FULLY_PUBLISHED);
+      const { counts } = await contentsOf(store);
+      expect(counts).toMatchObject({ indicator_history: GENERATED, risk_indicators: GENERATED, changelog: GENERATED });
+    } finally {
+      await store.close();
+    }
+  });
+});
