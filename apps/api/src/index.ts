@@ -13,6 +13,29 @@ export {
   revokeKey,
 } from './services/access.js';
 export {
+  AdminError,
+  addIssuance,
+  type IssuanceChanges,
+  type IssuanceFields,
+  listIssuanceRecords,
+  listProviders,
+  listRequests,
+  type ProviderSummary,
+  REQUEST_STATUSES,
+  resolveRequest,
+  updateIssuance,
+  type Withdrawal,
+  withdrawProvider,
+} from './services/admin.js';
+export {
+  currentPublishedFramework,
+  type FrameworkRelease,
+  findRelease,
+  listReleases,
+  type PublishFrameworkResult,
+  publishFramework,
+} from './services/frameworks.js';
+export {
   approveInputs,
   listInputs,
   SubmissionError,

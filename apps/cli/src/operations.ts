@@ -89,6 +89,9 @@ export function explain(api: Api, error: unknown, config?: Config): unknown {
     const problems = error.problems.map((p) => ({ file: p.source, path: p.path, message: p.message }));
     return new CliError(code, error.message, { problems, cause: error });
   }
+  if (error instanceof api.AdminError) {
+    return new CliError(error.code, error.message, { problems: error.problems, cause: error });
+  }
   if (config && api.isStoreUnavailable(error)) return storeUnavailable(config, error);
   return error;
 }

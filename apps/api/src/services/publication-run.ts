@@ -25,6 +25,8 @@ export interface PublishRunRequest {
   dryRun?: boolean | undefined;
   /** Called after each provider, for a progress display. */
   onProgress?: ((done: number, total: number, providerId: string) => void) | undefined;
+  /** Publish under this signed-off framework instead of the current one (a newly published version). */
+  framework?: Framework | undefined;
 }
 
 /** What happened to one provider (or, in a dry run, what would). */
@@ -64,7 +66,7 @@ export interface RunReport {
  * untouched, and running it again publishes only the rest.
  */
 export async function publishRun(store: Store, clock: Clock, request: PublishRunRequest): Promise<RunReport> {
-  const framework = currentFramework();
+  const framework = request.framework ?? currentFramework();
   assertPublishable(framework);
   const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
   const outcomes: RunOutcome[] = [];

@@ -17,6 +17,7 @@ export interface Database {
   issuances: IssuancesTable;
   coverage_requests: CoverageRequestsTable;
   store_meta: StoreMetaTable;
+  framework_releases: FrameworkReleasesTable;
 }
 
 /** Every table, in dependency order. */
@@ -31,6 +32,7 @@ export const TABLES = [
   'issuances',
   'coverage_requests',
   'store_meta',
+  'framework_releases',
 ] as const satisfies readonly (keyof Database)[];
 
 // A table added to Database but not to TABLES fails to compile here.
@@ -169,4 +171,16 @@ export interface CoverageRequestsTable {
 export interface StoreMetaTable {
   key: string;
   value: string;
+}
+
+/** A framework version published: its definition's hash and the chief risk officer's sign-off. */
+export interface FrameworkReleasesTable {
+  version: string;
+  framework_version: string;
+  framework_sha256: string;
+  signed_off_by: string;
+  signed_off_at: string;
+  /** YYYY-MM-DD: the release is current from this date. */
+  effective_date: string;
+  published_at: string;
 }

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/0001-initial.js';
+import * as frameworkReleases from './migrations/0002-framework-releases.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -76,6 +77,7 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
 
 const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> }> = {
   '0001-initial': initial,
+  '0002-framework-releases': frameworkReleases,
 };
 
 /** Brings the schema up to date; safe to run again and from several processes at once. */

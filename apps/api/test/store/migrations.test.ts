@@ -9,6 +9,7 @@ const TABLES = [
   'approved_inputs',
   'changelog',
   'coverage_requests',
+  'framework_releases',
   'indicator_history',
   'issuances',
   'providers',
@@ -65,7 +66,7 @@ describe.each(engines)('migrations on %s', (engine) => {
   it('creates every table on a fresh store', async () => {
     const p = await place();
     const store = open(p);
-    expect(await migrateBesideOtherTests(store)).toEqual(['0001-initial']);
+    expect(await migrateBesideOtherTests(store)).toEqual(['0001-initial', '0002-framework-releases']);
     expect(await tableNames(store)).toEqual(TABLES);
   });
 
@@ -97,7 +98,7 @@ describe.each(engines)('migrations on %s', (engine) => {
     const a = open(p);
     const b = open(p);
     const ran = await Promise.all([migrateBesideOtherTests(a), migrateBesideOtherTests(b)]);
-    expect(ran.flat()).toEqual(['0001-initial']);
+    expect(ran.flat()).toEqual(['0001-initial', '0002-framework-releases']);
     expect(await tableNames(a)).toEqual(TABLES);
   });
 
@@ -117,7 +118,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       const mine = await freshLocation(engine);
       places.push(mine);
       const store = open(mine);
-      expect(await migrateBesideOtherTests(store)).toEqual(['0001-initial']);
+      expect(await migrateBesideOtherTests(store)).toEqual(['0001-initial', '0002-framework-releases']);
       expect(await tableNames(store)).toEqual(TABLES);
     },
   );

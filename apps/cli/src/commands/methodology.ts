@@ -1,38 +1,157 @@
+import type { RunReport } from '@svc/api';
 import type { CriterionDefinition, Framework } from '@svc/methodology';
 import type { Command } from 'commander';
+import { calendarDate } from '../calendar-date.js';
+import { asCliError, CliError } from '../errors.js';
+import { listJsonFiles } from '../files.js';
+import { compareOnInputs, type InputsComparison, type ProviderMove } from '../framework-compare-inputs.js';
 import { compareFrameworks, type DefinitionChange, type FrameworkComparison } from '../framework-diff.js';
-import { FRAMEWORK_OPTION, selectFramework } from '../framework-option.js';
+import { FRAMEWORK_FILE_OPTION, FRAMEWORK_OPTION, loadFrameworkFiles, selectFramework } from '../framework-option.js';
+import { type Environment, operations, withMigratedStore } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+import { reportLines } from './publish.js';
 
 interface ShowOptions {
   json?: boolean;
   framework?: string;
+  frameworkFile?: string[];
 }
 
 interface DiffOptions {
   json?: boolean;
+  inputs?: string;
+  date?: string;
+  frameworkFile?: string[];
 }
 
-export function registerMethodology(program: Command): void {
-  const group = program.command('methodology').description('show a framework, or compare two framework versions');
+interface PublishFrameworkOptions {
+  json?: boolean;
+  signedOffBy: string;
+}
+
+export function registerMethodology(program: Command, env: Environment = {}): void {
+  const group = program
+    .command('methodology')
+    .description('show a framework, compare two framework versions, or publish one');
   withOutputOptions(
     group
       .command('show')
       .description('print a framework: modules, criteria, scales, hard caps, bands, freshness, sign-off')
-      .option(...FRAMEWORK_OPTION),
-  ).action((options: ShowOptions) => {
-    show(selectFramework(options.framework), options);
+      .option(...FRAMEWORK_OPTION)
+      .option(...FRAMEWORK_FILE_OPTION),
+  ).action(async (options: ShowOptions) => {
+    show(selectFramework(options.framework, await loadFrameworkFiles(options.frameworkFile)), options);
   });
   withOutputOptions(
     group
       .command('diff')
-      .description("compare two framework versions' definitions")
+      .description("compare two framework versions' definitions, and with --inputs their scores on the same inputs")
       .argument('<a>', 'the first framework version, e.g. 1.0')
-      .argument('<b>', 'the second framework version'),
-  ).action((a: string, b: string, options: DiffOptions) => {
-    const comparison = compareFrameworks(selectFramework(a), selectFramework(b));
-    if (options.json) printJson(comparison);
-    else printLines(...comparisonLines(comparison));
+      .argument('<b>', 'the second framework version')
+      .option('--inputs <dir>', 'score every *.json approved-inputs document in this folder under both versions')
+      .option('--date <YYYY-MM-DD>', "evaluate on this date instead of each document's evaluation_date", calendarDate)
+      .option(...FRAMEWORK_FILE_OPTION),
+  ).action(async (a: string, b: string, options: DiffOptions) => {
+    if (options.date !== undefined && options.inputs === undefined)
+      throw new CliError('usage', '--date needs --inputs');
+    const drafts = await loadFrameworkFiles(options.frameworkFile);
+    const fa = selectFramework(a, drafts);
+    const fb = selectFramework(b, drafts);
+    const comparison = compareFrameworks(fa, fb);
+    if (options.inputs === undefined) {
+      if (options.json) printJson(comparison);
+      else printLines(...comparisonLines(comparison));
+      return;
+    }
+    const scores = await compareOnInputs(await listJsonFiles(options.inputs), fa, fb, options.date);
+    if (scores.failures.length > 0) {
+      if (!options.json && scores.providers.length > 0) printLines(...movesLines(scores));
+      throw inputsFailure(options.inputs, scores);
+    }
+    if (options.json) printJson({ ...comparison, inputs: options.inputs, providers: scores.providers });
+    else printLines(...comparisonLines(comparison), '', ...movesLines(scores));
+  });
+  withOutputOptions(
+    group
+      .command('publish')
+      .description(
+        "record the chief risk officer's sign-off of a framework version, make it current from its effective date and re-score every provider under it",
+      )
+      .argument('<version>', 'the framework version, e.g. 1.0')
+      .requiredOption('--signed-off-by <name>', 'the chief risk officer signing the framework off'),
+  ).action(async (version: string, options: PublishFrameworkOptions) => {
+    await publishFrameworkVersion(env, selectFramework(version), options);
+  });
+}
+
+async function publishFrameworkVersion(
+  env: Environment,
+  framework: Framework,
+  options: PublishFrameworkOptions,
+): Promise<void> {
+  const ops = await operations(env);
+  const today = ops.api.systemClock.now().toISOString().slice(0, 10);
+  const result = await withMigratedStore(ops, async (store) => {
+    let published: Awaited<ReturnType<typeof ops.api.publishFramework>>;
+    try {
+      published = await ops.api.publishFramework(store, ops.api.systemClock, {
+        framework,
+        signedOffBy: options.signedOffBy,
+      });
+    } catch (error) {
+      const cli = asCliError(error);
+      if (cli.code !== 'unknown_framework') throw error;
+      throw new CliError('invalid_value', cli.message, { cause: error });
+    }
+    const inForce = published.release.effective_date <= today;
+    const rescore = inForce
+      ? await ops.api.publishRun(store, ops.api.systemClock, { providers: 'all', framework: published.framework })
+      : null;
+    return { ...published, rescore };
+  });
+  const { release, created, rescore } = result;
+  if (options.json) {
+    printJson({ created, release, rescore });
+    return;
+  }
+  printLines(
+    created
+      ? `${release.framework_version} published: signed off by ${release.signed_off_by} on ${release.signed_off_at.slice(0, 10)}, current from ${release.effective_date}`
+      : `${release.framework_version} was already published (signed off by ${release.signed_off_by} on ${release.signed_off_at.slice(0, 10)}); nothing changed`,
+    `sha256 ${release.framework_sha256}`,
+    ...rescoreLines(rescore, release.effective_date),
+  );
+}
+
+function rescoreLines(report: RunReport | null, effective: string): string[] {
+  if (report === null) return [`Not yet in force: providers are re-scored under it from ${effective}.`];
+  return ['', 'Re-score of every provider with approved inputs:', ...reportLines(report)];
+}
+
+function movesLines(c: InputsComparison): string[] {
+  const a = c.from.framework_version;
+  const b = c.to.framework_version;
+  const moved = c.providers.filter((p) => p.band_move !== null).length;
+  return [
+    `Scores on the same inputs: ${a} -> ${b}; ${c.providers.length} providers, ${moved} band ${moved === 1 ? 'move' : 'moves'}`,
+    renderTable(
+      ['Provider', `Score ${a}`, `Band ${a}`, `Score ${b}`, `Band ${b}`, 'Delta', 'Band move'],
+      c.providers.map(moveRow),
+    ),
+  ];
+}
+
+function moveRow(p: ProviderMove): string[] {
+  return [p.name, p.a.final_score, p.a.risk_band, p.b.final_score, p.b.risk_band, p.delta, p.band_move ?? 'none'];
+}
+
+/** As `svc score` on a folder: every problem of every file; the worst failure sets the exit code. */
+function inputsFailure(dir: string, c: InputsComparison): CliError {
+  const worst = c.failures.reduce((x, y) => (y.exitCode > x.exitCode ? y : x));
+  const total = c.failures.length + c.providers.length;
+  return new CliError(worst.code, `${c.failures.length} of ${total} files in ${dir} could not be scored`, {
+    problems: c.failures.flatMap((f) => f.problemLines),
+    details: { providers: c.providers },
   });
 }
 

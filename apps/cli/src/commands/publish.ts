@@ -74,7 +74,8 @@ function progressBar(): { tick(done: number, total: number, providerId: string):
   };
 }
 
-function reportLines(report: RunReport): string[] {
+/** The run's report as people read it (also after `svc methodology publish`). */
+export function reportLines(report: RunReport): string[] {
   const { published, unchanged, refused } = report.counts;
   const date = report.evaluation_date ? `evaluated on ${report.evaluation_date}` : "each document's evaluation date";
   const lines = [

@@ -39,3 +39,7 @@ export async function resolveCoverageRequest(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+export async function findCoverageRequest(db: Kysely<Database>, id: string): Promise<CoverageRequestRow | undefined> {
+  return db.selectFrom('coverage_requests').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,117 @@
+import {
+  currentFramework,
+  defineFramework,
+  type Framework,
+  FrameworkError,
+  frameworks,
+  type SignOff,
+} from '@svc/methodology';
+import type { Clock } from '../clock.js';
+import { isoNow } from '../clock.js';
+import type { FrameworkReleasesTable } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+
+export type FrameworkRelease = FrameworkReleasesTable;
+
+export interface PublishFrameworkRequest {
+  /** The framework to publish: its definition must be the one the engine knows for its version. */
+  framework: Framework;
+  /** The chief risk officer signing it off. */
+  signedOffBy: string;
+}
+
+export interface PublishFrameworkResult {
+  /** False when this version was already published with this definition: nothing was written. */
+  created: boolean;
+  release: FrameworkRelease;
+  /** The framework with the recorded sign-off: publishable. */
+  framework: Framework;
+}
+
+/**
+ * Records the chief risk officer's sign-off of a framework version and makes it current from its
+ * effective date. Refused (FrameworkError) without a signer, for a version the engine does not know,
+ * or for a definition whose hash differs from the engine's for that version. Publishing the same
+ * version again returns the first release unchanged.
+ */
+export async function publishFramework(
+  store: Store,
+  clock: Clock,
+  request: PublishFrameworkRequest,
+): Promise<PublishFrameworkResult> {
+  const signedOffBy = request.signedOffBy.trim();
+  const { definition, sha256 } = request.framework;
+  if (signedOffBy === '') {
+    throw new FrameworkError(
+      `${definition.framework_version} has no chief risk officer sign-off: name who signed it off`,
+    );
+  }
+  const known = frameworks.get(definition.version);
+  if (!known) {
+    throw new FrameworkError(`the engine knows no framework version ${definition.version}: it cannot be published`);
+  }
+  if (known.sha256 !== sha256) {
+    throw new FrameworkError(
+      `${definition.framework_version} (sha256 ${sha256}) is not the definition the engine knows for version ${definition.version} (sha256 ${known.sha256})`,
+    );
+  }
+  const now = isoNow(clock);
+  const row: FrameworkRelease = {
+    version: definition.version,
+    framework_version: definition.framework_version,
+    framework_sha256: sha256,
+    signed_off_by: signedOffBy,
+    signed_off_at: now,
+    effective_date: definition.effective_date,
+    published_at: now,
+  };
+  const inserted = await store.db
+    .insertInto('framework_releases')
+    .values(row)
+    .onConflict((oc) => oc.column('version').doNothing())
+    .executeTakeFirst();
+  const created = Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+  const release = created ? row : await findRelease(store, definition.version);
+  if (!release) throw new Error(`framework release ${definition.version} vanished`);
+  return { created, release, framework: releasedFramework(release) };
+}
+
+export function findRelease(store: Store, version: string): Promise<FrameworkRelease | undefined> {
+  return store.db.selectFrom('framework_releases').selectAll().where('version', '=', version).executeTakeFirst();
+}
+
+export function listReleases(store: Store): Promise<FrameworkRelease[]> {
+  return store.db.selectFrom('framework_releases').selectAll().orderBy('effective_date').orderBy('version').execute();
+}
+
+/**
+ * The framework current on `date` (YYYY-MM-DD): the published release with the latest effective date
+ * on or before it; the engine's built-in signed-off framework while no release is recorded.
+ */
+export async function currentPublishedFramework(store: Store, date: string): Promise<Framework> {
+  const release = await store.db
+    .selectFrom('framework_releases')
+    .selectAll()
+    .where('effective_date', '<=', date)
+    .orderBy('effective_date', 'desc')
+    .orderBy('published_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return release ? releasedFramework(release) : currentFramework();
+}
+
+/** The engine's definition for a release, bound to the release's sign-off. */
+function releasedFramework(release: FrameworkRelease): Framework {
+  const known = frameworks.get(release.version);
+  if (!known || known.sha256 !== release.framework_sha256) {
+    throw new FrameworkError(
+      `published framework ${release.framework_version} (sha256 ${release.framework_sha256}) is not known to this engine`,
+    );
+  }
+  const signOff: SignOff = {
+    role: 'chief_risk_officer',
+    signed_off_by: release.signed_off_by,
+    signed_off_on: release.signed_off_at.slice(0, 10),
+  };
+  return defineFramework(known.definition, signOff);
+}

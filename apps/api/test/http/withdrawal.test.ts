@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { withdrawProvider } from '../../src/services/admin.js';
+import { manualClock } from '../support/clock.js';
+import { example, LOW_BAND_ID, WORKED_ID } from '../support/documents.js';
+import { publish, useServer } from '../support/server.js';
+import { engines } from '../support/stores.js';
+
+describe.each(engines)('a withdrawn provider on %s', (engine) => {
+  const clock = manualClock();
+  let key = '';
+  const server = useServer(
+    engine,
+    async (s) => {
+      await publish(s, example('worked-example'));
+      await publish(s, example('low-band'));
+      key = await s.key('PROFESSIONAL');
+    },
+    { clock },
+  );
+
+  const ids = async (path: string, withKey: boolean) => {
+    const res = await server().get(path, withKey ? { key } : {});
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: { id: string }[] }).data.map((p) => p.id).sort();
+  };
+
+  it('leaves every score list and its detail at once, and publishing again reinstates it with a NEW entry', async () => {
+    const both = [WORKED_ID, LOW_BAND_ID].sort();
+    expect(await ids('/api/v1/scores', true)).toEqual(both);
+    expect(await ids('/api/public/scores', false)).toEqual(both); // the public snapshot is built now
+    expect((await server().get(`/api/v1/scores/${WORKED_ID}`, { key })).status).toBe(200);
+
+    // Withdrawn in the store, as `svc provider withdraw` does from another process: only the
+    // publication version tells this instance its snapshot is stale.
+    const { store } = server().services;
+    await withdrawProvider(store, clock, WORKED_ID, 'ceased lending');
+    clock.advance(2000);
+
+    expect(await ids('/api/v1/scores', true)).toEqual([LOW_BAND_ID]);
+    expect(await ids('/api/public/scores', false)).toEqual([LOW_BAND_ID]);
+    expect((await server().get(`/api/v1/scores/${WORKED_ID}`, { key })).status).toBe(404);
+    const feed = await server().get('/api/public/changelog');
+    expect(feed.status).toBe(200);
+    const [latest] = ((await feed.json()) as { data: Record<string, unknown>[] }).data;
+    expect(latest).toMatchObject({
+      provider_id: WORKED_ID,
+      change_type: 'WITHDRAWN',
+      previous_score: 78.46,
+      previous_band: 'MEDIUM',
+      new_score: null,
+      new_band: null,
+      risk_indicator_id: null,
+    });
+
+    await publish(server(), example('worked-example'));
+    clock.advance(2000);
+    expect(await ids('/api/v1/scores', true)).toEqual(both);
+    expect(await ids('/api/public/scores', false)).toEqual(both);
+    expect((await server().get(`/api/v1/scores/${WORKED_ID}`, { key })).status).toBe(200);
+    const after = await server().get('/api/public/changelog');
+    const changes = ((await after.json()) as { data: { provider_id: string; change_type: string }[] }).data;
+    expect(changes.filter((c) => c.provider_id === WORKED_ID).map((c) => c.change_type)).toEqual([
+      'NEW',
+      'WITHDRAWN',
+      'NEW',
+    ]);
+  });
+});

@@ -1,0 +1,232 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  AdminError,
+  addIssuance,
+  type IssuanceFields,
+  listIssuanceRecords,
+  listProviders,
+  listRequests,
+  resolveRequest,
+  updateIssuance,
+  withdrawProvider,
+} from '../../src/services/admin.js';
+import { publishIndicator } from '../../src/services/publishing.js';
+import { listChanges } from '../../src/store/repositories/changelog.js';
+import { PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
+import { findCurrent, findProvider, listPublicHeadlines } from '../../src/store/repositories/providers.js';
+import { manualClock } from '../support/clock.js';
+import { exampleDocument, framework, UNKNOWN_PROVIDER_ID } from '../support/documents.js';
+import { engines, useFreshStore } from '../support/stores.js';
+import { storeContents } from './contents.js';
+
+const ISSUANCE: IssuanceFields = {
+  issuer_name: 'Example Sats Lending',
+  instrument_name: '8.00% Series A Preferred',
+  type: 'preferred_share',
+  status: 'ANNOUNCED',
+  currency: 'USD',
+  target_amount: '25000000.50',
+};
+
+describe.each(engines)('admin services on %s', (engine) => {
+  const store = useFreshStore(engine);
+  const clock = manualClock();
+  beforeEach(() => {
+    clock.set('2026-07-01T09:00:00.000Z');
+  });
+
+  const publishWorked = () =>
+    publishIndicator(store, clock, {
+      document: exampleDocument('worked-example'),
+      framework,
+      approvedAt: '2026-06-02T10:00:00.000Z',
+    });
+
+  const refused = async (work: Promise<unknown>, code: AdminError['code'], message: RegExp) => {
+    const error = await work.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AdminError);
+    expect((error as AdminError).code).toBe(code);
+    expect((error as AdminError).message).toMatch(message);
+    return error as AdminError;
+  };
+
+  describe('providers', () => {
+    it('withdraw: one transaction marks it withdrawn, writes WITHDRAWN and bumps the publication version', async () => {
+      const published = await publishWorked();
+      const id = exampleDocument('worked-example').provider.id;
+      expect(await listProviders(store)).toEqual([
+        {
+          id,
+          name: 'Example Sats Lending',
+          planner_type: 'btc',
+          final_score: 78.46,
+          risk_band: 'MEDIUM',
+          withdrawn: false,
+          withdrawn_at: null,
+        },
+      ]);
+      const version = Number(await readMeta(store.db, PUBLICATION_VERSION));
+      clock.set('2026-07-02T09:00:00.000Z');
+      const withdrawal = await withdrawProvider(store, clock, id, 'ceased lending');
+      expect(withdrawal).toEqual({
+        provider_id: id,
+        provider_name: 'Example Sats Lending',
+        withdrawn_at: '2026-07-02T09:00:00.000Z',
+        previous_score: 78.46,
+        previous_band: 'MEDIUM',
+        framework_version: published.indicator.framework_version,
+        reason: 'ceased lending',
+      });
+      expect(Number(await readMeta(store.db, PUBLICATION_VERSION))).toBe(version + 1);
+      const [entry] = await listChanges(store.db, { limit: 1 });
+      expect(entry).toMatchObject({
+        provider_id: id,
+        change_type: 'WITHDRAWN',
+        previous_score: 78.46,
+        previous_band: 'MEDIUM',
+        new_score: null,
+        new_band: null,
+        risk_indicator_id: null,
+        framework_version: published.indicator.framework_version,
+        changed_at: '2026-07-02T09:00:00.000Z',
+      });
+      expect(await findCurrent(store.db, id)).toBeUndefined();
+      expect(await listPublicHeadlines(store.db)).toEqual([]);
+      expect((await listProviders(store))[0]).toMatchObject({
+        final_score: null,
+        risk_band: null,
+        withdrawn: true,
+        withdrawn_at: '2026-07-02T09:00:00.000Z',
+      });
+
+      // Twice is refused and changes nothing; so is an unknown provider.
+      const before = await storeContents(store);
+      await refused(withdrawProvider(store, clock, id), 'invalid_value', /already withdrawn/);
+      await refused(withdrawProvider(store, clock, UNKNOWN_PROVIDER_ID), 'not_found', /^no provider /);
+      expect(await storeContents(store)).toEqual(before);
+
+      // Publishing again reinstates it with a NEW entry.
+      clock.set('2026-07-03T09:00:00.000Z');
+      expect(await publishWorked()).toMatchObject({ status: 'published', change: 'NEW' });
+      expect((await findProvider(store.db, id))?.withdrawn_at).toBeNull();
+      expect(await findCurrent(store.db, id)).toBeDefined();
+      const changes = await listChanges(store.db, { limit: 10 });
+      expect(changes.map((c) => c.change_type)).toEqual(['NEW', 'WITHDRAWN', 'NEW']);
+    });
+  });
+
+  describe('issuances', () => {
+    it('add stores exact decimal text and an iss_ id; update changes only the given fields', async () => {
+      const added = await addIssuance(store, clock, { ...ISSUANCE, coupon_rate_pct: '8', ticker: 'ESL.PA' });
+      expect(added).toEqual({
+        id: expect.stringMatching(/^iss_[0-9a-f]{24}$/),
+        ...ISSUANCE,
+        provider_id: null,
+        ticker: 'ESL.PA',
+        coupon_rate_pct: 8,
+        coupon_frequency: null,
+        expected_pricing_date: null,
+        announced_at: '2026-07-01T09:00:00.000Z',
+        updated_at: '2026-07-01T09:00:00.000Z',
+      });
+      clock.set('2026-07-05T09:00:00.000Z');
+      const updated = await updateIssuance(store, clock, added.id, {
+        status: 'PRICING',
+        expected_pricing_date: '2026-09-30',
+        coupon_frequency: 'quarterly',
+      });
+      expect(updated).toEqual({
+        ...added,
+        status: 'PRICING',
+        expected_pricing_date: '2026-09-30',
+        coupon_frequency: 'quarterly',
+        updated_at: '2026-07-05T09:00:00.000Z',
+      });
+      const bond = await addIssuance(store, clock, { ...ISSUANCE, type: 'bond', target_amount: '1000' });
+      expect((await listIssuanceRecords(store)).map((i) => i.id)).toEqual([bond.id, added.id]);
+      expect(await listIssuanceRecords(store, { type: 'bond' })).toEqual([bond]);
+      expect(await listIssuanceRecords(store, { status: 'PRICING' })).toEqual([updated]);
+    });
+
+    it('links a known provider; refuses bad data and unknown ids, writing nothing', async () => {
+      await publishWorked();
+      const providerId = exampleDocument('worked-example').provider.id;
+      const linked = await addIssuance(store, clock, { ...ISSUANCE, provider_id: providerId });
+      expect(linked.provider_id).toBe(providerId);
+      const before = await storeContents(store);
+      const bad: [Partial<IssuanceFields>, RegExp][] = [
+        [{ type: 'warrant' }, /type must be one of preferred_share, bond/],
+        [{ status: 'CLOSED' }, /status must be one of ANNOUNCED, PRICING/],
+        [{ target_amount: '-5' }, /positive decimal/],
+        [{ target_amount: 'lots' }, /positive decimal/],
+        [{ target_amount: '0' }, /greater than zero/],
+        [{ currency: 'usd' }, /ISO 4217/],
+        [{ expected_pricing_date: '2026-02-30' }, /calendar date/],
+        [{ coupon_rate_pct: '120' }, /coupon rate/],
+        [{ coupon_frequency: 'weekly' }, /coupon frequency/],
+        [{ issuer_name: '  ' }, /issuer name/],
+      ];
+      for (const [change, message] of bad) {
+        const error = await refused(addIssuance(store, clock, { ...ISSUANCE, ...change }), 'invalid_value', /issuance/);
+        expect(error.problems.map((p) => p.message).join('\n')).toMatch(message);
+        await refused(updateIssuance(store, clock, linked.id, change), 'invalid_value', /issuance/);
+      }
+      await refused(
+        addIssuance(store, clock, { ...ISSUANCE, provider_id: UNKNOWN_PROVIDER_ID }),
+        'not_found',
+        /no provider/,
+      );
+      await refused(
+        updateIssuance(store, clock, 'iss_000000000000000000000000', { status: 'PRICING' }),
+        'not_found',
+        /no issuance/,
+      );
+      await refused(updateIssuance(store, clock, linked.id, {}), 'invalid_value', /at least one field/);
+      await refused(listIssuanceRecords(store, { status: 'OPEN' }), 'invalid_value', /status must be/);
+      await refused(listIssuanceRecords(store, { type: 'warrant' }), 'invalid_value', /type must be/);
+      expect(await storeContents(store)).toEqual(before);
+    });
+  });
+
+  describe('coverage requests', () => {
+    const request = (id: string, receivedAt: string) =>
+      store.db
+        .insertInto('coverage_requests')
+        .values({
+          id,
+          provider_name: `Provider ${id}`,
+          website: null,
+          contact_email: null,
+          planner_type: null,
+          message: null,
+          fingerprint: id,
+          status: 'RECEIVED',
+          received_at: receivedAt,
+          resolved_at: null,
+          resolution: null,
+        })
+        .execute();
+
+    it('lists newest first, by status; resolves once', async () => {
+      await request('cr_a', '2026-06-01T00:00:00.000Z');
+      await request('cr_b', '2026-06-02T00:00:00.000Z');
+      expect((await listRequests(store)).map((r) => r.id)).toEqual(['cr_b', 'cr_a']);
+      const resolved = await resolveRequest(store, clock, 'cr_a', ' covered from August ');
+      expect(resolved).toMatchObject({
+        id: 'cr_a',
+        status: 'RESOLVED',
+        resolution: 'covered from August',
+        resolved_at: '2026-07-01T09:00:00.000Z',
+      });
+      expect(await listRequests(store, 'RESOLVED')).toEqual([resolved]);
+      expect((await listRequests(store, 'RECEIVED')).map((r) => r.id)).toEqual(['cr_b']);
+
+      const before = await storeContents(store);
+      await refused(resolveRequest(store, clock, 'cr_a', 'again'), 'invalid_value', /already resolved/);
+      await refused(resolveRequest(store, clock, 'cr_nope', 'x'), 'not_found', /no coverage request cr_nope/);
+      await refused(resolveRequest(store, clock, 'cr_b', '   '), 'invalid_value', /resolution/);
+      await refused(listRequests(store, 'OPEN'), 'invalid_value', /status must be one of RECEIVED, RESOLVED/);
+      expect(await storeContents(store)).toEqual(before);
+    });
+  });
+});

@@ -1,0 +1,123 @@
+import type { Store } from '@svc/api';
+import { describe, expect, it } from 'vitest';
+import { draft11 } from './draft-framework.js';
+import { type Env, embedded, storeOf, svcIn, svcJsonIn } from './operations.js';
+import { EXAMPLES, folderOf, svc, svcJson, writeTemp } from './svc.js';
+
+interface Move {
+  file: string;
+  name: string;
+  a: { final_score: string; risk_band: string };
+  b: { final_score: string; risk_band: string };
+  delta: string;
+  band_move: string | null;
+}
+
+async function draftFile(): Promise<string> {
+  return writeTemp('dcrf-1.1.json', draft11());
+}
+
+describe('svc methodology diff A B --inputs DIR', () => {
+  it('scores the same inputs under both versions side by side, with a draft from --framework-file', async () => {
+    const draft = await draftFile();
+    const run = svcJson('methodology', 'diff', '1.0', '1.1', '--inputs', EXAMPLES, '--framework-file', draft);
+    expect(run.status, run.stderr).toBe(0);
+    const body = run.json as { to: { framework_version: string }; changes: { path: string }[]; providers: Move[] };
+    expect(body.to.framework_version).toBe('DCRF v1.1');
+    expect(body.changes.map((c) => c.path)).toContain('hard_caps[HC-08]');
+    expect(body.providers).toHaveLength(5);
+    const low = body.providers.find((p) => p.file === 'low-band.json');
+    expect(low).toMatchObject({ delta: '-15.55', band_move: 'LOW -> MEDIUM' });
+    expect(low?.a).toMatchObject({ final_score: '95.54', risk_band: 'LOW' });
+    expect(low?.b).toMatchObject({ final_score: '79.99', risk_band: 'MEDIUM' });
+  });
+
+  it('prints a table of score and band moves per provider for people', async () => {
+    const draft = await draftFile();
+    const run = svc('methodology', 'diff', 'v1.0', 'DCRF v1.1', '--inputs', EXAMPLES, '--framework-file', draft);
+    expect(run.status, run.stderr).toBe(0);
+    for (const text of ['Score DCRF v1.0', 'Band DCRF v1.1', 'Example Harbour Custody', 'LOW -> MEDIUM', '-15.55']) {
+      expect(run.stdout).toContain(text);
+    }
+    expect(run.stdout).toMatch(/5 providers, \d+ band moves?/);
+  });
+
+  it('lists invalid documents as problems (exit 1) after the ones it could compare', async () => {
+    const dir = await folderOf(['worked-example.json']);
+    await writeTemp('broken.json', { not: 'inputs' }, dir);
+    const run = svc('methodology', 'diff', '1.0', '1.0', '--inputs', dir);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('Example Sats Lending');
+    expect(run.stderr).toContain('1 of 2 files');
+    expect(run.stderr).toContain('broken.json');
+  });
+
+  it('without --framework-file the draft is unknown (exit 2); a draft may not reuse a built-in version', async () => {
+    expect(svc('methodology', 'diff', '1.0', '1.1', '--inputs', EXAMPLES).status).toBe(2);
+    const clash = await writeTemp('clash.json', { ...draft11(), version: '1.0' });
+    const run = svc('methodology', 'diff', '1.0', '1.0', '--framework-file', clash);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('already known');
+  });
+
+  it('shows a draft as a draft', async () => {
+    const run = svc('methodology', 'show', '--framework', '1.1', '--framework-file', await draftFile());
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('DCRF v1.1');
+    expect(run.stdout).toContain('no sign-off');
+    expect(run.stdout).toContain('HC-08');
+  });
+});
+
+interface PublishJson {
+  created: boolean;
+  release: { version: string; signed_off_by: string; framework_sha256: string; effective_date: string };
+  rescore: { framework_version: string; counts: { published: number; unchanged: number; refused: number } } | null;
+}
+
+async function releasesIn(vars: Env) {
+  const store: Store = storeOf(vars);
+  try {
+    return await store.db.selectFrom('framework_releases').selectAll().execute();
+  } finally {
+    await store.close();
+  }
+}
+
+describe('svc methodology publish VERSION --signed-off-by NAME', () => {
+  it('records the sign-off, re-scores every provider with approved inputs, and is idempotent', async () => {
+    const vars = await embedded();
+    const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', EXAMPLES, '--by', 'alice');
+    expect(imported.status, imported.stderr).toBe(0);
+    const ids = imported.json.map((s) => s.provider_id);
+    expect(svcIn(vars, 'inputs', 'approve', ...ids, '--by', 'bob').status).toBe(0);
+
+    const run = svcJsonIn<PublishJson>(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.json.created).toBe(true);
+    expect(run.json.release).toMatchObject({
+      version: '1.0',
+      signed_off_by: 'Dana Risk',
+      effective_date: '2026-04-01',
+    });
+    expect(run.json.rescore?.framework_version).toBe('DCRF v1.0');
+    expect(run.json.rescore?.counts.published).toBeGreaterThan(0);
+    expect(await releasesIn(vars)).toHaveLength(1);
+
+    const again = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('was already published');
+    expect(again.stdout).toContain('Re-score of every provider');
+    expect(await releasesIn(vars)).toHaveLength(1);
+  });
+
+  it('refuses an unsigned framework and a version the engine does not know, writing nothing', async () => {
+    const vars = await embedded();
+    const unsigned = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', ' ');
+    expect(unsigned.status).toBe(1);
+    expect(unsigned.stderr).toContain('sign-off');
+    expect(svcIn(vars, 'methodology', 'publish', '1.0').status).toBe(2);
+    expect(svcIn(vars, 'methodology', 'publish', '1.1', '--signed-off-by', 'Dana Risk').status).toBe(2);
+    expect(await releasesIn(vars)).toEqual([]);
+  });
+});
