@@ -186,4 +186,3 @@ export type ChangelogEntry = z.infer<typeof ChangelogEntrySchema>;
 export type ChangelogQuery = z.infer<typeof ChangelogQuerySchema>;
 export type CoverageRequestBody = z.infer<typeof CoverageRequestBodySchema>;
 export type CoverageRequestReceipt = z.infer<typeof CoverageRequestResponseSchema>;
-export { PlannerTypeSchema };

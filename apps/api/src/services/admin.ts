@@ -11,7 +11,7 @@ import {
 } from '../store/repositories/coverage-requests.js';
 import { findIssuance, type IssuanceRow, listIssuances, upsertIssuance } from '../store/repositories/issuances.js';
 import { increment, PUBLICATION_VERSION } from '../store/repositories/meta.js';
-import { findIndicator, findProvider } from '../store/repositories/providers.js';
+import { findIndicator, findProvider, listProvidersWithIndicator } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
 
 /** An administrative verb refused: `not_found` for an unknown id, `invalid_value` for data it cannot take. */
@@ -42,20 +42,7 @@ export interface ProviderSummary {
 
 /** Every provider by name: its indicator in force (none before publication or after withdrawal) and whether it is withdrawn. */
 export async function listProviders(store: Store): Promise<ProviderSummary[]> {
-  const rows = await store.db
-    .selectFrom('providers')
-    .leftJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'providers.current_indicator_id')
-    .select([
-      'providers.id',
-      'providers.name',
-      'providers.planner_type',
-      'providers.withdrawn_at',
-      'risk_indicators.final_score',
-      'risk_indicators.risk_band',
-    ])
-    .orderBy('providers.name')
-    .orderBy('providers.id')
-    .execute();
+  const rows = await listProvidersWithIndicator(store.db);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

@@ -8,6 +8,12 @@ import {
 } from '@svc/methodology';
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
+import {
+  findRelease as findReleaseRow,
+  insertRelease,
+  listReleases as listReleaseRows,
+  releaseInForce,
+} from '../store/repositories/framework-releases.js';
 import type { FrameworkReleasesTable } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
@@ -65,23 +71,18 @@ export async function publishFramework(
     effective_date: definition.effective_date,
     published_at: now,
   };
-  const inserted = await store.db
-    .insertInto('framework_releases')
-    .values(row)
-    .onConflict((oc) => oc.column('version').doNothing())
-    .executeTakeFirst();
-  const created = Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+  const created = await insertRelease(store.db, row);
   const release = created ? row : await findRelease(store, definition.version);
   if (!release) throw new Error(`framework release ${definition.version} vanished`);
   return { created, release, framework: releasedFramework(release) };
 }
 
 export function findRelease(store: Store, version: string): Promise<FrameworkRelease | undefined> {
-  return store.db.selectFrom('framework_releases').selectAll().where('version', '=', version).executeTakeFirst();
+  return findReleaseRow(store.db, version);
 }
 
 export function listReleases(store: Store): Promise<FrameworkRelease[]> {
-  return store.db.selectFrom('framework_releases').selectAll().orderBy('effective_date').orderBy('version').execute();
+  return listReleaseRows(store.db);
 }
 
 /**
@@ -89,14 +90,7 @@ export function listReleases(store: Store): Promise<FrameworkRelease[]> {
  * on or before it; the engine's built-in signed-off framework while no release is recorded.
  */
 export async function currentPublishedFramework(store: Store, date: string): Promise<Framework> {
-  const release = await store.db
-    .selectFrom('framework_releases')
-    .selectAll()
-    .where('effective_date', '<=', date)
-    .orderBy('effective_date', 'desc')
-    .orderBy('published_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const release = await releaseInForce(store.db, date);
   return release ? releasedFramework(release) : currentFramework();
 }
 

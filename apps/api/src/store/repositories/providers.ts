@@ -171,3 +171,21 @@ export async function insertProviderIfAbsent(db: Kysely<Database>, row: Provider
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
 }
+
+/** Every provider by name with the score and band of the indicator it points at (withdrawn ones included). */
+export async function listProvidersWithIndicator(db: Kysely<Database>) {
+  return db
+    .selectFrom('providers')
+    .leftJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'providers.current_indicator_id')
+    .select([
+      'providers.id',
+      'providers.name',
+      'providers.planner_type',
+      'providers.withdrawn_at',
+      'risk_indicators.final_score',
+      'risk_indicators.risk_band',
+    ])
+    .orderBy('providers.name')
+    .orderBy('providers.id')
+    .execute();
+}

@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import type { Database, FrameworkReleasesTable } from '../schema.js';
+
+export type FrameworkReleaseRow = FrameworkReleasesTable;
+
+/** Records a release; a version released before is left as it was. Returns whether this call recorded it. */
+export async function insertRelease(db: Kysely<Database>, row: FrameworkReleaseRow): Promise<boolean> {
+  const inserted = await db
+    .insertInto('framework_releases')
+    .values(row)
+    .onConflict((oc) => oc.column('version').doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export function findRelease(db: Kysely<Database>, version: string): Promise<FrameworkReleaseRow | undefined> {
+  return db.selectFrom('framework_releases').selectAll().where('version', '=', version).executeTakeFirst();
+}
+
+export function listReleases(db: Kysely<Database>): Promise<FrameworkReleaseRow[]> {
+  return db.selectFrom('framework_releases').selectAll().orderBy('effective_date').orderBy('version').execute();
+}
+
+/** The release in force on a date: the latest effective on or before it (the later publication on a tie). */
+export function releaseInForce(db: Kysely<Database>, date: string): Promise<FrameworkReleaseRow | undefined> {
+  return db
+    .selectFrom('framework_releases')
+    .selectAll()
+    .where('effective_date', '<=', date)
+    .orderBy('effective_date', 'desc')
+    .orderBy('published_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
