@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseSchedule } from './services/webhooks/schedule.js';
 
 /** The only module that reads process.env: one validated configuration object. */
 
@@ -35,7 +36,41 @@ const EnvSchema = z.object({
   SVC_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   SVC_MCP_ENABLED: bool.default(false),
+  SVC_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE)
+    .transform((text, ctx) => {
+      try {
+        return parseSchedule(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  SVC_WEBHOOK_TIMEOUT: duration('15s', 100, 60_000),
+  SVC_WEBHOOK_POLL_INTERVAL: duration('1s', 10, 60_000),
+  SVC_WEBHOOK_CONCURRENCY: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(256).default(16),
+  SVC_WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
+  SVC_WEBHOOK_DISPATCH: bool.default(true),
 });
+
+/** A duration such as `15s` or `500ms`, within bounds, as milliseconds. */
+function duration(fallback: string, minMs: number, maxMs: number) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === null || ms < minMs || ms > maxMs) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration from ${minMs} ms to ${maxMs / 1000} s, e.g. 15s or 500ms`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
 
 export interface Config {
   port: number;
@@ -52,6 +87,17 @@ export interface Config {
   storeTimeoutMs: number;
   shutdownGraceMs: number;
   mcpEnabled: boolean;
+  webhooks: {
+    /** Delays before each retry, in milliseconds. */
+    retrySchedule: number[];
+    timeoutMs: number;
+    pollMs: number;
+    concurrency: number;
+    /** Plain http to loopback receivers (development and tests only). */
+    allowLoopback: boolean;
+    /** Whether `svc serve` runs a dispatcher (false when `svc webhooks dispatch` runs apart). */
+    dispatch: boolean;
+  };
 }
 
 export class ConfigError extends Error {
@@ -83,6 +129,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     storeTimeoutMs: e.SVC_STORE_TIMEOUT_MS,
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
     mcpEnabled: e.SVC_MCP_ENABLED,
+    webhooks: {
+      retrySchedule: e.SVC_WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: e.SVC_WEBHOOK_TIMEOUT,
+      pollMs: e.SVC_WEBHOOK_POLL_INTERVAL,
+      concurrency: e.SVC_WEBHOOK_CONCURRENCY,
+      allowLoopback: e.SVC_WEBHOOK_ALLOW_LOOPBACK,
+      dispatch: e.SVC_WEBHOOK_DISPATCH,
+    },
   };
 }
 

@@ -1,7 +1,14 @@
 export { type Clock, systemClock } from './clock.js';
 export { type Config, ConfigError, loadConfig } from './config.js';
 export { buildApp } from './http/app.js';
-export { closeServices, createLogger, createServices, type RunningServer, startServer } from './server.js';
+export {
+  closeServices,
+  createDispatcher,
+  createLogger,
+  createServices,
+  type RunningServer,
+  startServer,
+} from './server.js';
 export {
   AccessError,
   createKey,
@@ -10,7 +17,10 @@ export {
   hashKey,
   KEY_PREFIX,
   listKeys,
+  MAX_SECRET_OVERLAP_MS,
+  type RotatedSecret,
   revokeKey,
+  rotateWebhookSecret,
 } from './services/access.js';
 export {
   AdminError,
@@ -27,6 +37,7 @@ export {
   type Withdrawal,
   withdrawProvider,
 } from './services/admin.js';
+export { ServiceError } from './services/errors.js';
 export {
   currentPublishedFramework,
   type FrameworkRelease,
@@ -51,7 +62,10 @@ export { type ChangeType, type PublishOutcome, publishIndicator } from './servic
 export { MemoryRateLimiter, RedisRateLimiter } from './services/rate-limit.js';
 export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
 export type { Services } from './services/services.js';
+export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
+export { parseDuration } from './services/webhooks/schedule.js';
 export { findIssuance, type IssuanceRow, upsertIssuance } from './store/repositories/issuances.js';
 export { findProvider, type ProviderRow } from './store/repositories/providers.js';
+export { endpointSummaries } from './store/repositories/webhooks.js';
 export { TABLES } from './store/schema.js';
 export { isStoreUnavailable, migrate, openStore, type Store, type StoreLocation } from './store/store.js';

@@ -1,31 +1,39 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { KeyAuthenticator } from './services/access.js';
 import { PublicSnapshot } from './services/public-snapshot.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/rate-limit.js';
+import { loadMasterKey, secretBox } from './services/secrets.js';
 import type { Services } from './services/services.js';
-import { migrate, openStore, type StoreLocation } from './store/store.js';
+import { WebhookDispatcher } from './services/webhooks/dispatcher.js';
+import { migrate, openStore, type Store, type StoreLocation } from './store/store.js';
 
 export interface ServiceOptions {
   clock?: Clock;
   logger?: Logger;
   /** Overrides where the store is (tests: a PostgreSQL schema of their own). */
   storeLocation?: StoreLocation;
+  /** Run a webhook dispatcher in this process (default: SVC_WEBHOOK_DISPATCH). */
+  dispatch?: boolean;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({
-    level: config.logLevel,
-    base: { service: 'svc-api' },
-    redact: {
-      paths: ['key', 'api_key', 'secret', 'webhook_secret', '*.key', '*.secret', 'headers'],
-      censor: '[redacted]',
+/** Logs to stdout unless `destination` says otherwise (a CLI command whose stdout is its result logs to stderr). */
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level: config.logLevel,
+      base: { service: 'svc-api' },
+      redact: {
+        paths: ['key', 'api_key', 'secret', 'webhook_secret', '*.key', '*.secret', 'headers'],
+        censor: '[redacted]',
+      },
     },
-  });
+    destination,
+  );
 }
 
 /** Opens the store (and migrates it), the limiter and the caches: everything a request handler uses. */
@@ -44,6 +52,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     // Limit through Redis from the first request when it answers; start degraded, not failed, when it does not.
     await limiter.ready(1500).catch(() => undefined);
   }
+  const webhookPolicy = { allowLoopback: config.webhooks.allowLoopback };
+  const dispatcher = (options.dispatch ?? config.webhooks.dispatch) ? createDispatcher(config, store, logger) : null;
   return {
     store,
     clock,
@@ -54,7 +64,23 @@ export async function createServices(config: Config, options: ServiceOptions = {
     startedAt: clock.now(),
     siteUrl: config.siteUrl,
     mcpEnabled: config.mcpEnabled,
+    webhookPolicy,
+    dispatcher,
   };
+}
+
+/** A webhook dispatcher over the store, with the configured schedule, timeout and URL rules. */
+export function createDispatcher(config: Config, store: Store, logger: Logger): WebhookDispatcher {
+  return new WebhookDispatcher({
+    store,
+    box: secretBox(loadMasterKey(config.masterKey, config.dataDir)),
+    logger,
+    policy: { allowLoopback: config.webhooks.allowLoopback },
+    schedule: config.webhooks.retrySchedule,
+    timeoutMs: config.webhooks.timeoutMs,
+    pollMs: config.webhooks.pollMs,
+    concurrency: config.webhooks.concurrency,
+  });
 }
 
 function createLimiter(config: Config, clock: Clock, logger: Logger): RateLimiter {
@@ -93,6 +119,7 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
     await closeServices(services);
     throw error;
   });
+  services.dispatcher?.start();
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -115,6 +142,8 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  // The attempts in flight finish (each within the webhook timeout) before the store closes.
+  await services.dispatcher?.stop();
   await services.limiter.close();
   await services.store.close();
 }

@@ -11,6 +11,7 @@ import { registerRequests } from './commands/requests.js';
 import { registerScore } from './commands/score.js';
 import { registerServe } from './commands/serve.js';
 import { registerVerify } from './commands/verify.js';
+import { registerWebhooks } from './commands/webhooks.js';
 import { registerWorkspace } from './commands/workspace.js';
 import type { Environment } from './operations.js';
 import { modeOf, reportError } from './output.js';
@@ -24,7 +25,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 export function buildProgram(env: Environment = {}): Command {
   const program = new Command('svc')
     .description(
-      'Risk Indicator Scoring Service: score approved inputs, verify computation packages, read frameworks, submit, approve and publish inputs, run the API and administer it',
+      'Risk Indicator Scoring Service: score approved inputs, verify computation packages, read frameworks, submit, approve and publish inputs, run the API, dispatch its webhooks and administer it',
     )
     .version(version)
     .exitOverride()
@@ -41,6 +42,7 @@ export function buildProgram(env: Environment = {}): Command {
   registerDb(program, env);
   registerWorkspace(program, env);
   registerKey(program, env);
+  registerWebhooks(program, env);
   return program;
 }
 

@@ -8,6 +8,7 @@ export const PlannerTypeSchema = z.enum(['btc', 'fiat', 'stablecoin']).meta({ id
 export const RiskBandSchema = z
   .enum(['LOW', 'MEDIUM', 'ELEVATED', 'HIGH', 'SEVERE'])
   .meta({ id: 'RiskBand', description: 'From lowest risk (LOW) to highest (SEVERE).' });
+export type RiskBand = z.infer<typeof RiskBandSchema>;
 
 export const UuidSchema = z
   .string()

@@ -23,6 +23,16 @@ import {
   ScoresListResponseSchema,
   ScoresQuerySchema,
 } from './scores.js';
+import {
+  DeliveriesQuerySchema,
+  DeliveriesResponseSchema,
+  DeliveryParamsSchema,
+  WebhookCreateBodySchema,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookParamsSchema,
+  WebhooksListResponseSchema,
+} from './webhooks.js';
 
 /** Which limit a route spends: the key's hourly budget, or a per-client-IP public limit. */
 export type LimitName = 'key' | 'public_scores' | 'public_changelog' | 'score_request' | 'none';
@@ -41,7 +51,7 @@ export interface Endpoint {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
-  success: { status: 200 | 202; description: string; contentType: string; schema?: z.ZodType };
+  success: { status: 200 | 201 | 202 | 204; description: string; contentType?: string; schema?: z.ZodType };
   errors: ErrorCode[];
 }
 
@@ -212,6 +222,92 @@ export const endpoints = {
     body: CoverageRequestBodySchema,
     success: { status: 202, description: 'Received.', contentType: json, schema: CoverageRequestResponseSchema },
     errors: ['invalid_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable'],
+  },
+  createWebhook: {
+    operationId: 'createWebhook',
+    method: 'post',
+    path: '/api/v1/webhooks',
+    summary: 'Register a webhook endpoint',
+    description:
+      'Events are POSTed to the URL signed with the workspace secret (`x-svc-signature`, and the Standard Webhooks headers). ' +
+      'https only; a URL whose host is or resolves to a private, loopback, link-local or metadata address is refused. ' +
+      'At most 20 endpoints per workspace.',
+    tag: 'Webhooks',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    body: WebhookCreateBodySchema,
+    success: { status: 201, description: 'Registered.', contentType: json, schema: WebhookEndpointSchema },
+    errors: ['invalid_request', 'too_many_webhooks', 'payload_too_large', 'unsupported_media_type', ...keyed],
+  },
+  listWebhooks: {
+    operationId: 'listWebhooks',
+    method: 'get',
+    path: '/api/v1/webhooks',
+    summary: "The workspace's webhook endpoints",
+    tag: 'Webhooks',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    success: {
+      status: 200,
+      description: 'Every endpoint, oldest first.',
+      contentType: json,
+      schema: WebhooksListResponseSchema,
+    },
+    errors: [...keyed],
+  },
+  deleteWebhook: {
+    operationId: 'deleteWebhook',
+    method: 'delete',
+    path: '/api/v1/webhooks/{webhookId}',
+    summary: 'Remove a webhook endpoint',
+    description: 'Its pending deliveries are cancelled and nothing more is sent to it; its delivery log goes with it.',
+    tag: 'Webhooks',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: WebhookParamsSchema,
+    success: { status: 204, description: 'Removed.' },
+    errors: ['invalid_request', 'not_found', ...keyed],
+  },
+  listDeliveries: {
+    operationId: 'listDeliveries',
+    method: 'get',
+    path: '/api/v1/webhooks/{webhookId}/deliveries',
+    summary: "A webhook endpoint's delivery log, newest first",
+    description: 'Each delivery with its attempts: status code, error and timing of every try.',
+    tag: 'Webhooks',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: WebhookParamsSchema,
+    query: DeliveriesQuerySchema,
+    success: { status: 200, description: 'A page of deliveries.', contentType: json, schema: DeliveriesResponseSchema },
+    errors: ['invalid_request', 'not_found', ...keyed],
+  },
+  redeliver: {
+    operationId: 'redeliver',
+    method: 'post',
+    path: '/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+    summary: 'Send a delivery again',
+    description:
+      'A new delivery of the same event (same event id and body), attempted at once and retried like any other.',
+    tag: 'Webhooks',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: DeliveryParamsSchema,
+    success: { status: 202, description: 'Queued.', contentType: json, schema: WebhookDeliverySchema },
+    errors: ['invalid_request', 'not_found', 'webhook_disabled', ...keyed],
+  },
+  testWebhook: {
+    operationId: 'testWebhook',
+    method: 'post',
+    path: '/api/v1/webhooks/{webhookId}/test',
+    summary: 'Send a ping event to a webhook endpoint',
+    description: 'Queues a signed `ping` event for this endpoint only; follow it in the delivery log.',
+    tag: 'Webhooks',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: WebhookParamsSchema,
+    success: { status: 202, description: 'Queued.', contentType: json, schema: WebhookDeliverySchema },
+    errors: ['invalid_request', 'not_found', 'webhook_disabled', ...keyed],
   },
 } satisfies Record<string, Endpoint>;
 

@@ -38,6 +38,16 @@ export const ERROR_CODES = {
     title: 'Not acceptable',
     about: 'The `Accept` header excludes every media type the endpoint serves.',
   },
+  webhook_disabled: {
+    status: 409,
+    title: 'Webhook endpoint disabled',
+    about: 'The receiver answered 410 Gone, so the endpoint was disabled; register the URL again to resume.',
+  },
+  too_many_webhooks: {
+    status: 409,
+    title: 'Too many webhook endpoints',
+    about: 'A workspace has at most 20 webhook endpoints; remove one first.',
+  },
   payload_too_large: { status: 413, title: 'Payload too large', about: 'Request bodies are limited to 64 KiB.' },
   unsupported_media_type: {
     status: 415,

@@ -4,3 +4,4 @@ export * from './errors.js';
 export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './openapi.js';
 export * from './resources.js';
 export * from './scores.js';
+export * from './webhooks.js';

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { z } from 'zod';
 import { type Endpoint, endpoints, PUBLIC_LIMITS, TIER_HOURLY_LIMIT } from './endpoints.js';
 import { ERROR_CODES, ProblemSchema } from './errors.js';
+import { WEBHOOK_EVENT_SCHEMAS, WEBHOOK_HEADERS } from './webhooks.js';
 
 const rateLimitHeaders = {
   RateLimit: {
@@ -26,7 +27,9 @@ function routeOf(e: Endpoint): RouteConfig {
     [e.success.status]: {
       description: e.success.description,
       ...(e.limit !== 'none' ? { headers: rateLimitHeaders } : {}),
-      content: { [e.success.contentType]: { schema: e.success.schema ?? z.string() } },
+      ...(e.success.contentType
+        ? { content: { [e.success.contentType]: { schema: e.success.schema ?? z.string() } } }
+        : {}),
     },
   };
   for (const code of new Set(e.errors)) {
@@ -53,6 +56,44 @@ function routeOf(e: Endpoint): RouteConfig {
     ...(e.tier ? { security: [{ ApiKey: [] }] } : {}),
     request,
     responses,
+  };
+}
+
+const deliveryHeaders = z.object({
+  [WEBHOOK_HEADERS.signature]: z.string().meta({
+    description: 'Hex HMAC-SHA-256 of the raw body, keyed with the UTF-8 bytes of the workspace secret as shown.',
+  }),
+  [WEBHOOK_HEADERS.previousSignature]: z
+    .string()
+    .optional()
+    .meta({ description: 'During a secret rotation overlap: the same signature under the previous secret.' }),
+  [WEBHOOK_HEADERS.eventId]: z.string().meta({ description: 'The event id, the same on every retry.' }),
+  [WEBHOOK_HEADERS.timestamp]: z.string().meta({ description: 'Unix seconds of this attempt.' }),
+  [WEBHOOK_HEADERS.attempt]: z.string().meta({ description: 'Attempt number, from 1.' }),
+  [WEBHOOK_HEADERS.standardId]: z.string().meta({ description: 'Standard Webhooks: the event id.' }),
+  [WEBHOOK_HEADERS.standardTimestamp]: z.string().meta({ description: 'Standard Webhooks: unix seconds.' }),
+  [WEBHOOK_HEADERS.standardSignature]: z.string().meta({
+    description:
+      'Standard Webhooks: `v1,<base64 HMAC of id.timestamp.body>` (two, space-separated, during a rotation).',
+  }),
+});
+
+/** An event as OpenAPI 3.1 describes webhooks: the request the service makes to the consumer's endpoint. */
+function webhookOf(type: string, schema: z.ZodType): RouteConfig {
+  return {
+    method: 'post',
+    path: type,
+    operationId: `webhook_${type.replace(/\./g, '_')}`,
+    summary: `The ${type} event`,
+    description: schema.description ?? type,
+    tags: ['Webhooks'],
+    request: {
+      headers: deliveryHeaders,
+      body: { required: true, content: { 'application/json': { schema } } },
+    },
+    responses: {
+      200: { description: 'Any 2xx: delivered. 410 disables the endpoint; anything else is retried.' },
+    },
   };
 }
 
@@ -94,11 +135,13 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
   });
   for (const e of Object.values(endpoints) as Endpoint[]) registry.registerPath(routeOf(e));
   for (const page of sitePages) registry.registerPath(page);
+  for (const [type, schema] of Object.entries(WEBHOOK_EVENT_SCHEMAS)) registry.registerWebhook(webhookOf(type, schema));
 
   const limits = Object.entries(TIER_HOURLY_LIMIT)
     .map(([tier, n]) => `${tier} ${n.toLocaleString('en-US')}`)
     .join(', ');
-  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  const document = generator.generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Risk Indicator Scoring Service API',
@@ -114,9 +157,13 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       { name: 'Issuances' },
       { name: 'Status' },
       { name: 'Public' },
+      { name: 'Webhooks' },
       { name: 'Site' },
     ],
   });
+  // The generator builds `components` before it generates `webhooks`, so the event schemas would be
+  // missing: collect the components again now that every reference has been seen.
+  document.components = generator.generateComponents().components;
   return document as unknown as OpenApiDocument;
 }
 

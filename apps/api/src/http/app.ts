@@ -5,6 +5,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import helmet from 'helmet';
 import { z } from 'zod';
 import type { Caller } from '../services/access.js';
+import { ServiceError } from '../services/errors.js';
 import type { LimitDecision } from '../services/rate-limit.js';
 import type { Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
@@ -297,6 +298,11 @@ function problemFor(services: Services) {
   return (error: unknown, req: Request, res: Response): void => {
     if (error instanceof ApiError) {
       sendProblem(req, res, error);
+      return;
+    }
+    if (error instanceof ServiceError) {
+      const extra = error.problems.length > 0 ? { errors: error.problems } : {};
+      sendProblem(req, res, new ApiError(error.code, error.message, extra));
       return;
     }
     if (isStoreUnavailable(error)) {

@@ -4,7 +4,8 @@ import { ApiError } from './problem.js';
 
 /** Parses one part of a request with its contract schema, or throws invalid_request listing every problem. */
 export function parsePart<T extends z.ZodType>(schema: T, value: unknown, part: 'path' | 'query' | 'body'): z.infer<T> {
-  const parsed = schema.safeParse(value);
+  // zod 4 leaves `issue.input` out unless asked; messageOf needs it to tell a missing value from a wrong one.
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
   const errors: FieldProblem[] = parsed.error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {

@@ -43,15 +43,59 @@ export async function createWorkspace(
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) throw new AccessError('a workspace name is 1 to 200 characters');
   const id = newId('ws');
-  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const secret = newWebhookSecret();
   await insertWorkspace(store.db, {
     id,
     name: trimmed,
     webhook_secret_enc: box.seal(secret),
+    previous_webhook_secret_enc: null,
+    previous_secret_expires_at: null,
     mcp_enabled: 0,
     created_at: isoNow(clock),
   });
   return { workspace_id: id, webhook_secret: secret };
+}
+
+/** `whsec_` and 32 random bytes in base64: the form Standard Webhooks libraries take as it is. */
+const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+export interface RotatedSecret {
+  workspace_id: string;
+  webhook_secret: string;
+  /** Until when the previous secret still signs (a second signature on every delivery); null without overlap. */
+  previous_secret_valid_until: string | null;
+}
+
+/** The longest overlap a rotation may give the previous secret. */
+export const MAX_SECRET_OVERLAP_MS = 7 * 86_400_000;
+
+/**
+ * Issues a new webhook signing secret, shown once. For `overlapMs` the previous one keeps signing
+ * too (`x-svc-signature-previous`, and a second `v1,` signature in `webhook-signature`), so receivers
+ * can switch without refusing a genuine delivery; 0 ends the old secret at once.
+ */
+export async function rotateWebhookSecret(
+  store: Store,
+  box: SecretBox,
+  clock: Clock,
+  workspaceId: string,
+  overlapMs: number,
+): Promise<RotatedSecret> {
+  if (!Number.isSafeInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_SECRET_OVERLAP_MS) {
+    throw new AccessError('the overlap must be from 0 to 7 days');
+  }
+  const secret = newWebhookSecret();
+  return store.db.transaction().execute(async (tx) => {
+    const workspace = await findWorkspace(tx, workspaceId);
+    if (!workspace) throw new AccessError(`no workspace ${workspaceId}`);
+    const until = overlapMs > 0 ? new Date(clock.now().getTime() + overlapMs).toISOString() : null;
+    await updateWorkspace(tx, workspaceId, {
+      webhook_secret_enc: box.seal(secret),
+      previous_webhook_secret_enc: until ? workspace.webhook_secret_enc : null,
+      previous_secret_expires_at: until,
+    });
+    return { workspace_id: workspaceId, webhook_secret: secret, previous_secret_valid_until: until };
+  });
 }
 
 export async function enableMcp(store: Store, workspaceId: string, enabled: boolean): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ISSUANCE_STATUSES, ISSUANCE_TYPES, UuidSchema } from '@svc/contracts';
+import { ISSUANCE_STATUSES, ISSUANCE_TYPES, type RiskBand, UuidSchema } from '@svc/contracts';
 import { z } from 'zod';
 import { type Clock, isoNow } from '../clock.js';
 import { insertChange } from '../store/repositories/changelog.js';
@@ -13,6 +13,8 @@ import { findIssuance, type IssuanceRow, listIssuances, upsertIssuance } from '.
 import { increment, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import { findIndicator, findProvider, listProvidersWithIndicator } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
+import { issuanceResource } from './served.js';
+import { emitEvent } from './webhooks/events.js';
 
 /** An administrative verb refused: `not_found` for an unknown id, `invalid_value` for data it cannot take. */
 export class AdminError extends Error {
@@ -108,7 +110,7 @@ export async function withdrawProvider(
       risk_indicator_id: null,
       changed_at: now,
     });
-    return {
+    const withdrawal = {
       provider_id: providerId,
       provider_name: provider.name,
       withdrawn_at: now,
@@ -117,6 +119,12 @@ export async function withdrawProvider(
       framework_version: current.framework_version,
       reason: why,
     };
+    await emitEvent(tx, {
+      type: 'risk_indicator.withdrawn',
+      at: now,
+      data: { ...withdrawal, previous_band: current.risk_band as RiskBand },
+    });
+    return withdrawal;
   });
 }
 
@@ -241,8 +249,8 @@ export async function addIssuance(store: Store, clock: Clock, input: IssuanceFie
 }
 
 /**
- * Changes the given fields of an issuance; the others keep their values. (The design's
- * `issuance.updated` webhook event is not emitted: webhooks do not exist yet.)
+ * Changes the given fields of an issuance; the others keep their values. When a value changed, an
+ * `issuance.updated` webhook event names the changed fields, in the same transaction.
  */
 export async function updateIssuance(
   store: Store,
@@ -261,8 +269,19 @@ export async function updateIssuance(
       ...given,
     });
     await checkProvider(tx, fields.provider_id);
-    const row = rowOf(id, fields, existing.announced_at, isoNow(clock));
+    const now = isoNow(clock);
+    const row = rowOf(id, fields, existing.announced_at, now);
     await upsertIssuance(tx, row);
+    const changed = (Object.keys(row) as (keyof IssuanceRow)[]).filter(
+      (k) => k !== 'updated_at' && row[k] !== existing[k],
+    );
+    if (changed.length > 0) {
+      await emitEvent(tx, {
+        type: 'issuance.updated',
+        at: now,
+        data: { issuance: issuanceResource(row), changed_fields: changed },
+      });
+    }
     return row;
   });
 }

@@ -16,6 +16,7 @@ import {
 } from '../store/repositories/framework-releases.js';
 import type { FrameworkReleasesTable } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { emitEvent } from './webhooks/events.js';
 
 export type FrameworkRelease = FrameworkReleasesTable;
 
@@ -38,7 +39,8 @@ export interface PublishFrameworkResult {
  * Records the chief risk officer's sign-off of a framework version and makes it current from its
  * effective date. Refused (FrameworkError) without a signer, for a version the engine does not know,
  * or for a definition whose hash differs from the engine's for that version. Publishing the same
- * version again returns the first release unchanged.
+ * version again returns the first release unchanged. The first publication emits `methodology.published`
+ * in its transaction.
  */
 export async function publishFramework(
   store: Store,
@@ -71,7 +73,22 @@ export async function publishFramework(
     effective_date: definition.effective_date,
     published_at: now,
   };
-  const created = await insertRelease(store.db, row);
+  const created = await store.db.transaction().execute(async (tx) => {
+    if (!(await insertRelease(tx, row))) return false;
+    await emitEvent(tx, {
+      type: 'methodology.published',
+      at: now,
+      data: {
+        version: row.version,
+        framework_version: row.framework_version,
+        framework_sha256: row.framework_sha256,
+        effective_date: row.effective_date,
+        signed_off_by: row.signed_off_by,
+        signed_off_at: row.signed_off_at,
+      },
+    });
+    return true;
+  });
   const release = created ? row : await findRelease(store, definition.version);
   if (!release) throw new Error(`framework release ${definition.version} vanished`);
   return { created, release, framework: releasedFramework(release) };

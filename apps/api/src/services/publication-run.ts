@@ -1,6 +1,5 @@
 import {
   assertPublishable,
-  currentFramework,
   type Framework,
   type InputsDocument,
   type Problem,
@@ -10,10 +9,11 @@ import {
   validateInputs,
   withEvaluationDate,
 } from '@svc/methodology';
-import type { Clock } from '../clock.js';
+import { type Clock, isoNow } from '../clock.js';
 import { latestApproved, providersWithApproved } from '../store/repositories/approved-inputs.js';
 import { findIndicator, findProvider } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
+import { currentPublishedFramework } from './frameworks.js';
 import { type ChangeType, changeOf, type PublishOutcome, publishIndicator } from './publishing.js';
 
 export interface PublishRunRequest {
@@ -60,13 +60,15 @@ export interface RunReport {
 }
 
 /**
- * Publishes each provider from its latest APPROVED submission under the current
- * signed-off framework, one transaction per provider (publishIndicator), so a
+ * Publishes each provider from its latest APPROVED submission under the framework
+ * release in force (see currentPublishedFramework), one transaction per provider (publishIndicator), so a
  * run stopped at any point leaves every provider either fully published or
  * untouched, and running it again publishes only the rest.
  */
 export async function publishRun(store: Store, clock: Clock, request: PublishRunRequest): Promise<RunReport> {
-  const framework = request.framework ?? currentFramework();
+  // The release in force on the evaluation date (the engine's signed-off one while none is recorded).
+  const onDate = request.date ?? isoNow(clock).slice(0, 10);
+  const framework = request.framework ?? (await currentPublishedFramework(store, onDate));
   assertPublishable(framework);
   const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
   const outcomes: RunOutcome[] = [];

@@ -1,3 +1,4 @@
+import type { RiskBand } from '@svc/contracts';
 import {
   assertPublishable,
   type Framework,
@@ -6,6 +7,7 @@ import {
   scoreWithPackage,
   serializePackage,
 } from '@svc/methodology';
+import type { Kysely } from 'kysely';
 import { type Clock, isoNow } from '../clock.js';
 import { insertChange } from '../store/repositories/changelog.js';
 import { increment, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/repositories/meta.js';
@@ -18,7 +20,9 @@ import {
   setCurrent,
   upsertProvider,
 } from '../store/repositories/providers.js';
+import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { emitEvent } from './webhooks/events.js';
 
 export type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE' | 'WITHDRAWN';
 
@@ -90,6 +94,7 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
         seq,
         provider_id: p.id,
         risk_indicator_id: indicator.risk_indicator_id,
+        framework_version: indicator.framework_version,
         score_verified_at: publication.approvedAt,
         published_at: now,
       });
@@ -109,12 +114,73 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
           changed_at: now,
         });
       }
+      await emitPublished(tx, {
+        indicator,
+        providerName: p.name,
+        approvedAt: publication.approvedAt,
+        now,
+        change,
+        previous,
+      });
       return { status: 'published' as const, indicator, change, previousBand: previous?.risk_band ?? null };
     })
     .catch((error: unknown) => {
       if (error instanceof Unchanged) return { status: 'unchanged' as const, indicator: error.indicator };
       throw error;
     });
+}
+
+/** The webhook events of a publication: always `risk_indicator.published`, and `band_changed` when the band moved. */
+async function emitPublished(
+  tx: Kysely<Database>,
+  p: {
+    indicator: RiskIndicator;
+    providerName: string;
+    approvedAt: string;
+    now: string;
+    change: ChangeType | null;
+    previous: { risk_band: string; final_score: number } | undefined;
+  },
+): Promise<void> {
+  const { indicator, previous, now } = p;
+  const previousBand = (previous?.risk_band ?? null) as RiskBand | null;
+  await emitEvent(tx, {
+    type: 'risk_indicator.published',
+    at: now,
+    data: {
+      provider_id: indicator.provider_id,
+      provider_name: p.providerName,
+      risk_indicator_id: indicator.risk_indicator_id,
+      final_score: indicator.final_score,
+      risk_band: indicator.risk_band as RiskBand,
+      confidence: indicator.confidence,
+      framework_version: indicator.framework_version,
+      scored_at: indicator.scored_at,
+      score_verified_at: p.approvedAt,
+      published_at: now,
+      change_type: p.change === 'WITHDRAWN' ? null : p.change,
+      previous_score: previous?.final_score ?? null,
+      previous_band: previousBand,
+    },
+  });
+  if (previous && previousBand !== null && previous.risk_band !== indicator.risk_band) {
+    await emitEvent(tx, {
+      type: 'risk_indicator.band_changed',
+      at: now,
+      data: {
+        provider_id: indicator.provider_id,
+        provider_name: p.providerName,
+        risk_indicator_id: indicator.risk_indicator_id,
+        previous_band: previousBand,
+        new_band: indicator.risk_band as RiskBand,
+        previous_score: previous.final_score,
+        new_score: indicator.final_score,
+        direction: indicator.final_score > previous.final_score ? 'improved' : 'deteriorated',
+        framework_version: indicator.framework_version,
+        published_at: now,
+      },
+    });
+  }
 }
 
 /** The change-feed entry a publication makes after the previous indicator in force, if any. */

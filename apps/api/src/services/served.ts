@@ -1,4 +1,5 @@
-import { LIMITATIONS_DISCLOSURE } from '@svc/contracts';
+import { type Issuance, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
+import type { IssuanceRow } from '../store/repositories/issuances.js';
 
 /**
  * A served Risk Indicator: the engine's JSON as stored at publication, with
@@ -14,3 +15,23 @@ export function servedIndicatorJson(row: {
 }
 
 export const DISCLOSURE_JSON = JSON.stringify(LIMITATIONS_DISCLOSURE);
+
+/** An issuance record as the API serves it (and as the issuance.updated event carries it). */
+export function issuanceResource(row: IssuanceRow): Issuance {
+  return {
+    id: row.id,
+    issuer_name: row.issuer_name,
+    provider_id: row.provider_id,
+    instrument_name: row.instrument_name,
+    ticker: row.ticker,
+    type: row.type as Issuance['type'],
+    status: row.status as Issuance['status'],
+    currency: row.currency,
+    target_amount: Number(row.target_amount),
+    coupon_rate_pct: row.coupon_rate_pct,
+    coupon_frequency: row.coupon_frequency as Issuance['coupon_frequency'],
+    expected_pricing_date: row.expected_pricing_date,
+    announced_at: row.announced_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -4,6 +4,8 @@ import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access.js';
 import type { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { UrlPolicy } from './webhook-url.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** What a request handler may use; built once per process by the server. */
 export interface Services {
@@ -16,4 +18,8 @@ export interface Services {
   startedAt: Date;
   siteUrl: string | null;
   mcpEnabled: boolean;
+  /** The URL rules webhook endpoints are registered under. */
+  webhookPolicy: UrlPolicy;
+  /** This process's webhook dispatcher, when it runs one (woken when a request queues a delivery). */
+  dispatcher: WebhookDispatcher | null;
 }

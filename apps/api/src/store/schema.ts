@@ -18,6 +18,10 @@ export interface Database {
   coverage_requests: CoverageRequestsTable;
   store_meta: StoreMetaTable;
   framework_releases: FrameworkReleasesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 /** Every table, in dependency order. */
@@ -33,6 +37,10 @@ export const TABLES = [
   'coverage_requests',
   'store_meta',
   'framework_releases',
+  'webhook_endpoints',
+  'webhook_events',
+  'webhook_deliveries',
+  'webhook_attempts',
 ] as const satisfies readonly (keyof Database)[];
 
 // A table added to Database but not to TABLES fails to compile here.
@@ -44,6 +52,9 @@ export interface WorkspacesTable {
   name: string;
   /** AES-256-GCM ciphertext of the webhook signing secret (see services/secrets). */
   webhook_secret_enc: string;
+  /** During a rotation overlap: the previous secret, sealed, still signing (a second header) until it expires. */
+  previous_webhook_secret_enc: string | null;
+  previous_secret_expires_at: string | null;
   mcp_enabled: number;
   created_at: string;
 }
@@ -117,6 +128,8 @@ export interface IndicatorHistoryTable {
   seq: number;
   provider_id: string;
   risk_indicator_id: string;
+  /** The framework version this publication was scored under (DCRF v1.0, …). */
+  framework_version: string;
   score_verified_at: string;
   published_at: string;
 }
@@ -183,4 +196,55 @@ export interface FrameworkReleasesTable {
   /** YYYY-MM-DD: the release is current from this date. */
   effective_date: string;
   published_at: string;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** JSON array of the event types subscribed to. */
+  events: string;
+  description: string | null;
+  /** active, disabled (the receiver answered 410) or deleted (kept for the deliveries that name it). */
+  status: string;
+  created_at: string;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  deleted_at: string | null;
+}
+
+/** The outbox: an event and the exact bytes every delivery of it sends. */
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  created_at: string;
+  body: string;
+}
+
+/** One event to one endpoint: its state, its schedule, and the lease of the dispatcher working on it. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  event_type: string;
+  /** pending, delivered, failed or cancelled. */
+  status: string;
+  /** Attempts started: counted when a dispatcher claims the delivery, so no attempt number is sent twice. */
+  attempts: number;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  redelivery_of: string | null;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
 }

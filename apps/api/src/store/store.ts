@@ -1,10 +1,25 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/0001-initial.js';
 import * as frameworkReleases from './migrations/0002-framework-releases.js';
+import * as webhooks from './migrations/0003-webhooks.js';
+import * as historyFramework from './migrations/0004-history-framework.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -40,7 +55,7 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
     return {
       db,
       dialect: 'sqlite',
@@ -75,9 +90,32 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
   };
 }
 
+/**
+ * SQLite transactions that take the write lock at BEGIN. A deferred one that reads, then writes after
+ * another process committed (a CLI command next to a dispatching `svc serve`), fails at once with
+ * SQLITE_BUSY_SNAPSHOT instead of waiting out the busy timeout.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
 const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> }> = {
   '0001-initial': initial,
   '0002-framework-releases': frameworkReleases,
+  '0003-webhooks': webhooks,
+  '0004-history-framework': historyFramework,
 };
 
 /** Brings the schema up to date; safe to run again and from several processes at once. */
@@ -88,7 +126,9 @@ export async function migrate(store: Store): Promise<string[]> {
     } catch (error) {
       // Kysely takes no lock on SQLite: a second process starting at the same moment finds the first one's tables.
       // Each migration is one transaction, so waiting and looking again sees them recorded as applied.
-      if (attempt >= 10 || !/already exists/i.test((error as Error).message)) throw error;
+      // Kysely also looks for its table in every schema: one dropped meanwhile (3F000) fails the look, not the migration.
+      const retry = /already exists/i.test((error as Error).message) || (error as { code?: unknown }).code === '3F000';
+      if (attempt >= 10 || !retry) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }

@@ -16,6 +16,12 @@ export const KEYED_ROUTE_LABELS: Record<KeyedEndpointName, string> = {
   getMethodology: 'the methodology',
   getComputation: 'a computation package',
   listIssuances: 'the issuances list',
+  createWebhook: 'webhook registration',
+  listWebhooks: 'the webhooks list',
+  deleteWebhook: 'webhook removal',
+  listDeliveries: 'a delivery log',
+  redeliver: 'a redelivery',
+  testWebhook: 'a webhook test',
 };
 
 /**
@@ -24,30 +30,45 @@ export const KEYED_ROUTE_LABELS: Record<KeyedEndpointName, string> = {
  * the required tier), each tier at or above it (2xx with the limit headers),
  * and 401 answers spending nobody's budget. `path` is read when the tests run.
  */
-export function keyedRouteSecurity(name: KeyedEndpointName, server: () => TestServer, path: () => string): void {
+export function keyedRouteSecurity(
+  name: KeyedEndpointName,
+  server: () => TestServer,
+  path: () => string,
+  /** The JSON body of a route that takes one (a valid one: the tier cases expect success). */
+  body?: () => unknown,
+): void {
   const endpoint = endpoints[name];
+  const request = (s: TestServer, init: RequestInit & { key?: string } = {}) => {
+    if (!body) return s.get(path(), { ...init, method: endpoint.method.toUpperCase() });
+    return s.get(path(), {
+      ...init,
+      method: endpoint.method.toUpperCase(),
+      headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+      body: JSON.stringify(body()),
+    });
+  };
   const required = endpoint.tier;
   const label = KEYED_ROUTE_LABELS[name];
 
   describe(`security: ${label}`, () => {
     it(`a request without a key gets 401 missing_api_key on ${label}`, async () => {
-      const res = await server().get(path());
+      const res = await request(server());
       await expectProblem(res, 'missing_api_key');
       expectNoLimitHeaders(res);
     });
 
     it(`an empty x-api-key header counts as missing on ${label}`, async () => {
-      await expectProblem(await server().get(path(), { headers: { 'x-api-key': '' } }), 'missing_api_key');
+      await expectProblem(await request(server(), { headers: { 'x-api-key': '' } }), 'missing_api_key');
     });
 
     it(`an unknown key and a revoked key get the same 401 invalid_api_key on ${label} (no oracle)`, async () => {
       const s = server();
       const revoked = await s.key('ENTERPRISE');
-      expect((await s.get(path(), { key: revoked })).status).toBe(endpoint.success.status);
+      expect((await request(s, { key: revoked })).status).toBe(endpoint.success.status);
       await revoke(s, revoked);
-      const unknownRes = await s.get(path(), { key: UNKNOWN_KEY });
-      const revokedRes = await s.get(path(), { key: revoked });
-      const garbledRes = await s.get(path(), { key: 'not-a-key' });
+      const unknownRes = await request(s, { key: UNKNOWN_KEY });
+      const revokedRes = await request(s, { key: revoked });
+      const garbledRes = await request(s, { key: 'not-a-key' });
       const answers = [];
       for (const res of [unknownRes, revokedRes, garbledRes]) {
         const { request_id: _id, ...rest } = await expectProblem(res, 'invalid_api_key');
@@ -62,7 +83,7 @@ export function keyedRouteSecurity(name: KeyedEndpointName, server: () => TestSe
       if (TIER_RANK[tier] < TIER_RANK[required]) {
         it(`a ${tier} key gets 403 insufficient_tier on ${label}, naming ${required}`, async () => {
           const s = server();
-          const res = await s.get(path(), { key: await s.key(tier) });
+          const res = await request(s, { key: await s.key(tier) });
           const problem = await expectProblem(res, 'insufficient_tier');
           expect(problem.required_tier).toBe(required);
           expect(problem.detail).toContain(required);
@@ -70,11 +91,11 @@ export function keyedRouteSecurity(name: KeyedEndpointName, server: () => TestSe
       } else {
         it(`a ${tier} key gets ${endpoint.success.status} on ${label} with its hourly limit in the headers`, async () => {
           const s = server();
-          const res = await s.get(path(), { key: await s.key(tier) });
+          const res = await request(s, { key: await s.key(tier) });
           const text = await res.text();
           expect(res.status, text).toBe(endpoint.success.status);
           expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
-          endpoint.success.schema.parse(JSON.parse(text));
+          if ('schema' in endpoint.success) endpoint.success.schema.parse(JSON.parse(text));
           const limit = TIER_HOURLY_LIMIT[tier];
           const h = limitHeadersOf(res);
           expect(h.policy).toBe(`"hour";q=${limit};w=3600`);
@@ -88,14 +109,14 @@ export function keyedRouteSecurity(name: KeyedEndpointName, server: () => TestSe
     it(`401 answers on ${label} spend nobody's budget`, async () => {
       const s = server();
       const key = await s.key('ENTERPRISE');
-      const first = limitHeadersOf(await s.get(path(), { key }));
+      const first = limitHeadersOf(await request(s, { key }));
       for (const attempt of [undefined, UNKNOWN_KEY, `${key}x`, key.slice(0, -1), key.toUpperCase()]) {
-        const res = await s.get(path(), attempt === undefined ? {} : { key: attempt });
+        const res = await request(s, attempt === undefined ? {} : { key: attempt });
         expect(res.status).toBe(401);
         expectNoLimitHeaders(res);
         await res.body?.cancel();
       }
-      const second = limitHeadersOf(await s.get(path(), { key }));
+      const second = limitHeadersOf(await request(s, { key }));
       expect(second.remaining).toBe((first.remaining ?? Number.NaN) - 1);
     });
   });

@@ -25,6 +25,8 @@ const workspace = (id: string, name = `workspace ${id}`) => ({
   id,
   name,
   webhook_secret_enc: `sealed:${id}`,
+  previous_webhook_secret_enc: null,
+  previous_secret_expires_at: null,
   mcp_enabled: 0,
   created_at: '2026-07-01T09:00:00.000Z',
 });

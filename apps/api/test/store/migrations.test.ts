@@ -4,6 +4,9 @@ import { insertWorkspace } from '../../src/store/repositories/workspaces.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { engines, freshLocation, freshStore, migrateBesideOtherTests, type TestLocation } from '../support/stores.js';
 
+/** Every migration, in order: a fresh store runs them all. */
+const MIGRATIONS = ['0001-initial', '0002-framework-releases', '0003-webhooks', '0004-history-framework'];
+
 const TABLES = [
   'api_keys',
   'approved_inputs',
@@ -15,6 +18,10 @@ const TABLES = [
   'providers',
   'risk_indicators',
   'store_meta',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_endpoints',
+  'webhook_events',
   'workspaces',
 ];
 
@@ -25,6 +32,8 @@ function addWorkspace(store: Store, name: string, mcpEnabled = 0): Promise<void>
     id: 'ws_1',
     name,
     webhook_secret_enc: 'x',
+    previous_webhook_secret_enc: null,
+    previous_secret_expires_at: null,
     mcp_enabled: mcpEnabled,
     created_at: '2026-07-01T00:00:00.000Z',
   });
@@ -66,7 +75,7 @@ describe.each(engines)('migrations on %s', (engine) => {
   it('creates every table on a fresh store', async () => {
     const p = await place();
     const store = open(p);
-    expect(await migrateBesideOtherTests(store)).toEqual(['0001-initial', '0002-framework-releases']);
+    expect(await migrateBesideOtherTests(store)).toEqual(MIGRATIONS);
     expect(await tableNames(store)).toEqual(TABLES);
   });
 
@@ -98,7 +107,7 @@ describe.each(engines)('migrations on %s', (engine) => {
     const a = open(p);
     const b = open(p);
     const ran = await Promise.all([migrateBesideOtherTests(a), migrateBesideOtherTests(b)]);
-    expect(ran.flat()).toEqual(['0001-initial', '0002-framework-releases']);
+    expect(ran.flat()).toEqual(MIGRATIONS);
     expect(await tableNames(a)).toEqual(TABLES);
   });
 
@@ -118,7 +127,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       const mine = await freshLocation(engine);
       places.push(mine);
       const store = open(mine);
-      expect(await migrateBesideOtherTests(store)).toEqual(['0001-initial', '0002-framework-releases']);
+      expect(await migrateBesideOtherTests(store)).toEqual(MIGRATIONS);
       expect(await tableNames(store)).toEqual(TABLES);
     },
   );

@@ -72,6 +72,7 @@ async function publication(db: Kysely<Database>, row: IndicatorRow, over: Partia
     seq: await increment(db, PUBLICATION_SEQ),
     provider_id: row.provider_id,
     risk_indicator_id: row.risk_indicator_id,
+    framework_version: row.framework_version,
     score_verified_at: row.score_verified_at,
     published_at: row.published_at,
     ...over,

@@ -71,6 +71,7 @@ describe.each(engines)('publishing on %s', (engine) => {
         seq: 1,
         provider_id: doc.provider.id,
         risk_indicator_id: indicator.risk_indicator_id,
+        framework_version: 'DCRF v1.0',
         score_verified_at: APPROVED_AT,
         published_at: '2026-07-01T09:00:00.000Z',
       },

@@ -20,8 +20,10 @@ export interface TestServer extends RunningServer {
   location: StoreLocation;
   /** A new workspace with a key of the tier; returns the key. */
   key(tier: Tier): Promise<string>;
-  /** The same, with the key's id. */
-  issueKey(tier: Tier): Promise<{ key: string; keyId: string }>;
+  /** The same, with the key's id, its workspace and the workspace's webhook signing secret. */
+  issueKey(tier: Tier): Promise<IssuedKey>;
+  /** A JSON request: the body serialised, the key in x-api-key. */
+  send(method: string, path: string, body: unknown, key?: string): Promise<Response>;
   /** Publishes an approved-inputs document (JSON text or value) through the publishing service. */
   publish(document: unknown, approvedAt?: string): Promise<PublishOutcome['status']>;
   get(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
@@ -29,6 +31,16 @@ export interface TestServer extends RunningServer {
   startInstance(): Promise<RunningServer>;
   stop(): Promise<void>;
 }
+
+export interface IssuedKey {
+  key: string;
+  keyId: string;
+  workspaceId: string;
+  webhookSecret: string;
+}
+
+/** The master key of every test server: the harness seals secrets with it, the dispatcher opens them. */
+export const TEST_MASTER_KEY = '07'.repeat(32);
 
 export interface TestServerOptions {
   /** Environment on top of the test defaults (loopback, any port, silent, a temporary SVC_DATA_DIR). */
@@ -58,6 +70,8 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     SVC_DATA_DIR: dataDir,
+    SVC_MASTER_KEY: TEST_MASTER_KEY,
+    SVC_WEBHOOK_ALLOW_LOOPBACK: 'true',
     ...options.env,
   });
   let storeLocation = place.location;
@@ -71,12 +85,12 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
     throw error;
   });
   const { store, clock } = running.services;
-  const box = secretBox(Buffer.alloc(32, 7));
+  const box = secretBox(Buffer.from(TEST_MASTER_KEY, 'hex'));
   const instances: RunningServer[] = [];
-  const issueKey = async (tier: Tier) => {
+  const issueKey = async (tier: Tier): Promise<IssuedKey> => {
     const ws = await createWorkspace(store, box, clock, `test ${tier}`);
     const created = await createKey(store, clock, ws.workspace_id, tier);
-    return { key: created.key, keyId: created.key_id };
+    return { key: created.key, keyId: created.key_id, workspaceId: ws.workspace_id, webhookSecret: ws.webhook_secret };
   };
   return {
     ...running,
@@ -96,6 +110,13 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
       return fetch(`${running.url}${path}`, {
         ...rest,
         headers: { ...(key ? { 'x-api-key': key } : {}), ...(headers as Record<string, string>) },
+      });
+    },
+    send(method, path, body, key) {
+      return fetch(`${running.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+        body: JSON.stringify(body),
       });
     },
     async startInstance() {

@@ -45,7 +45,7 @@ async function serve(env: Environment, options: ServeOptions): Promise<number> {
 }
 
 /** The first SIGTERM or SIGINT; the handlers are removed once it arrives (or on dispose). */
-function stopSignals(): { received: Promise<NodeJS.Signals>; dispose(): void } {
+export function stopSignals(): { received: Promise<NodeJS.Signals>; dispose(): void } {
   let dispose = () => {};
   const received = new Promise<NodeJS.Signals>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

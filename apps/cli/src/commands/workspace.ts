@@ -1,10 +1,18 @@
 import type { Command } from 'commander';
-import { type Environment, masterSecretBox, operations, withMigratedStore } from '../operations.js';
+import { CliError } from '../errors.js';
+import { type Environment, masterSecretBox, type Operations, operations, withMigratedStore } from '../operations.js';
 import { printJson, printLines, withOutputOptions } from '../output.js';
 
 interface WorkspaceOptions {
   json?: boolean;
 }
+
+interface RotateOptions extends WorkspaceOptions {
+  overlap: string;
+}
+
+/** How long the previous secret keeps signing after a rotation, unless --overlap says otherwise. */
+const DEFAULT_OVERLAP = '24h';
 
 export function registerWorkspace(program: Command, env: Environment): void {
   const group = program.command('workspace').description('workspaces: the owners of API keys and webhook endpoints');
@@ -15,6 +23,21 @@ export function registerWorkspace(program: Command, env: Environment): void {
       .argument('<name>', 'a name for people, 1 to 200 characters'),
   ).action(async (name: string, options: WorkspaceOptions) => {
     await createWorkspace(env, name, options);
+  });
+  withOutputOptions(
+    group
+      .command('rotate-secret')
+      .description(
+        'issue a new webhook signing secret, shown once, here; the previous one keeps signing every delivery too (a second signature) for the overlap',
+      )
+      .argument('<id>', 'the workspace id (ws_...)')
+      .option(
+        '--overlap <duration>',
+        'how long the previous secret still signs, up to 7d, e.g. 30m, 24h or 7d; 0 ends it at once',
+        DEFAULT_OVERLAP,
+      ),
+  ).action(async (id: string, options: RotateOptions) => {
+    await rotateSecret(env, id, options);
   });
   withOutputOptions(
     group
@@ -41,6 +64,39 @@ async function createWorkspace(env: Environment, name: string, options: Workspac
     `webhook signing secret: ${created.webhook_secret}`,
     'Copy the secret now: it will not be shown again (the store keeps it encrypted).',
   );
+}
+
+async function rotateSecret(env: Environment, id: string, options: RotateOptions): Promise<void> {
+  const ops = await operations(env);
+  const overlapMs = overlapOf(ops, options.overlap);
+  const box = masterSecretBox(ops);
+  const rotated = await withMigratedStore(ops, (store) =>
+    ops.api.rotateWebhookSecret(store, box, ops.api.systemClock, id, overlapMs),
+  );
+  if (options.json) {
+    printJson(rotated);
+    return;
+  }
+  const until = rotated.previous_secret_valid_until;
+  printLines(
+    `workspace ${rotated.workspace_id}: new webhook signing secret: ${rotated.webhook_secret}`,
+    'Copy the secret now: it will not be shown again (the store keeps it encrypted).',
+    until === null
+      ? 'The previous secret no longer signs: receivers must verify with the new one from now on.'
+      : `The previous secret still signs every delivery until ${until} (x-svc-signature-previous, and a second v1 entry in webhook-signature): switch receivers to the new one before then.`,
+  );
+}
+
+/** The overlap in milliseconds: a duration such as 30m, 24h or 7d (or 0), at most 7 days; anything else is a usage error. */
+function overlapOf(ops: Operations, text: string): number {
+  const ms = text.trim() === '0' ? 0 : ops.api.parseDuration(text);
+  if (ms === null || ms > ops.api.MAX_SECRET_OVERLAP_MS) {
+    throw new CliError(
+      'usage',
+      `--overlap must be a duration from 0 to 7d, such as 30m, 24h or 7d (0 ends the previous secret at once), not "${text}"`,
+    );
+  }
+  return ms;
 }
 
 async function enableMcp(env: Environment, id: string, options: WorkspaceOptions): Promise<void> {

@@ -14,7 +14,12 @@ export async function findWorkspace(db: Kysely<Database>, id: string): Promise<W
 export async function updateWorkspace(
   db: Kysely<Database>,
   id: string,
-  changes: Partial<Pick<WorkspaceRow, 'webhook_secret_enc' | 'mcp_enabled' | 'name'>>,
+  changes: Partial<
+    Pick<
+      WorkspaceRow,
+      'webhook_secret_enc' | 'previous_webhook_secret_enc' | 'previous_secret_expires_at' | 'mcp_enabled' | 'name'
+    >
+  >,
 ): Promise<boolean> {
   const result = await db.updateTable('workspaces').set(changes).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
