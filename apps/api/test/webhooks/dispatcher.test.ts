@@ -95,7 +95,14 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     // x-svc-signature: hex HMAC-SHA-256 of the exact bytes received, keyed with the secret's UTF-8 bytes.
     expect(request.headers['x-svc-signature']).toBe(hex(ws.webhook_secret, request.raw));
     expect(request.headers['x-svc-signature-previous']).toBeUndefined();
-    // The Standard Webhooks headers, checked by the published library (it refuses stale timestamps too).
+    // The Standard Webhooks signature, recomputed with Node's crypto: base64 HMAC-SHA-256 of "id.timestamp.body",
+    // keyed with the base64-decoded secret after whsec_.
+    const standardKey = Buffer.from(ws.webhook_secret.slice('whsec_'.length), 'base64');
+    const signed = `${request.headers['webhook-id']}.${request.headers['webhook-timestamp']}.${request.raw.toString('utf8')}`;
+    expect(request.headers['webhook-signature']).toBe(
+      `v1,${createHmac('sha256', standardKey).update(signed, 'utf8').digest('base64')}`,
+    );
+    // The same headers, checked by the published library (it refuses stale timestamps too).
     const event = new Webhook(ws.webhook_secret).verify(request.raw.toString('utf8'), {
       'webhook-id': String(request.headers['webhook-id']),
       'webhook-timestamp': String(request.headers['webhook-timestamp']),

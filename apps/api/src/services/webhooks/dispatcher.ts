@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../../clock.js';
 import {
+  type AttemptOutcome,
   type ClaimedDelivery,
   claimDue,
   nextDue,
@@ -184,8 +185,11 @@ export class WebhookDispatcher {
         error: result.error,
         response_excerpt: result.excerpt,
       };
+      // The attempt's log row and its outcome are written together: a reader never sees one without the other.
+      const record = (outcome: AttemptOutcome) =>
+        store.db.transaction().execute((tx) => recordAttempt(tx, this.owner, log, outcome));
       if (status !== null && status >= 200 && status < 300) {
-        await recordAttempt(store.db, this.owner, log, { status: 'delivered', at: finished.toISOString() });
+        await record({ status: 'delivered', at: finished.toISOString() });
         return;
       }
       if (status === 410) {
@@ -202,10 +206,7 @@ export class WebhookDispatcher {
       }
       const retryAfter = parseRetryAfter(result.retryAfter, finished.getTime());
       const delay = retryDelay(this.options.schedule, delivery.attempts, retryAfter, this.random);
-      await recordAttempt(
-        store.db,
-        this.owner,
-        log,
+      await record(
         delay === null
           ? { status: 'failed' }
           : { status: 'pending', nextAttemptAt: new Date(finished.getTime() + delay).toISOString() },

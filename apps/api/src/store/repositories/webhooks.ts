@@ -195,12 +195,18 @@ export type AttemptOutcome =
   | { status: 'pending'; nextAttemptAt: string }
   | { status: 'failed' };
 
+/** Logs an attempt and applies its outcome (only while this dispatcher still holds the lease); call in a transaction. */
 export async function recordAttempt(
   db: Kysely<Database>,
   owner: string,
   attempt: AttemptRow,
   outcome: AttemptOutcome,
 ): Promise<boolean> {
+  await db
+    .insertInto('webhook_attempts')
+    .values(attempt)
+    .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
+    .execute();
   const updated = await db
     .updateTable('webhook_deliveries')
     .set({
@@ -214,11 +220,6 @@ export async function recordAttempt(
     .where('lease_owner', '=', owner)
     .where('status', '=', 'pending')
     .executeTakeFirst();
-  await db
-    .insertInto('webhook_attempts')
-    .values(attempt)
-    .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
-    .execute();
   return Number(updated.numUpdatedRows) === 1;
 }
 
