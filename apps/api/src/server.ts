@@ -5,6 +5,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { KeyAuthenticator } from './services/access.js';
+import { backfillNextBand } from './services/packaged.js';
 import { PublicSnapshot } from './services/public-snapshot.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/rate-limit.js';
 import { loadMasterKey, secretBox } from './services/secrets.js';
@@ -43,6 +44,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const store = openStore(options.storeLocation ?? config.store, { timeoutMs: config.storeTimeoutMs });
   try {
     await migrate(store);
+    await backfillNextBand(store, logger);
   } catch (error) {
     await store.close();
     throw error;

@@ -63,7 +63,7 @@ describe('svc db migrate', () => {
     const vars = await embedded();
     const first = svcIn(vars, 'db', 'migrate');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 4 migrations`);
+    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 5 migrations`);
     expect(first.stdout).toContain('0001-initial');
     const second = svcIn(vars, 'db', 'migrate');
     expect(second.status).toBe(0);
@@ -76,7 +76,13 @@ describe('svc db migrate', () => {
     expect(run.status).toBe(0);
     expect(run.json).toEqual({
       store: 'sqlite',
-      applied: ['0001-initial', '0002-framework-releases', '0003-webhooks', '0004-history-framework'],
+      applied: [
+        '0001-initial',
+        '0002-framework-releases',
+        '0003-webhooks',
+        '0004-history-framework',
+        '0005-path-to-next-band',
+      ],
       up_to_date: false,
     });
   });

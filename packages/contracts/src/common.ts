@@ -5,6 +5,7 @@ export const TierSchema = z.enum(TIERS).meta({ id: 'Tier' });
 export type Tier = z.infer<typeof TierSchema>;
 
 export const PlannerTypeSchema = z.enum(['btc', 'fiat', 'stablecoin']).meta({ id: 'PlannerType' });
+export type PlannerType = z.infer<typeof PlannerTypeSchema>;
 export const RiskBandSchema = z
   .enum(['LOW', 'MEDIUM', 'ELEVATED', 'HIGH', 'SEVERE'])
   .meta({ id: 'RiskBand', description: 'From lowest risk (LOW) to highest (SEVERE).' });

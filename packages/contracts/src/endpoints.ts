@@ -1,6 +1,19 @@
 import type { z } from 'zod';
+import {
+  CompareQuerySchema,
+  ComparisonSchema,
+  ExportQuerySchema,
+  MemoQuerySchema,
+  PortfolioBodySchema,
+  PortfolioScoreSchema,
+  ProviderSearchQuerySchema,
+  ProviderSearchResponseSchema,
+  WhatIfBodySchema,
+  WhatIfResponseSchema,
+} from './analysis.js';
 import type { Tier } from './common.js';
 import type { ErrorCode } from './errors.js';
+import { McpManifestSchema, McpPostResponseSchema, McpRequestBodySchema } from './mcp.js';
 import {
   ChangelogQuerySchema,
   ChangelogResponseSchema,
@@ -308,6 +321,157 @@ export const endpoints = {
     params: WebhookParamsSchema,
     success: { status: 202, description: 'Queued.', contentType: json, schema: WebhookDeliverySchema },
     errors: ['invalid_request', 'not_found', 'webhook_disabled', ...keyed],
+  },
+  searchProviders: {
+    operationId: 'searchProviders',
+    method: 'get',
+    path: '/api/v1/providers/search',
+    summary: 'Find providers by name',
+    description:
+      'Case- and accent-insensitive: the whole name first, then names that start with the text, a word that does, and names that contain it.',
+    tag: 'Analysis',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    query: ProviderSearchQuerySchema,
+    success: {
+      status: 200,
+      description: 'Providers with a published indicator, best match first.',
+      contentType: json,
+      schema: ProviderSearchResponseSchema,
+    },
+    errors: ['invalid_request', ...keyed],
+  },
+  compareScores: {
+    operationId: 'compareScores',
+    method: 'get',
+    path: '/api/v1/scores/compare',
+    summary: 'Compare 2 to 10 providers side by side',
+    description: 'Their indicators, points per criterion and module, and the spread and leader of each.',
+    tag: 'Analysis',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    query: CompareQuerySchema,
+    success: { status: 200, description: 'The comparison.', contentType: json, schema: ComparisonSchema },
+    errors: ['invalid_request', ...keyed],
+  },
+  exportScores: {
+    operationId: 'exportScores',
+    method: 'get',
+    path: '/api/v1/scores/export.csv',
+    summary: 'Current Risk Indicators as CSV',
+    description:
+      'One row per provider with its score, band, confidence and module scores. Text cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage return) are prefixed with an apostrophe.',
+    tag: 'Analysis',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    query: ExportQuerySchema,
+    success: { status: 200, description: 'RFC 4180 CSV with a header row.', contentType: 'text/csv' },
+    errors: ['invalid_request', ...keyed],
+  },
+  scorePortfolio: {
+    operationId: 'scorePortfolio',
+    method: 'post',
+    path: '/api/v1/portfolio/score',
+    summary: 'Score a portfolio of holdings',
+    description:
+      'The amount-weighted score and band, the weakest holdings, the concentration (Herfindahl index) and the exposure per band.',
+    tag: 'Analysis',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    body: PortfolioBodySchema,
+    success: { status: 200, description: 'The portfolio score.', contentType: json, schema: PortfolioScoreSchema },
+    errors: ['invalid_request', 'payload_too_large', 'unsupported_media_type', ...keyed],
+  },
+  portfolioMemo: {
+    operationId: 'portfolioMemo',
+    method: 'post',
+    path: '/api/v1/portfolio/memo',
+    summary: 'A credit memo for a portfolio',
+    tag: 'Analysis',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    query: MemoQuerySchema,
+    body: PortfolioBodySchema,
+    success: { status: 200, description: 'The memo, as Markdown or HTML.', contentType: 'text/markdown' },
+    errors: ['invalid_request', 'payload_too_large', 'unsupported_media_type', ...keyed],
+  },
+  whatIf: {
+    operationId: 'whatIf',
+    method: 'post',
+    path: '/api/v1/scores/{providerId}/what-if',
+    summary: "Recompute a provider's indicator with some inputs changed",
+    description: 'The engine scores the approved inputs with the overrides applied; nothing is stored or published.',
+    tag: 'Analysis',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: ProviderParamsSchema,
+    body: WhatIfBodySchema,
+    success: {
+      status: 200,
+      description: 'The hypothetical indicator and what changed.',
+      contentType: json,
+      schema: WhatIfResponseSchema,
+    },
+    errors: ['invalid_request', 'not_found', 'payload_too_large', 'unsupported_media_type', ...keyed],
+  },
+  getScoreMemo: {
+    operationId: 'getScoreMemo',
+    method: 'get',
+    path: '/api/v1/scores/{providerId}/memo',
+    summary: "A credit memo of a provider's current indicator",
+    description: 'Provider, score, band, decision object, commentary, caps and history, from a fixed template.',
+    tag: 'Analysis',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: ProviderParamsSchema,
+    query: MemoQuerySchema,
+    success: { status: 200, description: 'The memo, as Markdown or HTML.', contentType: 'text/markdown' },
+    errors: ['invalid_request', 'not_found', ...keyed],
+  },
+  getMcpManifest: {
+    operationId: 'getMcpManifest',
+    method: 'get',
+    path: '/api/mcp',
+    summary: 'The agent tool manifest (preview)',
+    description:
+      'The five agent tools with the JSON Schema of their inputs, and `enabled`: whether this server answers tool calls. ' +
+      'A GET that accepts only `text/event-stream` (an MCP client opening its optional event stream) gets 405: the ' +
+      'MCP endpoint is stateless and streams nothing.',
+    tag: 'Agents',
+    limit: 'none',
+    success: { status: 200, description: 'The manifest.', contentType: json, schema: McpManifestSchema },
+    errors: ['method_not_allowed'],
+  },
+  callMcpTool: {
+    operationId: 'callMcpTool',
+    method: 'post',
+    path: '/api/mcp',
+    summary: 'Call an agent tool, or speak the Model Context Protocol (preview)',
+    description:
+      'A plain call `{tool_name, input}` answers `{tool_name, output}`, the output being the JSON the matching REST ' +
+      'endpoint serves. A body with `jsonrpc: "2.0"` (one message or a batch) is served as the Model Context Protocol ' +
+      'over streamable HTTP, stateless, with JSON answers (no session, no event stream): `initialize`, `tools/list`, ' +
+      '`tools/call`; a notification answers 202 with no body, and JSON-RPC errors are JSON-RPC bodies. Every POST is ' +
+      'one request of the hourly limit. A preview: the server must enable it (`SVC_MCP_ENABLED`) and the operator ' +
+      "the key's workspace (`svc workspace enable-mcp`), else 403 `mcp_not_enabled`.",
+    tag: 'Agents',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    body: McpRequestBodySchema,
+    success: {
+      status: 200,
+      description: 'The tool output, or the JSON-RPC answer.',
+      contentType: json,
+      schema: McpPostResponseSchema,
+    },
+    errors: [
+      'invalid_request',
+      'not_found',
+      'mcp_not_enabled',
+      'payload_too_large',
+      'unsupported_media_type',
+      ...keyed,
+    ],
   },
 } satisfies Record<string, Endpoint>;
 

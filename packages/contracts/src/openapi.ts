@@ -157,6 +157,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       { name: 'Issuances' },
       { name: 'Status' },
       { name: 'Public' },
+      { name: 'Analysis' },
       { name: 'Webhooks' },
       { name: 'Site' },
     ],

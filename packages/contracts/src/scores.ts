@@ -75,6 +75,40 @@ export const ScoreCommentarySchema = z
   })
   .meta({ id: 'ScoreCommentary' });
 
+export const NextBandStepSchema = z
+  .object({
+    criterion_id: z.string(),
+    input_key: z.string(),
+    label: z.string(),
+    current_value: InputValueSchema,
+    suggested_value: InputValueSchema.meta({
+      description: 'The smallest change of this input alone that reaches the next band; null when none can.',
+    }),
+    suggested_as_of: z.string().nullable().meta({
+      description: 'The evidence date the suggestion assumes when it renews a missing or stale input.',
+    }),
+    resulting_score: z.number().nullable(),
+    resulting_band: RiskBandSchema.nullable(),
+    reachable: z.boolean(),
+    reason: z.string().nullable().meta({ description: 'Why no single change of this input reaches the band.' }),
+  })
+  .meta({ id: 'NextBandStep' });
+
+export const PathToNextBandSchema = z
+  .object({
+    current_score: z.number(),
+    current_band: RiskBandSchema,
+    next_band: RiskBandSchema.nullable().meta({ description: 'null in the best band (LOW).' }),
+    next_band_min_score: z.number().nullable(),
+    steps: z.array(NextBandStepSchema).meta({ description: 'One per criterion, in framework order.' }),
+    summary: z.string(),
+  })
+  .meta({
+    id: 'PathToNextBand',
+    description:
+      'For each criterion, the smallest improvement of its input alone that would reach the next better band, computed by the engine with caps and rounding applied, or why none can.',
+  });
+
 const publicFields = {
   id: UuidSchema.meta({ description: 'Provider identifier.' }),
   name: z.string(),
@@ -120,6 +154,7 @@ export const RiskIndicatorSchema = z
     criterion_scores: z.array(CriterionScoreSchema),
     svc_decision_object: DecisionObjectSchema,
     score_commentary: ScoreCommentarySchema,
+    path_to_next_band: PathToNextBandSchema,
     limitations_disclosure: z.string(),
   })
   .meta({ id: 'RiskIndicator' });

@@ -1,3 +1,15 @@
+export { type CriterionChange, type IndicatorChanges, indicatorChanges } from './analysis/indicator-changes.js';
+export { type NextBandPath, type NextBandStep, overridesOf, pathToNextBand } from './analysis/next-band.js';
+export { DECIMAL_SUGGESTION_PLACES, suggestionPlaces } from './analysis/numeric-search.js';
+export { applyOverrides } from './analysis/overrides.js';
+export {
+  type BandExposure,
+  type ConcentrationLevel,
+  type Holding,
+  type PortfolioScore,
+  scorePortfolio,
+  type WeightedHolding,
+} from './analysis/portfolio.js';
 export { canonicalJson, canonicalSha256, sha256Hex } from './canonical/canonical-json.js';
 export type { Computation } from './compute/compute.js';
 export { compute } from './compute/compute.js';

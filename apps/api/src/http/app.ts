@@ -53,7 +53,8 @@ export function buildApp(services: Services, options: AppOptions): Express {
     '/api',
     cors({
       origin: '*',
-      allowedHeaders: ['x-api-key', 'content-type', 'if-none-match', 'x-request-id'],
+      // mcp-protocol-version: MCP clients in a browser send it on every request after initialize.
+      allowedHeaders: ['x-api-key', 'content-type', 'if-none-match', 'x-request-id', 'mcp-protocol-version'],
       exposedHeaders: [
         'x-request-id',
         'RateLimit',
@@ -100,6 +101,7 @@ function handlerOf(route: RouteModule, services: Services) {
   const e = route.endpoint;
   return async (req: Request, res: Response): Promise<void> => {
     const caller = e.tier ? await authenticate(req, res, services, e) : null;
+    if (caller) route.admit?.(caller, services);
     const decision = await spend(req, services, e, caller);
     if (decision) {
       setLimitHeaders(res, decision);
@@ -244,22 +246,31 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Strings no store keeps faithfully: lone surrogates (not Unicode; RFC 8785 refuses them) and NUL (PostgreSQL text
- * refuses it). Refused for every body, whatever its schema.
+ * refuses it). Refused for every body, whatever its schema. Walked with a stack of its own, in document order, so a
+ * deeply nested body is judged rather than overflowing the call stack.
  */
-function unstorableStrings(value: unknown, path: string): { path: string; message: string }[] {
-  if (typeof value === 'string') {
-    if (LONE_SURROGATE.test(value)) return [{ path, message: 'must be well-formed Unicode (no lone surrogates)' }];
-    if (value.includes('\u0000')) return [{ path, message: 'must not contain NUL characters' }];
-    return [];
+function unstorableStrings(root: unknown, rootPath: string): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  const pending: [unknown, string][] = [[root, rootPath]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, path] = next;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) {
+        problems.push({ path, message: 'must be well-formed Unicode (no lone surrogates)' });
+      } else if (value.includes('\u0000')) {
+        problems.push({ path, message: 'must not contain NUL characters' });
+      }
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${path}.${i}`]);
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i] as [string, unknown];
+        pending.push([v, `${path}.${k}`], [k, `${path}.${k}`]);
+      }
+    }
   }
-  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableStrings(v, `${path}.${i}`));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => [
-      ...unstorableStrings(k, `${path}.${k}`),
-      ...unstorableStrings(v, `${path}.${k}`),
-    ]);
-  }
-  return [];
+  return problems;
 }
 
 function methodNotAllowed(methods: ReadonlySet<string>) {

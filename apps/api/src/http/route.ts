@@ -26,6 +26,8 @@ export interface Reply {
 
 export interface RouteModule {
   endpoint: Endpoint;
+  /** An entitlement beyond the tier, checked after the key and before the request spends the limit; throws to refuse. */
+  admit?(caller: Caller, services: Services): void;
   // biome-ignore lint/suspicious/noExplicitAny: each route narrows its own context through defineRoute
   handle(ctx: RouteContext<any, any, any>): Promise<Reply>;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LIMITATIONS_DISCLOSURE } from '@svc/contracts';
+import { LIMITATIONS_DISCLOSURE, type PublicScore } from '@svc/contracts';
 import type { Clock } from '../clock.js';
 import { PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
 import { listPublicHeadlines } from '../store/repositories/providers.js';
@@ -10,8 +10,13 @@ export interface SnapshotBody {
   etag: string;
 }
 
+/** A provider's headline as the public list serves it. */
+export type Headline = PublicScore;
+
 interface Snapshot {
   version: string;
+  /** The rows behind the bytes, for searches that read the same data. */
+  headlines: readonly Headline[];
   /** The bytes served after the first time (cached: true) and on the building request (cached: false). */
   cached: SnapshotBody;
   fresh: SnapshotBody;
@@ -38,6 +43,12 @@ export class PublicSnapshot {
     this.checkedAt = 0;
   }
 
+  /** The headlines of every current indicator, by name, as fresh as `get()`. */
+  async headlines(): Promise<readonly Headline[]> {
+    await this.get();
+    return this.snapshot?.headlines ?? [];
+  }
+
   async get(): Promise<{ body: SnapshotBody; cached: boolean }> {
     const now = this.clock.now().getTime();
     if (this.snapshot && now - this.checkedAt < this.checkEveryMs) return { body: this.snapshot.cached, cached: true };
@@ -54,22 +65,22 @@ export class PublicSnapshot {
     this.checkedAt = now;
     if (this.snapshot && this.snapshot.version === version) return { body: this.snapshot.cached, cached: true };
     const rows = await listPublicHeadlines(this.store.db);
-    const data = rows.map((r) => ({
+    const data: Headline[] = rows.map((r) => ({
       id: r.id,
       name: r.name,
-      planner_type: r.planner_type,
+      planner_type: r.planner_type as Headline['planner_type'],
       provider_subtype: r.provider_subtype,
       yield_min: r.yield_min,
       yield_max: r.yield_max,
       final_score: r.final_score,
-      risk_band: r.risk_band,
+      risk_band: r.risk_band as Headline['risk_band'],
       scored_at: r.scored_at,
     }));
     const body = (cached: boolean): SnapshotBody => {
       const bytes = Buffer.from(JSON.stringify({ data, limitations_disclosure: LIMITATIONS_DISCLOSURE, cached }));
       return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"` };
     };
-    this.snapshot = { version, cached: body(true), fresh: body(false) };
+    this.snapshot = { version, headlines: data, cached: body(true), fresh: body(false) };
     return { body: this.snapshot.fresh, cached: false };
   }
 }

@@ -3,6 +3,7 @@ import {
   assertPublishable,
   type Framework,
   type InputsDocument,
+  pathToNextBand,
   type RiskIndicator,
   scoreWithPackage,
   serializePackage,
@@ -56,6 +57,8 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
     };
   }
   const packageText = serializePackage(pkg);
+  // Computed before the transaction: it scores the document a hundred times or so (milliseconds).
+  const nextBand = JSON.stringify(pathToNextBand(publication.document, publication.framework));
   return store.db
     .transaction()
     .execute(async (tx) => {
@@ -84,6 +87,7 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
           published_at: now,
           indicator: JSON.stringify(indicator),
           package: packageText,
+          path_to_next_band: nextBand,
           inputs_sha256: pkg.inputs_sha256,
           framework_sha256: pkg.framework.sha256,
           result_sha256: pkg.result_sha256,

@@ -8,10 +8,11 @@ import type { IssuanceRow } from '../store/repositories/issuances.js';
  */
 export function servedIndicatorJson(row: {
   indicator: string;
+  path_to_next_band: string | null;
   score_verified_at: string;
   published_at: string;
 }): string {
-  return `${row.indicator.slice(0, -1)},"score_verified_at":${JSON.stringify(row.score_verified_at)},"published_at":${JSON.stringify(row.published_at)},"limitations_disclosure":${DISCLOSURE_JSON}}`;
+  return `${row.indicator.slice(0, -1)},"score_verified_at":${JSON.stringify(row.score_verified_at)},"published_at":${JSON.stringify(row.published_at)},"path_to_next_band":${row.path_to_next_band ?? 'null'},"limitations_disclosure":${DISCLOSURE_JSON}}`;
 }
 
 export const DISCLOSURE_JSON = JSON.stringify(LIMITATIONS_DISCLOSURE);

@@ -118,6 +118,8 @@ export interface RiskIndicatorsTable {
   indicator: string;
   /** The computation package, its canonical RFC 8785 bytes. */
   package: string;
+  /** The engine's path to the next band (JSON text); null only until the start-up backfill reaches it. */
+  path_to_next_band: string | null;
   inputs_sha256: string;
   framework_sha256: string;
   result_sha256: string;

@@ -20,6 +20,7 @@ import * as initial from './migrations/0001-initial.js';
 import * as frameworkReleases from './migrations/0002-framework-releases.js';
 import * as webhooks from './migrations/0003-webhooks.js';
 import * as historyFramework from './migrations/0004-history-framework.js';
+import * as pathToNextBand from './migrations/0005-path-to-next-band.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -116,6 +117,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0002-framework-releases': frameworkReleases,
   '0003-webhooks': webhooks,
   '0004-history-framework': historyFramework,
+  '0005-path-to-next-band': pathToNextBand,
 };
 
 /** Brings the schema up to date; safe to run again and from several processes at once. */

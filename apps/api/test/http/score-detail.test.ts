@@ -1,11 +1,14 @@
 import { LIMITATIONS_DISCLOSURE, RiskIndicatorSchema } from '@svc/contracts';
+import { pathToNextBand } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
 import {
   engineIndicator,
   example,
+  framework,
   LOW_BAND_ID,
   STALE_ID,
   UNKNOWN_PROVIDER_ID,
+  validated,
   WORKED_ID,
 } from '../support/documents.js';
 import { expectInvalid, expectJson, expectProblem } from '../support/responses.js';
@@ -54,8 +57,12 @@ describe.each(engines)('GET /api/v1/scores/{providerId} on %s', (engine) => {
 
     it("the served indicator is the engine's own output for the approved inputs, plus the publication fields", async () => {
       const r = await expectJson(await server().get(`/api/v1/scores/${WORKED_ID}`, { key }), RiskIndicatorSchema);
-      const { score_verified_at: _v, published_at: _p, limitations_disclosure: _l, ...served } = r;
+      const { score_verified_at: _v, published_at: _p, limitations_disclosure: _l, path_to_next_band, ...served } = r;
       expect(served).toEqual(JSON.parse(JSON.stringify(engineIndicator(example('worked-example')))));
+      // The path to the next band is the engine's too, computed at publication.
+      expect(path_to_next_band).toEqual(
+        JSON.parse(JSON.stringify(pathToNextBand(validated(example('worked-example')), framework))),
+      );
     });
 
     it('a LOW provider has no next band and no points to it', async () => {

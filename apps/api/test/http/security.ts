@@ -1,4 +1,12 @@
-import { type EndpointName, endpoints, TIER_HOURLY_LIMIT, TIER_RANK, TIERS, type Tier } from '@svc/contracts';
+import {
+  type Endpoint,
+  type EndpointName,
+  endpoints,
+  TIER_HOURLY_LIMIT,
+  TIER_RANK,
+  TIERS,
+  type Tier,
+} from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { expectNoLimitHeaders, expectProblem, limitHeadersOf } from '../support/responses.js';
 import { revoke, type TestServer, UNKNOWN_KEY } from '../support/server.js';
@@ -22,6 +30,14 @@ export const KEYED_ROUTE_LABELS: Record<KeyedEndpointName, string> = {
   listDeliveries: 'a delivery log',
   redeliver: 'a redelivery',
   testWebhook: 'a webhook test',
+  searchProviders: 'a provider search',
+  compareScores: 'a comparison',
+  exportScores: 'the CSV export',
+  scorePortfolio: 'a portfolio score',
+  portfolioMemo: 'a portfolio memo',
+  whatIf: 'a what-if',
+  getScoreMemo: 'a credit memo',
+  callMcpTool: 'an agent tool call',
 };
 
 /**
@@ -94,7 +110,9 @@ export function keyedRouteSecurity(
           const res = await request(s, { key: await s.key(tier) });
           const text = await res.text();
           expect(res.status, text).toBe(endpoint.success.status);
-          expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
+          // The contract's media type: JSON, or the CSV, Markdown or HTML a route serves instead.
+          const type = (endpoint as Endpoint).success.contentType ?? 'application/json';
+          expect(res.headers.get('content-type')?.split(';')[0]).toBe(type);
           if ('schema' in endpoint.success) endpoint.success.schema.parse(JSON.parse(text));
           const limit = TIER_HOURLY_LIMIT[tier];
           const h = limitHeadersOf(res);

@@ -5,7 +5,13 @@ import { openStore, type Store } from '../../src/store/store.js';
 import { engines, freshLocation, freshStore, migrateBesideOtherTests, type TestLocation } from '../support/stores.js';
 
 /** Every migration, in order: a fresh store runs them all. */
-const MIGRATIONS = ['0001-initial', '0002-framework-releases', '0003-webhooks', '0004-history-framework'];
+const MIGRATIONS = [
+  '0001-initial',
+  '0002-framework-releases',
+  '0003-webhooks',
+  '0004-history-framework',
+  '0005-path-to-next-band',
+];
 
 const TABLES = [
   'api_keys',

@@ -57,6 +57,7 @@ async function indicator(db: Kysely<Database>, providerId: string, over: Partial
     published_at: AT,
     indicator: JSON.stringify({ provider_id: providerId, n: indicatorCounter }),
     package: '{}',
+    path_to_next_band: null,
     inputs_sha256: 'a'.repeat(64),
     framework_sha256: 'b'.repeat(64),
     result_sha256: 'c'.repeat(64),
@@ -160,6 +161,7 @@ describe.each(engines)('providers repository on %s', (engine) => {
     await setCurrent(store.db, 'p1', ri.risk_indicator_id, entry.seq, '2026-07-01T10:00:00.000Z');
     expect(await findCurrent(store.db, 'p1')).toEqual({
       indicator: ri.indicator,
+      path_to_next_band: null,
       score_verified_at: '2026-06-20T10:00:00.000Z',
       published_at: '2026-07-01T10:00:00.000Z',
     });
@@ -261,12 +263,14 @@ describe.each(engines)('providers repository on %s', (engine) => {
     expect(seqs(page3)).toEqual(newestFirst.slice(4));
     expect(page1[0]).toEqual({
       indicator: first.indicator,
+      path_to_next_band: null,
       score_verified_at: first.score_verified_at,
       published_at: '2026-07-09T09:00:00.000Z',
       seq: mine[4]?.seq,
     });
     expect(page3[0]).toEqual({
       indicator: first.indicator,
+      path_to_next_band: null,
       score_verified_at: first.score_verified_at,
       published_at: '2026-07-01T09:00:00.000Z',
       seq: mine[0]?.seq,

@@ -279,8 +279,10 @@ describe.each(engines)('publishing on %s', (engine) => {
       [1, '2026-06-02T10:00:00.000Z', '2026-07-01T09:00:00.000Z'],
     ]);
     // The indicator in force is served with the times of the publication that put it there.
+    const stored = await findIndicator(store.db, id);
     expect(await findCurrent(store.db, a.provider.id)).toEqual({
-      indicator: (await findIndicator(store.db, id))?.indicator,
+      indicator: stored?.indicator,
+      path_to_next_band: stored?.path_to_next_band,
       score_verified_at: '2026-07-01T10:00:00.000Z',
       published_at: '2026-07-03T09:00:00.000Z',
     });

@@ -1,27 +1,38 @@
 import type { RouteModule } from '../route.js';
+import compareScores from './compare-scores.js';
 import createWebhook from './create-webhook.js';
 import deleteWebhook from './delete-webhook.js';
+import exportScores from './export-scores.js';
 import getChangelog from './get-changelog.js';
 import getChangelogAtom from './get-changelog-atom.js';
 import getComputation from './get-computation.js';
 import getMethodology from './get-methodology.js';
 import getScore from './get-score.js';
 import getScoreHistory from './get-score-history.js';
+import getScoreMemo from './get-score-memo.js';
 import getStatus from './get-status.js';
 import listDeliveries from './list-deliveries.js';
 import listIssuances from './list-issuances.js';
 import listPublicScores from './list-public-scores.js';
 import listScores from './list-scores.js';
 import listWebhooks from './list-webhooks.js';
+import { callMcpTool, getMcpManifest } from './mcp.js';
+import portfolioMemo from './portfolio-memo.js';
 import redeliver from './redeliver.js';
 import requestScore from './request-score.js';
+import scorePortfolio from './score-portfolio.js';
+import searchProviders from './search-providers.js';
 import testWebhook from './test-webhook.js';
+import whatIf from './what-if.js';
 
-/** Every API route. Registration order matters only where paths overlap (none do). */
+/** Every API route. Fixed paths under /scores come before /scores/{providerId}, which would take them. */
 export const routes: RouteModule[] = [
   listScores,
+  compareScores,
+  exportScores,
   getScore,
   getScoreHistory,
+  getScoreMemo,
   getMethodology,
   getComputation,
   listIssuances,
@@ -36,4 +47,10 @@ export const routes: RouteModule[] = [
   listDeliveries,
   redeliver,
   testWebhook,
+  searchProviders,
+  scorePortfolio,
+  portfolioMemo,
+  whatIf,
+  getMcpManifest,
+  callMcpTool,
 ];

@@ -79,6 +79,7 @@ export async function insertHistory(db: Kysely<Database>, row: IndicatorHistoryT
 /** The fields a served Risk Indicator is assembled from: the stored JSON and the publication's times. */
 const servedColumns = [
   'risk_indicators.indicator',
+  'risk_indicators.path_to_next_band',
   'indicator_history.score_verified_at',
   'indicator_history.published_at',
 ] as const;
@@ -95,6 +96,23 @@ function current(db: Kysely<Database>) {
 /** A provider's current indicator, unless it has none or was withdrawn. */
 export async function findCurrent(db: Kysely<Database>, providerId: string) {
   return current(db).select(servedColumns).where('providers.id', '=', providerId).executeTakeFirst();
+}
+
+/** The current indicators of several providers (those that have one), with their ids. */
+export async function findCurrentMany(db: Kysely<Database>, providerIds: readonly string[]) {
+  if (providerIds.length === 0) return [];
+  return current(db)
+    .select([...servedColumns, 'providers.id'])
+    .where('providers.id', 'in', [...providerIds])
+    .execute();
+}
+
+/** A provider's current indicator with its computation package (the approved inputs it was scored from). */
+export async function findCurrentWithPackage(db: Kysely<Database>, providerId: string) {
+  return current(db)
+    .select([...servedColumns, 'risk_indicators.risk_indicator_id', 'risk_indicators.package'])
+    .where('providers.id', '=', providerId)
+    .executeTakeFirst();
 }
 
 export interface NamePosition {

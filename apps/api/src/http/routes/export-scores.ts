@@ -1,0 +1,41 @@
+import { endpoints, type RiskIndicatorResponse } from '@svc/contracts';
+import { currentFramework } from '@svc/methodology';
+import { csvRow } from '../../services/csv.js';
+import { servedIndicatorJson } from '../../services/served.js';
+import { listCurrent } from '../../store/repositories/providers.js';
+import { defineRoute } from '../route.js';
+
+/** The headline columns, in order; the module score columns follow. */
+export const HEADLINE = [
+  'provider_id',
+  'name',
+  'planner_type',
+  'provider_subtype',
+  'final_score',
+  'risk_band',
+  'confidence',
+  'framework_version',
+  'scored_at',
+  'score_verified_at',
+  'published_at',
+  'risk_indicator_id',
+] as const;
+
+/** Every current indicator as one CSV row, by name: the headline fields, then one column per module score. */
+export default defineRoute(endpoints.exportScores, async ({ query, services }) => {
+  const rows = await listCurrent(services.store.db, { plannerType: query.planner_type, limit: 1_000_000 });
+  const indicators = rows.map((r) => JSON.parse(servedIndicatorJson(r)) as RiskIndicatorResponse);
+  // The columns come from the framework, so an empty export has the same header as a full one.
+  const modules = currentFramework().definition.modules.map((m) => m.id);
+  let text = csvRow([...HEADLINE, ...modules.map((id) => `module_${id}_score`)]);
+  for (const i of indicators) {
+    const byModule = new Map(i.score_commentary.modules.map((m) => [m.module_id, m.score]));
+    text += csvRow([...HEADLINE.map((field) => i[field]), ...modules.map((id) => byModule.get(id) ?? null)]);
+  }
+  const date = services.clock.now().toISOString().slice(0, 10);
+  return {
+    body: text,
+    contentType: 'text/csv; charset=utf-8; header=present',
+    headers: { 'Content-Disposition': `attachment; filename="risk-indicators-${date}.csv"` },
+  };
+});

@@ -1,0 +1,40 @@
+import { endpoints, isJsonRpcBody, type McpToolCallBody } from '@svc/contracts';
+import { requireMcp } from '../../mcp/gate.js';
+import { mcpManifest } from '../../mcp/manifest.js';
+import { serveMcp } from '../../mcp/protocol.js';
+import { runTool } from '../../mcp/tools/index.js';
+import { ServiceError } from '../../services/errors.js';
+import { ApiError } from '../problem.js';
+import { defineRoute, type RouteModule } from '../route.js';
+
+/** GET /api/mcp: the public manifest. An MCP client opening its optional event stream is told there is none (405). */
+export const getMcpManifest = defineRoute(endpoints.getMcpManifest, async ({ req, services }) => {
+  const accept = req.get('accept') ?? '';
+  if (accept.includes('text/event-stream') && !/application\/json|\*\/\*/.test(accept)) {
+    throw new ApiError(
+      'method_not_allowed',
+      'the agent tool interface is stateless and offers no event stream; POST JSON-RPC messages to /api/mcp',
+      {},
+      { Allow: 'GET, POST, HEAD, OPTIONS' },
+    );
+  }
+  return { json: mcpManifest(services.mcpEnabled) };
+});
+
+/** POST /api/mcp: a plain tool call, or the Model Context Protocol when the body speaks JSON-RPC. */
+export const callMcpTool: RouteModule = {
+  ...defineRoute(endpoints.callMcpTool, async ({ body, services, req }) => {
+    if (isJsonRpcBody(body)) return serveMcp(body, req, services);
+    const call = body as McpToolCallBody;
+    let output: string;
+    try {
+      output = await runTool(call.tool_name, call.input as never, services);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      const problems = error.problems.map((p) => ({ ...p, path: `body.${p.path}` }));
+      throw new ServiceError(error.code, error.message, problems);
+    }
+    return { jsonText: `{"tool_name":${JSON.stringify(call.tool_name)},"output":${output}}` };
+  }),
+  admit: requireMcp,
+};

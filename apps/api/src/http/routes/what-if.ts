@@ -1,0 +1,7 @@
+import { endpoints } from '@svc/contracts';
+import { whatIf } from '../../services/analysis.js';
+import { defineRoute } from '../route.js';
+
+export default defineRoute(endpoints.whatIf, async ({ params, body, services }) => ({
+  json: await whatIf(services.store, params.providerId.toLowerCase(), body),
+}));

@@ -1,0 +1,128 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  type FieldProblem,
+  MCP_SERVER_INFO,
+  MCP_TOOL_NAMES,
+  MCP_TOOLS,
+  type McpToolName,
+  type ErrorCode as ProblemCode,
+} from '@svc/contracts';
+import type { Request } from 'express';
+import { ApiError } from '../http/problem.js';
+import type { Reply } from '../http/route.js';
+import { parsePart } from '../http/validate.js';
+import { ServiceError } from '../services/errors.js';
+import type { Services } from '../services/services.js';
+import { toolEntries } from './manifest.js';
+import { runTool } from './tools/index.js';
+
+const INSTRUCTIONS =
+  'Risk Indicators of digital-credit providers under the published Digital Credit Risk Framework: a score from 0 ' +
+  'to 100 (higher means lower risk) and a risk band. Find a provider with search_providers; when a name matches ' +
+  'several providers the answer lists candidates, so ask which one is meant. Each request is one of the hourly ' +
+  'limit of the API key. Risk Indicators are not credit ratings or investment advice. Preview interface.';
+
+/** The request headers the transport reads; everything else (the key among them) stays out of it. */
+const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version'];
+
+/**
+ * Serves one POST of JSON-RPC messages as the Model Context Protocol: a fresh SDK server and stateless transport
+ * per request (no session, JSON answers rather than an event stream). The key, tier, gate and limit were checked
+ * by the route pipeline before. A failure that is not the caller's (the store down) is rethrown after the
+ * transport has answered, so the pipeline answers it as for any route (503, or 500 with the request id).
+ */
+export async function serveMcp(body: unknown, req: Request, services: Services): Promise<Reply> {
+  const failures: unknown[] = [];
+  const server = mcpServer(services, failures);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    const headers = new Headers();
+    for (const name of FORWARDED) {
+      const value = req.get(name);
+      if (value !== undefined) headers.set(name, value);
+    }
+    const request = new globalThis.Request('http://localhost/api/mcp', { method: 'POST', headers });
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    if (failures.length > 0) throw failures[0];
+    const text = await response.text();
+    if (text === '') return { status: response.status };
+    return { status: response.status, jsonText: text };
+  } finally {
+    await server.close();
+  }
+}
+
+function mcpServer(services: Services, failures: unknown[]): Server {
+  const server = new Server(
+    { name: MCP_SERVER_INFO.name, version: MCP_SERVER_INFO.version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: toolEntries().map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.input_schema as { type: 'object'; [key: string]: unknown },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    try {
+      return await callTool(request.params.name, request.params.arguments ?? {}, services);
+    } catch (error) {
+      if (!(error instanceof McpError)) failures.push(error);
+      throw error;
+    }
+  });
+  return server;
+}
+
+const isToolName = (name: string): name is McpToolName => (MCP_TOOL_NAMES as string[]).includes(name);
+
+/** A tools/call: an unknown tool is a protocol error; bad arguments and unknown providers are tool errors the agent reads. */
+async function callTool(name: string, args: unknown, services: Services): Promise<CallToolResult> {
+  if (!isToolName(name)) {
+    throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; the tools are ${MCP_TOOL_NAMES.join(', ')}`);
+  }
+  let input: unknown;
+  try {
+    input = parsePart(MCP_TOOLS[name].input, args, 'body');
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const problems = renamed(error.extra.errors ?? []);
+    return refusal('invalid_request', `invalid arguments: ${summary(problems)}`, problems);
+  }
+  try {
+    const text = await runTool(name, input as never, services);
+    return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    const problems = renamed(error.problems);
+    const detail = error.code === 'invalid_request' ? `invalid arguments: ${summary(problems)}` : error.message;
+    return refusal(error.code, detail, problems);
+  }
+}
+
+/** Problems name the tool's arguments, as MCP calls them. */
+const renamed = (problems: FieldProblem[]) =>
+  problems.map((p) => ({
+    path: p.path.replace(/^(body|input)\b/, 'arguments'),
+    message: p.message.replace('is not a field of this endpoint', 'is not an argument of this tool'),
+  }));
+
+const summary = (problems: FieldProblem[]) => problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+
+function refusal(code: ProblemCode, detail: string, errors: FieldProblem[]): CallToolResult {
+  const body = { code, detail, ...(errors.length > 0 ? { errors } : {}) };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}

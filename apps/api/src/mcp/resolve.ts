@@ -1,0 +1,73 @@
+import type { FieldProblem, ProviderAmbiguity, ProviderCandidate } from '@svc/contracts';
+import { ServiceError } from '../services/errors.js';
+import type { PublicSnapshot } from '../services/public-snapshot.js';
+import { searchProviders } from '../services/search.js';
+
+/** How many candidates an ambiguous name lists. */
+const SHOWN_CANDIDATES = 10;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type Resolution =
+  | { kind: 'found'; id: string }
+  | { kind: 'ambiguous'; candidates: ProviderCandidate[]; total: number }
+  | { kind: 'unknown' };
+
+/**
+ * A provider as an agent names it, matched as the provider search matches: a provider id as it is, else the
+ * providers whose folded name is the text exactly, else every match; one of them is the provider, several are
+ * candidates to ask the user about, best match first.
+ */
+export async function resolveProvider(snapshot: PublicSnapshot, text: string): Promise<Resolution> {
+  const headlines = await snapshot.headlines();
+  if (UUID.test(text)) {
+    const id = text.toLowerCase();
+    if (headlines.some((h) => h.id === id)) return { kind: 'found', id };
+  }
+  const matches = await searchProviders(snapshot, { q: text, limit: Math.max(headlines.length, 1) });
+  const exact = matches.filter((m) => m.match === 'exact');
+  const pool = exact.length > 0 ? exact : matches;
+  const [only] = pool;
+  if (!only) return { kind: 'unknown' };
+  if (pool.length === 1) return { kind: 'found', id: only.id };
+  return {
+    kind: 'ambiguous',
+    candidates: pool
+      .slice(0, SHOWN_CANDIDATES)
+      .map((m) => ({ id: m.id, name: m.name, final_score: m.final_score, risk_band: m.risk_band })),
+    total: pool.length,
+  };
+}
+
+/**
+ * Several names resolved at once (`paths` names each in problems): the provider ids in order, or the answer for
+ * the names that match several providers. A name that matches none is a not_found naming every such name.
+ */
+export async function resolveProviders(
+  snapshot: PublicSnapshot,
+  names: readonly string[],
+  paths: readonly string[],
+): Promise<{ ids: string[] } | { ambiguity: ProviderAmbiguity }> {
+  const resolutions = await Promise.all(names.map((name) => resolveProvider(snapshot, name)));
+  const unknown: FieldProblem[] = resolutions.flatMap((r, i) =>
+    r.kind === 'unknown'
+      ? [{ path: paths[i] ?? 'input', message: `"${names[i]}" matches no provider with a published Risk Indicator` }]
+      : [],
+  );
+  if (unknown.length > 0) {
+    throw new ServiceError('not_found', unknown.map((p) => p.message).join('; '), unknown);
+  }
+  const ambiguous = resolutions.flatMap((r, i) =>
+    r.kind === 'ambiguous' ? [{ provider_name: names[i] ?? '', candidates: r.candidates, total: r.total }] : [],
+  );
+  if (ambiguous.length > 0) {
+    const said = ambiguous.map((a) => `"${a.provider_name}" matches ${a.total} providers`).join('; ');
+    return {
+      ambiguity: {
+        status: 'ambiguous',
+        detail: `${said}: ask which one is meant, then call again with its name or id`,
+        names: ambiguous,
+      },
+    };
+  }
+  return { ids: resolutions.map((r) => (r.kind === 'found' ? r.id : '')) };
+}

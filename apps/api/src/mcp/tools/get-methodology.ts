@@ -1,0 +1,7 @@
+import type { McpToolInput } from '@svc/contracts';
+import { methodologyOf } from '../../services/methodology.js';
+
+/** A framework as published data, as GET /api/v1/methodology serves it: the one in force unless a version is named. */
+export async function getMethodology(input: McpToolInput<'get_methodology'>): Promise<string> {
+  return JSON.stringify(methodologyOf(input.version, 'input.version'));
+}

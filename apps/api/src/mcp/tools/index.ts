@@ -1,0 +1,24 @@
+import type { McpToolInput, McpToolName } from '@svc/contracts';
+import type { Services } from '../../services/services.js';
+import { compareProviders } from './compare-providers.js';
+import { getMethodology } from './get-methodology.js';
+import { getProviderScore } from './get-provider-score.js';
+import { getScoreHistory } from './get-score-history.js';
+import { searchProviders } from './search-providers.js';
+
+/** A tool: its checked input to the JSON text of its output. Refusals are ServiceErrors (not_found, invalid_request). */
+export type ToolRun<N extends McpToolName> = (input: McpToolInput<N>, services: Services) => Promise<string>;
+
+/** Every agent tool, by name; the contract (MCP_TOOLS) holds their descriptions and schemas. */
+export const TOOLS: { [N in McpToolName]: ToolRun<N> } = {
+  get_provider_score: getProviderScore,
+  compare_providers: compareProviders,
+  get_score_history: getScoreHistory,
+  search_providers: searchProviders,
+  get_methodology: getMethodology,
+};
+
+/** Runs a tool whose input has been checked against its contract schema. */
+export function runTool<N extends McpToolName>(name: N, input: McpToolInput<N>, services: Services): Promise<string> {
+  return (TOOLS[name] as ToolRun<N>)(input, services);
+}

@@ -1,0 +1,247 @@
+import type { PortfolioScore, RiskIndicatorResponse } from '@svc/contracts';
+import { html, page, type SafeHtml } from '../pages/html.js';
+
+/**
+ * Credit memos: a fixed template filled from a published indicator (or a portfolio score), written
+ * once as blocks and rendered as Markdown or as an HTML page, so both forms always say the same.
+ */
+type Block =
+  | { kind: 'heading'; level: 1 | 2; text: string }
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'list'; items: string[] }
+  | { kind: 'table'; head: string[]; rows: (string | number)[][] };
+
+export type MemoFormat = 'md' | 'html';
+
+export interface RenderedMemo {
+  body: string;
+  contentType: string;
+}
+
+// ---- rendering ----
+
+/** Text that Markdown would read as markup (a provider named `*Acme*` or `[x](y)`) is escaped. */
+function mdText(text: string): string {
+  return text.replace(/[\\`*_[\]<>#|~&]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
+}
+
+function markdown(blocks: Block[]): string {
+  const out: string[] = [];
+  for (const b of blocks) {
+    if (b.kind === 'heading') out.push(`${'#'.repeat(b.level)} ${mdText(b.text)}`);
+    else if (b.kind === 'paragraph') out.push(mdText(b.text));
+    else if (b.kind === 'list') out.push(b.items.map((i) => `- ${mdText(i)}`).join('\n'));
+    else {
+      const row = (cells: (string | number)[]) => `| ${cells.map((c) => mdText(String(c))).join(' | ')} |`;
+      out.push([row(b.head), `|${b.head.map(() => ' --- ').join('|')}|`, ...b.rows.map(row)].join('\n'));
+    }
+  }
+  return `${out.join('\n\n')}\n`;
+}
+
+function htmlBlocks(blocks: Block[]): SafeHtml {
+  return html`${blocks.map((b) => {
+    if (b.kind === 'heading') return b.level === 1 ? html`<h1>${b.text}</h1>\n` : html`<h2>${b.text}</h2>\n`;
+    if (b.kind === 'paragraph') return html`<p>${b.text}</p>\n`;
+    if (b.kind === 'list') return html`<ul>${b.items.map((i) => html`<li>${i}</li>`)}</ul>\n`;
+    return html`<table><thead><tr>${b.head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${b.rows.map(
+      (r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`,
+    )}</tbody></table>\n`;
+  })}`;
+}
+
+/** The CSP of an HTML memo: the site's stylesheet and nothing else. */
+export const MEMO_CSP =
+  "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+function render(title: string, blocks: Block[], format: MemoFormat): RenderedMemo {
+  if (format === 'md') return { body: markdown(blocks), contentType: 'text/markdown; charset=utf-8' };
+  return {
+    body: page({ title }, html`<article class="memo">${htmlBlocks(blocks)}</article>`),
+    contentType: 'text/html; charset=utf-8',
+  };
+}
+
+const score2 = (n: number) => n.toFixed(2);
+const pct = (weight: number) => `${(weight * 100).toFixed(2)}%`;
+const day = (iso: string) => iso.slice(0, 10);
+
+// ---- the provider memo ----
+
+export interface HistoryEntry {
+  published_at: string;
+  final_score: number;
+  risk_band: string;
+  framework_version: string;
+  risk_indicator_id: string;
+}
+
+export function providerMemo(
+  indicator: RiskIndicatorResponse,
+  history: HistoryEntry[],
+  context: { preparedAt: string; siteUrl: string | null },
+  format: MemoFormat,
+): RenderedMemo {
+  const d = indicator.svc_decision_object;
+  const verify = `${context.siteUrl ?? ''}/verify/${indicator.risk_indicator_id}`;
+  const blocks: Block[] = [
+    { kind: 'heading', level: 1, text: `Credit memo: ${indicator.name}` },
+    {
+      kind: 'paragraph',
+      text: `Prepared ${day(context.preparedAt)} under ${indicator.framework_version}. Risk Indicator ${indicator.risk_indicator_id}; verify it at ${verify}.`,
+    },
+    { kind: 'heading', level: 2, text: 'Summary' },
+    {
+      kind: 'table',
+      head: ['Final score', 'Risk band', 'Confidence', 'Planner type', 'Scored at', 'Inputs approved', 'Published'],
+      rows: [
+        [
+          score2(indicator.final_score),
+          indicator.risk_band,
+          indicator.confidence.toFixed(4),
+          `${indicator.planner_type} (${indicator.provider_subtype})`,
+          day(indicator.scored_at),
+          day(indicator.score_verified_at),
+          day(indicator.published_at),
+        ],
+      ],
+    },
+    { kind: 'paragraph', text: d.summary },
+    ...(d.next_band !== undefined && d.points_to_next_band !== undefined
+      ? [{ kind: 'paragraph' as const, text: `${d.points_to_next_band.toFixed(2)} points to ${d.next_band}.` }]
+      : []),
+    { kind: 'heading', level: 2, text: 'Decision factors' },
+    {
+      kind: 'list',
+      items: [
+        ...d.ceiling_factors.map(
+          (f) => `Holding back: ${f.criterion_label} (${f.point_impact.toFixed(2)}): ${f.detail}`,
+        ),
+        ...d.floor_factors.map((f) => `Supporting: ${f.criterion_label} (+${f.point_impact.toFixed(2)}): ${f.detail}`),
+      ],
+    },
+    { kind: 'heading', level: 2, text: 'Hard caps' },
+    d.hard_caps_fired.length === 0
+      ? { kind: 'paragraph', text: 'No hard cap fired.' }
+      : {
+          kind: 'table',
+          head: ['Cap', 'Condition', 'Limit', 'Binding', 'Point impact'],
+          rows: d.hard_caps_fired.map((c) => [
+            c.cap_id,
+            c.label,
+            score2(c.cap),
+            c.binding ? 'yes' : 'no',
+            c.point_impact.toFixed(2),
+          ]),
+        },
+    { kind: 'heading', level: 2, text: 'Modules' },
+    { kind: 'paragraph', text: indicator.score_commentary.overview },
+    {
+      kind: 'table',
+      head: ['Module', 'Score', 'Of', 'Commentary'],
+      rows: indicator.score_commentary.modules.map((m) => [
+        `${m.module_id} ${m.label}`,
+        m.score.toFixed(2),
+        m.max,
+        m.text,
+      ]),
+    },
+    { kind: 'heading', level: 2, text: 'Criteria' },
+    {
+      kind: 'table',
+      head: ['Criterion', 'Input', 'Points', 'Weight', 'Contribution', 'Freshness', 'Evidence as of'],
+      rows: indicator.criterion_scores.map((c) => [
+        `${c.criterion_id} ${c.criterion_label}`,
+        c.missing ? 'missing' : String(c.input_value),
+        c.points.toFixed(2),
+        c.weight,
+        c.contribution.toFixed(4),
+        c.freshness.toFixed(4),
+        c.as_of ?? '',
+      ]),
+    },
+    { kind: 'heading', level: 2, text: 'History' },
+    {
+      kind: 'table',
+      head: ['Published', 'Final score', 'Risk band', 'Framework', 'Risk Indicator'],
+      rows: history.map((h) => [
+        day(h.published_at),
+        score2(h.final_score),
+        h.risk_band,
+        h.framework_version,
+        h.risk_indicator_id,
+      ]),
+    },
+    { kind: 'heading', level: 2, text: 'Limitations' },
+    { kind: 'paragraph', text: indicator.limitations_disclosure },
+  ];
+  return render(`Credit memo: ${indicator.name}`, blocks, format);
+}
+
+// ---- the portfolio memo ----
+
+export function portfolioMemo(
+  portfolio: PortfolioScore,
+  context: { preparedAt: string },
+  format: MemoFormat,
+): RenderedMemo {
+  const c = portfolio.concentration;
+  const blocks: Block[] = [
+    { kind: 'heading', level: 1, text: 'Portfolio credit memo' },
+    {
+      kind: 'paragraph',
+      text: `Prepared ${day(context.preparedAt)} under ${portfolio.framework_version}: ${portfolio.holdings.length} holdings, total ${portfolio.total_amount}.`,
+    },
+    { kind: 'heading', level: 2, text: 'Summary' },
+    {
+      kind: 'table',
+      head: [
+        'Portfolio score',
+        'Risk band',
+        'Herfindahl index',
+        'Effective holdings',
+        'Largest weight',
+        'Concentration',
+      ],
+      rows: [
+        [
+          score2(portfolio.portfolio_score),
+          portfolio.risk_band,
+          c.herfindahl_index.toFixed(4),
+          c.effective_holdings.toFixed(2),
+          pct(c.largest_weight),
+          c.level,
+        ],
+      ],
+    },
+    { kind: 'heading', level: 2, text: 'Weakest holdings' },
+    {
+      kind: 'list',
+      items: portfolio.weakest.map(
+        (w) => `${w.name}: ${score2(w.final_score)} ${w.risk_band}, ${pct(w.weight)} of the portfolio`,
+      ),
+    },
+    { kind: 'heading', level: 2, text: 'Exposure by band' },
+    {
+      kind: 'table',
+      head: ['Risk band', 'Amount', 'Weight', 'Holdings'],
+      rows: portfolio.exposure_by_band.map((e) => [e.risk_band, e.amount, pct(e.weight), e.holdings]),
+    },
+    { kind: 'heading', level: 2, text: 'Holdings' },
+    {
+      kind: 'table',
+      head: ['Provider', 'Amount', 'Weight', 'Final score', 'Risk band', 'Contribution'],
+      rows: portfolio.holdings.map((h) => [
+        h.name,
+        h.amount,
+        pct(h.weight),
+        score2(h.final_score),
+        h.risk_band,
+        h.contribution.toFixed(4),
+      ]),
+    },
+    { kind: 'heading', level: 2, text: 'Limitations' },
+    { kind: 'paragraph', text: portfolio.limitations_disclosure },
+  ];
+  return render('Portfolio credit memo', blocks, format);
+}

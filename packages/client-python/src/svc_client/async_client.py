@@ -1,0 +1,243 @@
+"""The asyncio client: the same methods as ``Client``, awaited. Each call runs the blocking one in a worker thread, so
+the package stays standard-library only and the event loop is never blocked (a retry's wait included)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from concurrent.futures import Executor
+from typing import Any, AsyncIterator, Awaitable, Callable, Optional, Sequence, TypeVar
+
+from .client import Client, Holdings, Overrides
+from .types import (
+    ChangelogEntry,
+    ChangelogResponse,
+    Comparison,
+    ComputationPackage,
+    CoverageRequestReceipt,
+    DeliveriesResponse,
+    DeliveryStatus,
+    Issuance,
+    IssuancesResponse,
+    IssuanceStatus,
+    IssuanceType,
+    MemoFormat,
+    MethodologyResponse,
+    PlannerType,
+    PortfolioScore,
+    ProviderSearchResponse,
+    PublicScoresResponse,
+    RiskIndicator,
+    ScoreHistoryResponse,
+    ScoresListResponse,
+    StatusResponse,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEventType,
+    WebhooksListResponse,
+    WhatIfResponse,
+)
+
+Result = TypeVar("Result")
+
+
+class AsyncClient:
+    """``AsyncClient(base_url, api_key=None, timeout=10)``: every method of ``Client`` as a coroutine, and the
+    ``iter_*`` methods as async iterators (``async for indicator in client.iter_scores(): ...``).
+
+    Calls run on ``executor``, or the event loop's default thread pool when it is None.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: Optional[str] = None,
+        timeout: float = 10,
+        *,
+        max_retries: int = 2,
+        max_retry_wait: float = 30,
+        executor: Optional[Executor] = None,
+    ) -> None:
+        self._client = Client(base_url, api_key, timeout, max_retries=max_retries, max_retry_wait=max_retry_wait)
+        self._executor = executor
+
+    @property
+    def base_url(self) -> str:
+        return self._client.base_url
+
+    def __repr__(self) -> str:
+        return f"AsyncClient({self.base_url!r})"
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Nothing to release; here so ``async with AsyncClient(...)`` reads well."""
+
+    def _run(self, call: Callable[..., Result], *args: Any, **kwargs: Any) -> Awaitable[Result]:
+        # run_in_executor rather than asyncio.to_thread, which needs Python 3.9.
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(self._executor, functools.partial(call, *args, **kwargs))
+
+    # ---- public ----
+
+    async def public_scores(self) -> PublicScoresResponse:
+        return await self._run(self._client.public_scores)
+
+    async def changelog(
+        self, since: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> ChangelogResponse:
+        return await self._run(self._client.changelog, since, limit, cursor)
+
+    def iter_changelog(
+        self, since: Optional[str] = None, page_size: Optional[int] = None
+    ) -> AsyncIterator[ChangelogEntry]:
+        return _async_items(lambda cursor: self.changelog(since, page_size, cursor))
+
+    async def changelog_atom(self) -> str:
+        return await self._run(self._client.changelog_atom)
+
+    async def request_score(
+        self,
+        provider_name: str,
+        *,
+        website: Optional[str] = None,
+        contact_email: Optional[str] = None,
+        planner_type: Optional[PlannerType] = None,
+        message: Optional[str] = None,
+    ) -> CoverageRequestReceipt:
+        return await self._run(
+            self._client.request_score,
+            provider_name,
+            website=website,
+            contact_email=contact_email,
+            planner_type=planner_type,
+            message=message,
+        )
+
+    async def status(self) -> StatusResponse:
+        return await self._run(self._client.status)
+
+    # ---- scores ----
+
+    async def scores(
+        self, planner_type: Optional[PlannerType] = None, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> ScoresListResponse:
+        return await self._run(self._client.scores, planner_type, limit, cursor)
+
+    def iter_scores(
+        self, planner_type: Optional[PlannerType] = None, page_size: Optional[int] = None
+    ) -> AsyncIterator[RiskIndicator]:
+        return _async_items(lambda cursor: self.scores(planner_type, page_size, cursor))
+
+    async def score(self, provider_id: str) -> RiskIndicator:
+        return await self._run(self._client.score, provider_id)
+
+    async def history(
+        self, provider_id: str, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> ScoreHistoryResponse:
+        return await self._run(self._client.history, provider_id, limit, cursor)
+
+    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> AsyncIterator[RiskIndicator]:
+        return _async_items(lambda cursor: self.history(provider_id, page_size, cursor))
+
+    async def methodology(self, version: Optional[str] = None) -> MethodologyResponse:
+        return await self._run(self._client.methodology, version)
+
+    async def computation(self, id: str) -> ComputationPackage:
+        return await self._run(self._client.computation, id)
+
+    async def computation_bytes(self, id: str) -> bytes:
+        return await self._run(self._client.computation_bytes, id)
+
+    # ---- issuances ----
+
+    async def issuances(
+        self,
+        status: Optional[IssuanceStatus] = None,
+        type: Optional[IssuanceType] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> IssuancesResponse:
+        return await self._run(self._client.issuances, status, type, limit, cursor)
+
+    def iter_issuances(
+        self,
+        status: Optional[IssuanceStatus] = None,
+        type: Optional[IssuanceType] = None,
+        page_size: Optional[int] = None,
+    ) -> AsyncIterator[Issuance]:
+        return _async_items(lambda cursor: self.issuances(status, type, page_size, cursor))
+
+    # ---- analysis ----
+
+    async def search(
+        self, q: str, planner_type: Optional[PlannerType] = None, limit: Optional[int] = None
+    ) -> ProviderSearchResponse:
+        return await self._run(self._client.search, q, planner_type, limit)
+
+    async def compare(self, ids: Sequence[str]) -> Comparison:
+        return await self._run(self._client.compare, ids)
+
+    async def export_csv(self, planner_type: Optional[PlannerType] = None) -> str:
+        return await self._run(self._client.export_csv, planner_type)
+
+    async def portfolio(self, holdings: Holdings) -> PortfolioScore:
+        return await self._run(self._client.portfolio, holdings)
+
+    async def portfolio_memo(self, holdings: Holdings, format: Optional[MemoFormat] = None) -> str:
+        return await self._run(self._client.portfolio_memo, holdings, format)
+
+    async def what_if(self, provider_id: str, inputs: Overrides) -> WhatIfResponse:
+        return await self._run(self._client.what_if, provider_id, inputs)
+
+    async def memo(self, provider_id: str, format: Optional[MemoFormat] = None) -> str:
+        return await self._run(self._client.memo, provider_id, format)
+
+    # ---- webhooks ----
+
+    async def create_webhook(
+        self, url: str, events: Sequence[WebhookEventType], description: Optional[str] = None
+    ) -> WebhookEndpoint:
+        return await self._run(self._client.create_webhook, url, events, description)
+
+    async def list_webhooks(self) -> WebhooksListResponse:
+        return await self._run(self._client.list_webhooks)
+
+    async def delete_webhook(self, webhook_id: str) -> None:
+        await self._run(self._client.delete_webhook, webhook_id)
+
+    async def deliveries(
+        self,
+        webhook_id: str,
+        status: Optional[DeliveryStatus] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> DeliveriesResponse:
+        return await self._run(self._client.deliveries, webhook_id, status, limit, cursor)
+
+    def iter_deliveries(
+        self, webhook_id: str, status: Optional[DeliveryStatus] = None, page_size: Optional[int] = None
+    ) -> AsyncIterator[WebhookDelivery]:
+        return _async_items(lambda cursor: self.deliveries(webhook_id, status, page_size, cursor))
+
+    async def redeliver(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
+        return await self._run(self._client.redeliver, webhook_id, delivery_id)
+
+    async def test_webhook(self, webhook_id: str) -> WebhookDelivery:
+        return await self._run(self._client.test_webhook, webhook_id)
+
+
+async def _async_items(fetch: Callable[[Optional[str]], Awaitable[Any]]) -> AsyncIterator[Any]:
+    """The items of every page, in order: each page is fetched with the previous page's ``next_cursor``."""
+    cursor: Optional[str] = None
+    while True:
+        page = await fetch(cursor)
+        for item in page["data"]:
+            yield item
+        cursor = page["next_cursor"]
+        if cursor is None:
+            return

@@ -1,0 +1,481 @@
+"""The shapes of the API's answers, as TypedDicts: the JSON arrives as plain dicts and lists, typed for checkers.
+
+They follow the contract in ``packages/contracts`` field for field. Written with ``typing`` generics (not ``list[...]``
+or ``X | None``) because TypedDict evaluates its annotations at run time on Python 3.8.
+"""
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+
+PlannerType = Literal["btc", "fiat", "stablecoin"]
+RiskBand = Literal["LOW", "MEDIUM", "ELEVATED", "HIGH", "SEVERE"]
+Tier = Literal["FREE", "PROFESSIONAL", "ENTERPRISE", "CUSTOM"]
+IssuanceStatus = Literal["ANNOUNCED", "PRICING"]
+IssuanceType = Literal["preferred_share", "bond"]
+ChangeType = Literal["NEW", "SCORE_CHANGE", "BAND_CHANGE", "WITHDRAWN"]
+MatchKind = Literal["exact", "prefix", "word_prefix", "substring"]
+MemoFormat = Literal["md", "html"]
+WebhookEventType = Literal[
+    "risk_indicator.published",
+    "risk_indicator.band_changed",
+    "risk_indicator.withdrawn",
+    "issuance.updated",
+    "methodology.published",
+]
+WebhookStatus = Literal["active", "disabled"]
+DeliveryStatus = Literal["pending", "delivered", "failed", "cancelled"]
+InputValue = Optional[Union[str, float, bool]]
+
+# ---- errors ----
+
+
+class FieldProblem(TypedDict):
+    path: str
+    message: str
+
+
+class _ProblemFields(TypedDict):
+    type: str
+    title: str
+    status: int
+    detail: str
+    instance: str
+    code: str
+    request_id: str
+
+
+class Problem(_ProblemFields, total=False):
+    """RFC 9457 problem details, as every error answer carries them."""
+
+    errors: List[FieldProblem]
+    required_tier: str
+    retry_after_seconds: int
+
+
+# ---- scores ----
+
+
+class CriterionScore(TypedDict):
+    criterion_id: str
+    criterion_label: str
+    module_id: str
+    weight: int
+    input_key: str
+    input_value: InputValue
+    points: float
+    contribution: float
+    as_of: Optional[str]
+    age_days: Optional[int]
+    freshness: float
+    missing: bool
+
+
+class DecisionFactor(TypedDict):
+    criterion_id: str
+    criterion_label: str
+    point_impact: float
+    detail: str
+
+
+class HardCapFired(TypedDict):
+    cap_id: str
+    label: str
+    cap: float
+    binding: bool
+    point_impact: float
+
+
+class _DecisionObjectFields(TypedDict):
+    summary: str
+    ceiling_factors: List[DecisionFactor]
+    floor_factors: List[DecisionFactor]
+    hard_caps_fired: List[HardCapFired]
+
+
+class DecisionObject(_DecisionObjectFields, total=False):
+    """``next_band`` and ``points_to_next_band`` are absent for LOW."""
+
+    next_band: RiskBand
+    points_to_next_band: float
+
+
+class ModuleCommentary(TypedDict):
+    module_id: str
+    label: str
+    score: float
+    max: int
+    text: str
+
+
+class ScoreCommentary(TypedDict):
+    overview: str
+    modules: List[ModuleCommentary]
+
+
+class PublicScore(TypedDict):
+    id: str
+    name: str
+    planner_type: PlannerType
+    provider_subtype: str
+    yield_min: float
+    yield_max: float
+    final_score: float
+    risk_band: RiskBand
+    scored_at: str
+
+
+class PublicScoresResponse(TypedDict):
+    data: List[PublicScore]
+    limitations_disclosure: str
+    cached: bool
+
+
+class HypotheticalIndicator(PublicScore):
+    """An indicator the engine computed and nobody published (what-if)."""
+
+    provider_id: str
+    confidence: float
+    publishable: bool
+    framework_version: str
+    criterion_scores: List[CriterionScore]
+    svc_decision_object: DecisionObject
+    score_commentary: ScoreCommentary
+
+
+class RiskIndicator(HypotheticalIndicator):
+    """A published Risk Indicator with its full breakdown (PROFESSIONAL and above)."""
+
+    risk_indicator_id: str
+    score_verified_at: str
+    published_at: str
+    limitations_disclosure: str
+
+
+class ScoresListResponse(TypedDict):
+    data: List[RiskIndicator]
+    framework_version: str
+    limitations_disclosure: str
+    next_cursor: Optional[str]
+
+
+class ScoreHistoryResponse(TypedDict):
+    provider_id: str
+    data: List[RiskIndicator]
+    next_cursor: Optional[str]
+
+
+# ---- methodology, computation, issuances, status, change feed, coverage requests ----
+
+
+class SignOff(TypedDict):
+    role: Literal["chief_risk_officer"]
+    signed_off_by: str
+    signed_off_on: str
+
+
+class MethodologyResponse(TypedDict):
+    framework_version: str
+    version: str
+    effective_date: str
+    status: Literal["approved", "draft"]
+    sign_off: Optional[SignOff]
+    framework_sha256: str
+    #: The framework as data: modules, criteria, scales, hard caps, bands, rounding.
+    definition: Dict[str, Any]
+
+
+class ComputationEngine(TypedDict):
+    name: str
+    version: str
+
+
+class ComputationFramework(TypedDict):
+    framework_version: str
+    version: str
+    sha256: str
+
+
+class ComputationPackage(TypedDict):
+    """Everything needed to reproduce a Risk Indicator; decimals are fixed-place strings."""
+
+    package_format: Literal["svc.computation-package/1"]
+    engine: ComputationEngine
+    framework: ComputationFramework
+    inputs: Dict[str, Any]
+    inputs_sha256: str
+    evaluation_date: str
+    risk_indicator_id: str
+    steps: Dict[str, Any]
+    result: Dict[str, Any]
+    result_sha256: str
+
+
+class Issuance(TypedDict):
+    id: str
+    issuer_name: str
+    provider_id: Optional[str]
+    instrument_name: str
+    ticker: Optional[str]
+    type: IssuanceType
+    status: IssuanceStatus
+    currency: str
+    target_amount: float
+    coupon_rate_pct: Optional[float]
+    coupon_frequency: Optional[Literal["monthly", "quarterly", "semiannual", "annual"]]
+    expected_pricing_date: Optional[str]
+    announced_at: str
+    updated_at: str
+
+
+class IssuancesResponse(TypedDict):
+    data: List[Issuance]
+    next_cursor: Optional[str]
+
+
+class DataFreshness(TypedDict):
+    latest_scored_at: Optional[str]
+    age_seconds: Optional[int]
+
+
+class StatusComponents(TypedDict):
+    store: Literal["ok", "unavailable"]
+    rate_limit_store: Literal["in_process", "ok", "degraded"]
+
+
+class StatusResponse(TypedDict):
+    status: Literal["ok", "degraded"]
+    uptime_seconds: int
+    started_at: str
+    framework_version: str
+    data_freshness: DataFreshness
+    components: StatusComponents
+
+
+class ChangelogEntry(TypedDict):
+    id: str
+    provider_id: str
+    provider_name: str
+    change_type: ChangeType
+    previous_score: Optional[float]
+    new_score: Optional[float]
+    previous_band: Optional[RiskBand]
+    new_band: Optional[RiskBand]
+    framework_version: str
+    risk_indicator_id: Optional[str]
+    changed_at: str
+
+
+class ChangelogResponse(TypedDict):
+    data: List[ChangelogEntry]
+    next_cursor: Optional[str]
+
+
+class CoverageRequestReceipt(TypedDict):
+    request_id: str
+    status: Literal["RECEIVED"]
+    received_at: str
+
+
+# ---- analysis ----
+
+
+class ProviderMatch(TypedDict):
+    id: str
+    name: str
+    planner_type: PlannerType
+    provider_subtype: str
+    final_score: float
+    risk_band: RiskBand
+    scored_at: str
+    match: MatchKind
+
+
+class ProviderSearchResponse(TypedDict):
+    query: str
+    data: List[ProviderMatch]
+
+
+class ComparedProvider(TypedDict):
+    provider_id: str
+    name: str
+    final_score: float
+    risk_band: RiskBand
+
+
+class ScoreSpread(TypedDict):
+    highest: str
+    lowest: str
+    spread: float
+
+
+class ComparedModule(TypedDict):
+    module_id: str
+    label: str
+    scores: List[float]
+    spread: float
+
+
+class ComparedCriterion(TypedDict):
+    criterion_id: str
+    criterion_label: str
+    module_id: str
+    weight: int
+    points: List[float]
+    contributions: List[float]
+    spread: float
+    best: List[str]
+
+
+class Comparison(TypedDict):
+    """Lists of scores and points are in the order of ``providers``."""
+
+    providers: List[ComparedProvider]
+    final_score: ScoreSpread
+    modules: List[ComparedModule]
+    criteria: List[ComparedCriterion]
+    indicators: List[RiskIndicator]
+
+
+class Holding(TypedDict):
+    provider_id: str
+    amount: float
+
+
+class PortfolioHolding(TypedDict):
+    provider_id: str
+    name: str
+    amount: float
+    weight: float
+    final_score: float
+    risk_band: RiskBand
+    contribution: float
+
+
+class WeakHolding(TypedDict):
+    provider_id: str
+    name: str
+    final_score: float
+    risk_band: RiskBand
+    weight: float
+
+
+class Concentration(TypedDict):
+    herfindahl_index: float
+    effective_holdings: float
+    largest_weight: float
+    level: Literal["low", "moderate", "high"]
+
+
+class BandExposure(TypedDict):
+    risk_band: RiskBand
+    amount: float
+    weight: float
+    holdings: int
+
+
+class PortfolioScore(TypedDict):
+    framework_version: str
+    portfolio_score: float
+    risk_band: RiskBand
+    total_amount: float
+    holdings: List[PortfolioHolding]
+    weakest: List[WeakHolding]
+    concentration: Concentration
+    exposure_by_band: List[BandExposure]
+    limitations_disclosure: str
+
+
+class _InputOverrideFields(TypedDict):
+    value: InputValue
+
+
+class InputOverride(_InputOverrideFields, total=False):
+    """A hypothetical input value with a new evidence date (YYYY-MM-DD)."""
+
+    as_of: str
+
+
+class WhatIfBase(TypedDict):
+    risk_indicator_id: str
+    final_score: float
+    risk_band: RiskBand
+
+
+class CriterionChange(TypedDict):
+    criterion_id: str
+    input_key: str
+    value_before: InputValue
+    value_after: InputValue
+    points_before: float
+    points_after: float
+    points_delta: float
+
+
+class WhatIfChanges(TypedDict):
+    final_score_delta: float
+    band_from: RiskBand
+    band_to: RiskBand
+    criteria: List[CriterionChange]
+
+
+class WhatIfResponse(TypedDict):
+    provider_id: str
+    stored: Literal[False]
+    base: WhatIfBase
+    what_if: HypotheticalIndicator
+    changes: WhatIfChanges
+    limitations_disclosure: str
+
+
+# ---- webhooks ----
+
+
+class WebhookEndpoint(TypedDict):
+    id: str
+    url: str
+    events: List[WebhookEventType]
+    description: Optional[str]
+    status: WebhookStatus
+    created_at: str
+    disabled_at: Optional[str]
+    disabled_reason: Optional[str]
+
+
+class WebhooksListResponse(TypedDict):
+    data: List[WebhookEndpoint]
+
+
+class DeliveryAttempt(TypedDict):
+    attempt: int
+    started_at: str
+    duration_ms: int
+    status_code: Optional[int]
+    error: Optional[str]
+    response_excerpt: Optional[str]
+
+
+class WebhookDelivery(TypedDict):
+    id: str
+    webhook_id: str
+    event_id: str
+    event_type: str
+    status: DeliveryStatus
+    attempts: int
+    next_attempt_at: Optional[str]
+    delivered_at: Optional[str]
+    created_at: str
+    redelivery_of: Optional[str]
+    attempt_log: List[DeliveryAttempt]
+
+
+class DeliveriesResponse(TypedDict):
+    data: List[WebhookDelivery]
+    next_cursor: Optional[str]
+
+
+class WebhookEvent(TypedDict):
+    """A delivered event. ``type`` stays a plain string so new kinds of event do not break older receivers."""
+
+    id: str
+    type: str
+    created_at: str
+    data: Dict[str, Any]

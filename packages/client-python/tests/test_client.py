@@ -1,0 +1,351 @@
+"""The blocking client against the real service on the demo data: every method, pagination and the error answers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import socket
+import time
+import unittest
+from typing import Optional
+
+import live_service  # first: puts the package's src folder on sys.path
+
+from svc_client import Client, SvcApiError, SvcNetworkError
+
+SERVICE = live_service.LiveService()
+DEMO_PROVIDERS = 14
+DEMO_ISSUANCES = 8
+DEMO_CHANGES = 18
+UNKNOWN_PROVIDER = "00000000-0000-4000-8000-000000000000"
+RISK_INDICATOR_ID = re.compile(r"^ri_[0-9a-f]{24}$")
+
+
+def setUpModule() -> None:
+    SERVICE.start()
+
+
+def tearDownModule() -> None:
+    SERVICE.stop()
+
+
+def client(tier: Optional[str] = "PROFESSIONAL") -> Client:
+    """A client with the module's key of that tier, or with no key."""
+    return Client(SERVICE.url, api_key=SERVICE.keys[tier] if tier else None)
+
+
+def assert_problem_fields(test: unittest.TestCase, error: SvcApiError) -> None:
+    """The problem fields every error answer carries."""
+    test.assertTrue(error.title)
+    test.assertTrue(error.detail)
+    test.assertTrue(error.request_id)
+    test.assertEqual(error.type, f"{SERVICE.url}/docs/errors#{error.code}")
+    assert error.problem is not None
+    test.assertEqual(error.problem["status"], error.status)
+
+
+class PublicEndpoints(unittest.TestCase):
+    def test_public_scores_lists_every_demo_provider_with_its_headline_score_only(self) -> None:
+        answer = client(None).public_scores()
+        self.assertEqual(len(answer["data"]), DEMO_PROVIDERS)
+        self.assertTrue(answer["limitations_disclosure"])
+        self.assertIsInstance(answer["cached"], bool)
+        for provider in answer["data"]:
+            self.assertTrue(provider["name"].endswith("(demo)"))
+            self.assertNotIn("criterion_scores", provider)
+        self.assertEqual({p["risk_band"] for p in answer["data"]}, {"LOW", "MEDIUM", "ELEVATED", "HIGH", "SEVERE"})
+
+    def test_status_answers_without_a_key(self) -> None:
+        status = client(None).status()
+        self.assertEqual(status["status"], "ok")
+        self.assertEqual(status["framework_version"], "DCRF v1.0")
+        self.assertEqual(status["components"]["store"], "ok")
+
+    def test_changelog_pages_follow_next_cursor_and_iter_changelog_yields_each_change_once(self) -> None:
+        public = client(None)
+        everything = public.changelog(limit=500)["data"]
+        self.assertEqual(len(everything), DEMO_CHANGES)
+        first = public.changelog(limit=5)
+        self.assertEqual(len(first["data"]), 5)
+        self.assertIsNotNone(first["next_cursor"])
+        second = public.changelog(limit=5, cursor=first["next_cursor"])
+        self.assertEqual([c["id"] for c in first["data"] + second["data"]], [c["id"] for c in everything[:10]])
+        self.assertEqual([c["id"] for c in public.iter_changelog(page_size=5)], [c["id"] for c in everything])
+
+    def test_changelog_since_keeps_the_changes_at_or_after_it(self) -> None:
+        public = client(None)
+        since = public.changelog(limit=1)["data"][0]["changed_at"]
+        changes = public.changelog(since=since, limit=500)["data"]
+        self.assertTrue(changes)
+        self.assertLess(len(changes), DEMO_CHANGES)
+        self.assertTrue(all(c["changed_at"] >= since for c in changes))
+
+    def test_changelog_atom_is_an_atom_feed(self) -> None:
+        feed = client(None).changelog_atom()
+        self.assertIn("<feed", feed)
+        self.assertIn("http://www.w3.org/2005/Atom", feed)
+
+    def test_request_score_is_received_and_the_same_request_again_gets_the_same_id(self) -> None:
+        public = client(None)
+        receipt = public.request_score("Example Sats Lending", website="https://example.com", planner_type="btc")
+        self.assertEqual(receipt["status"], "RECEIVED")
+        self.assertTrue(receipt["request_id"].startswith("cr_"))
+        again = public.request_score("Example Sats Lending", website="https://example.com", planner_type="btc")
+        self.assertEqual(again["request_id"], receipt["request_id"])
+
+
+class Scores(unittest.TestCase):
+    def test_scores_lists_every_current_indicator_by_name(self) -> None:
+        page = client().scores(limit=500)
+        names = [i["name"] for i in page["data"]]
+        self.assertEqual(len(names), DEMO_PROVIDERS)
+        self.assertEqual(names, sorted(names))
+        self.assertIsNone(page["next_cursor"])
+        self.assertEqual(page["framework_version"], "DCRF v1.0")
+        for indicator in page["data"]:
+            self.assertRegex(indicator["risk_indicator_id"], RISK_INDICATOR_ID)
+            self.assertTrue(indicator["criterion_scores"])
+
+    def test_scores_filters_by_planner_type(self) -> None:
+        btc = client().scores(planner_type="btc", limit=500)["data"]
+        self.assertTrue(btc)
+        self.assertLess(len(btc), DEMO_PROVIDERS)
+        self.assertTrue(all(i["planner_type"] == "btc" for i in btc))
+
+    def test_iter_scores_with_a_small_page_yields_each_indicator_once_in_order(self) -> None:
+        professional = client()
+        self.assertIsNotNone(professional.scores(limit=3)["next_cursor"])
+        everything = [i["provider_id"] for i in professional.scores(limit=500)["data"]]
+        iterated = [i["provider_id"] for i in professional.iter_scores(page_size=3)]
+        self.assertEqual(iterated, everything)
+        self.assertEqual(len(set(iterated)), DEMO_PROVIDERS)
+
+    def test_iter_scores_keeps_the_filter_on_every_page(self) -> None:
+        professional = client()
+        expected = [i["provider_id"] for i in professional.scores(planner_type="fiat", limit=500)["data"]]
+        self.assertEqual([i["provider_id"] for i in professional.iter_scores("fiat", page_size=1)], expected)
+
+    def test_score_is_the_indicator_the_list_shows(self) -> None:
+        professional = client()
+        listed = professional.scores(limit=1)["data"][0]
+        self.assertEqual(professional.score(listed["provider_id"]), listed)
+
+    def test_history_pages_newest_first_and_iter_history_yields_each_once(self) -> None:
+        professional = client()
+        changed = next(c for c in client(None).changelog(limit=500)["data"] if c["change_type"] == "SCORE_CHANGE")
+        history = professional.history(changed["provider_id"], limit=500)
+        self.assertEqual(history["provider_id"], changed["provider_id"])
+        self.assertGreaterEqual(len(history["data"]), 2)
+        published = [i["published_at"] for i in history["data"]]
+        self.assertEqual(published, sorted(published, reverse=True))
+        self.assertEqual(history["data"][0], professional.score(changed["provider_id"]))
+        iterated = [i["risk_indicator_id"] for i in professional.iter_history(changed["provider_id"], page_size=1)]
+        self.assertEqual(iterated, [i["risk_indicator_id"] for i in history["data"]])
+
+    def test_methodology_is_the_current_framework_and_version_1_0_is_the_same(self) -> None:
+        professional = client()
+        current = professional.methodology()
+        self.assertEqual(current["framework_version"], "DCRF v1.0")
+        self.assertRegex(current["framework_sha256"], r"^[0-9a-f]{64}$")
+        self.assertTrue(current["definition"]["criteria"])
+        self.assertEqual(professional.methodology("1.0")["framework_sha256"], current["framework_sha256"])
+
+    def test_computation_is_the_package_of_the_indicator_and_its_bytes_parse_to_it(self) -> None:
+        enterprise = client("ENTERPRISE")
+        indicator = enterprise.scores(limit=1)["data"][0]
+        package = enterprise.computation(indicator["risk_indicator_id"])
+        self.assertEqual(package["package_format"], "svc.computation-package/1")
+        self.assertEqual(package["risk_indicator_id"], indicator["risk_indicator_id"])
+        self.assertEqual(package["framework"]["sha256"], enterprise.methodology()["framework_sha256"])
+        raw = enterprise.computation_bytes(indicator["risk_indicator_id"])
+        self.assertIsInstance(raw, bytes)
+        self.assertEqual(json.loads(raw), package)
+
+
+class Issuances(unittest.TestCase):
+    def test_a_free_key_reads_every_issuance_and_filters_them(self) -> None:
+        free = client("FREE")
+        everything = free.issuances()["data"]
+        self.assertEqual(len(everything), DEMO_ISSUANCES)
+        bonds = free.issuances(type="bond")["data"]
+        self.assertTrue(bonds)
+        self.assertTrue(all(i["type"] == "bond" for i in bonds))
+        announced = free.issuances(status="ANNOUNCED")["data"]
+        self.assertTrue(announced)
+        self.assertTrue(all(i["status"] == "ANNOUNCED" for i in announced))
+        both = free.issuances(status="PRICING", type="preferred_share")["data"]
+        self.assertTrue(all(i["status"] == "PRICING" and i["type"] == "preferred_share" for i in both))
+
+    def test_iter_issuances_with_a_small_page_yields_each_issuance_once(self) -> None:
+        free = client("FREE")
+        everything = [i["id"] for i in free.issuances()["data"]]
+        self.assertEqual([i["id"] for i in free.iter_issuances(page_size=3)], everything)
+        bonds = [i["id"] for i in free.issuances(type="bond")["data"]]
+        self.assertEqual([i["id"] for i in free.iter_issuances(type="bond", page_size=1)], bonds)
+
+
+class Analysis(unittest.TestCase):
+    def test_search_finds_providers_by_part_of_their_name(self) -> None:
+        found = client().search("sats")
+        self.assertEqual(found["query"], "sats")
+        self.assertTrue(found["data"])
+        self.assertTrue(all("sats" in p["name"].lower() for p in found["data"]))
+        self.assertEqual(len(client().search("demo", limit=2)["data"]), 2)
+        self.assertTrue(all(p["planner_type"] == "fiat" for p in client().search("demo", "fiat")["data"]))
+
+    def test_compare_sets_providers_side_by_side_in_the_order_given(self) -> None:
+        professional = client()
+        ids = [i["provider_id"] for i in professional.scores(limit=3)["data"]]
+        comparison = professional.compare(ids)
+        self.assertEqual([p["provider_id"] for p in comparison["providers"]], ids)
+        self.assertTrue(all(len(m["scores"]) == 3 for m in comparison["modules"]))
+        self.assertEqual([i["provider_id"] for i in comparison["indicators"]], ids)
+
+    def test_export_csv_has_a_header_and_one_row_per_provider(self) -> None:
+        professional = client()
+        rows = list(csv.reader(io.StringIO(professional.export_csv())))
+        self.assertEqual(rows[0][:2], ["provider_id", "name"])
+        self.assertEqual(len(rows), 1 + DEMO_PROVIDERS)
+        btc = list(csv.reader(io.StringIO(professional.export_csv(planner_type="btc"))))
+        self.assertEqual(len(btc) - 1, len(professional.scores(planner_type="btc", limit=500)["data"]))
+
+    def test_portfolio_weighs_the_holdings_by_amount(self) -> None:
+        professional = client()
+        first, second = professional.scores(limit=2)["data"]
+        scored = professional.portfolio({first["provider_id"]: 100, second["provider_id"]: 300})
+        self.assertEqual(scored["total_amount"], 400)
+        expected = (first["final_score"] * 100 + second["final_score"] * 300) / 400
+        self.assertAlmostEqual(scored["portfolio_score"], expected, places=1)
+        self.assertEqual({h["provider_id"] for h in scored["holdings"]}, {first["provider_id"], second["provider_id"]})
+        as_list = professional.portfolio([{"provider_id": first["provider_id"], "amount": 1}])
+        self.assertEqual(as_list["portfolio_score"], first["final_score"])
+
+    def test_portfolio_memo_is_markdown_naming_the_holdings(self) -> None:
+        professional = client()
+        holding = professional.scores(limit=1)["data"][0]
+        memo = professional.portfolio_memo({holding["provider_id"]: 1000})
+        self.assertIn(holding["name"], memo)
+        self.assertIn("<html", professional.portfolio_memo({holding["provider_id"]: 1000}, format="html").lower())
+
+    def test_what_if_recomputes_with_an_input_changed_and_stores_nothing(self) -> None:
+        professional = client()
+        indicator = professional.scores(limit=1)["data"][0]
+        answer = professional.what_if(indicator["provider_id"], {"collateral_coverage_ratio": 0.5})
+        self.assertIs(answer["stored"], False)
+        self.assertEqual(answer["provider_id"], indicator["provider_id"])
+        self.assertEqual(answer["base"]["risk_indicator_id"], indicator["risk_indicator_id"])
+        self.assertIn("collateral_coverage_ratio", [c["input_key"] for c in answer["changes"]["criteria"]])
+        self.assertEqual(professional.score(indicator["provider_id"]), indicator)
+
+    def test_memo_is_markdown_by_default_and_html_on_request(self) -> None:
+        professional = client()
+        indicator = professional.scores(limit=1)["data"][0]
+        self.assertIn(indicator["name"], professional.memo(indicator["provider_id"]))
+        self.assertIn("<html", professional.memo(indicator["provider_id"], format="html").lower())
+
+
+class Errors(unittest.TestCase):
+    def test_no_key_gets_401_missing_api_key_with_the_problem_fields(self) -> None:
+        with self.assertRaises(SvcApiError) as caught:
+            client(None).scores()
+        error = caught.exception
+        self.assertEqual((error.status, error.code, error.title), (401, "missing_api_key", "Missing API key"))
+        self.assertEqual(error.instance, "/api/v1/scores")
+        self.assertEqual(error.errors, [])
+        assert_problem_fields(self, error)
+        self.assertEqual((error.method, error.url), ("GET", f"{SERVICE.url}/api/v1/scores"))
+        said = f"GET {SERVICE.url}/api/v1/scores answered 401 missing_api_key: {error.detail}"
+        self.assertEqual(str(error), f"{said} (request {error.request_id})")
+
+    def test_an_unknown_key_gets_401_invalid_api_key(self) -> None:
+        with self.assertRaises(SvcApiError) as caught:
+            Client(SERVICE.url, api_key="svc_live_not-a-key").issuances()
+        self.assertEqual((caught.exception.status, caught.exception.code), (401, "invalid_api_key"))
+        assert_problem_fields(self, caught.exception)
+
+    def test_a_free_key_gets_403_on_the_scores_list_naming_the_tier_required(self) -> None:
+        with self.assertRaises(SvcApiError) as caught:
+            client("FREE").scores()
+        error = caught.exception
+        self.assertEqual((error.status, error.code, error.required_tier), (403, "insufficient_tier", "PROFESSIONAL"))
+        assert_problem_fields(self, error)
+
+    def test_a_professional_key_gets_403_on_computation_packages(self) -> None:
+        indicator = client().scores(limit=1)["data"][0]
+        with self.assertRaises(SvcApiError) as caught:
+            client().computation(indicator["risk_indicator_id"])
+        self.assertEqual((caught.exception.status, caught.exception.required_tier), (403, "ENTERPRISE"))
+
+    def test_an_unknown_provider_gets_404_not_found(self) -> None:
+        for call in (lambda: client().score(UNKNOWN_PROVIDER), lambda: client().history(UNKNOWN_PROVIDER)):
+            with self.assertRaises(SvcApiError) as caught:
+                call()
+            self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
+            self.assertIn(UNKNOWN_PROVIDER, caught.exception.detail)
+            assert_problem_fields(self, caught.exception)
+
+    def test_an_unknown_computation_id_gets_404(self) -> None:
+        with self.assertRaises(SvcApiError) as caught:
+            client("ENTERPRISE").computation("ri_000000000000000000000000")
+        self.assertEqual(caught.exception.code, "not_found")
+
+    def test_a_bad_query_gets_400_listing_every_invalid_value(self) -> None:
+        with self.assertRaises(SvcApiError) as caught:
+            client().scores(limit=0)
+        error = caught.exception
+        self.assertEqual((error.status, error.code), (400, "invalid_request"))
+        self.assertEqual(error.errors, [{"path": "query.limit", "message": "must be at least 1"}])
+        assert_problem_fields(self, error)
+
+    def test_a_bad_cursor_a_bad_id_and_an_unknown_version_get_400_naming_the_value(self) -> None:
+        cases = [
+            (lambda: client().scores(cursor="not a cursor"), "query.cursor"),
+            (lambda: client().score("not-a-uuid"), "path.providerId"),
+            (lambda: client().methodology("9.9"), "query.version"),
+            (lambda: client().compare([UNKNOWN_PROVIDER]), "query.ids"),
+            (lambda: client().search(" "), "query.q"),
+            (lambda: client(None).changelog(since="2026-02-30"), "query.since"),
+        ]
+        for call, path in cases:
+            with self.subTest(path=path):
+                with self.assertRaises(SvcApiError) as caught:
+                    call()
+                self.assertEqual(caught.exception.code, "invalid_request")
+                self.assertIn(path, [e["path"] for e in caught.exception.errors])
+
+    def test_an_invalid_body_gets_400_naming_the_field(self) -> None:
+        with self.assertRaises(SvcApiError) as caught:
+            client(None).request_score("x", contact_email="not an email")
+        paths = {e["path"] for e in caught.exception.errors}
+        self.assertEqual(paths, {"body.provider_name", "body.contact_email"})
+
+    def test_a_spent_limit_gets_429_with_retry_after_and_no_long_wait(self) -> None:
+        spent = Client(SERVICE.url, api_key=SERVICE.create_key("FREE"), max_retry_wait=5)
+        for _ in range(100):  # a FREE key's hourly budget
+            spent.issuances(limit=1)
+        started = time.monotonic()
+        with self.assertRaises(SvcApiError) as caught:
+            spent.issuances(limit=1)
+        error = caught.exception
+        self.assertEqual((error.status, error.code), (429, "rate_limited"))
+        assert error.retry_after is not None
+        self.assertGreater(error.retry_after, 5)  # longer than max_retry_wait: raised at once, not slept on
+        self.assertLess(time.monotonic() - started, 2)
+        assert_problem_fields(self, error)
+
+    def test_no_answer_raises_svc_connection_error(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        with self.assertRaises(SvcNetworkError) as caught:
+            Client(f"http://127.0.0.1:{port}", timeout=2).status()
+        error = caught.exception
+        self.assertEqual((error.reason, error.method), ("network", "GET"))
+        self.assertEqual(error.url, f"http://127.0.0.1:{port}/api/v1/status")
+        self.assertIsInstance(error.__cause__, OSError)
+
+
+if __name__ == "__main__":
+    unittest.main()

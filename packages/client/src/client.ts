@@ -1,0 +1,303 @@
+import { eachItem } from './pagination.js';
+import type { RateLimitInfo } from './rate-limit.js';
+import { type RetryOptions, retryPolicy } from './retry.js';
+import { type Call, type QueryValue, type RequestOptions, Transport } from './transport.js';
+import type {
+  ChangelogEntry,
+  ChangelogParams,
+  ChangelogResponse,
+  Comparison,
+  ComputationResult,
+  CoverageRequestBody,
+  CoverageRequestReceipt,
+  DeliveriesParams,
+  DeliveriesResponse,
+  ExportParams,
+  HistoryParams,
+  Holding,
+  Issuance,
+  IssuancesParams,
+  IssuancesResponse,
+  McpManifest,
+  McpToolArguments,
+  McpToolName,
+  McpToolResult,
+  MemoParams,
+  MethodologyParams,
+  MethodologyResponse,
+  PortfolioScore,
+  ProviderSearchParams,
+  ProviderSearchResponse,
+  PublicScoresResponse,
+  RiskIndicatorResponse,
+  ScoreHistoryResponse,
+  ScoresListResponse,
+  ScoresParams,
+  StatusResponse,
+  Unpaged,
+  WebhookCreateBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhooksListResponse,
+  WhatIfInputs,
+  WhatIfResponse,
+} from './types.js';
+
+export interface SvcClientOptions {
+  /** Where the API is, e.g. `https://svc.example.com` (a path prefix is kept). */
+  baseUrl: string;
+  /** Sent as `x-api-key`. Public endpoints work without one. */
+  apiKey?: string;
+  /** A fetch to use instead of the global one (a proxy agent, instrumentation, a test double). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** How long one attempt may take, answer and body included, before it fails with a timeout. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Retries of 429, 503 and failed connections for GET and DELETE calls; `false` for none. */
+  retry?: RetryOptions | false;
+  /** A `user-agent` header. Leave unset in browsers, where it would need a CORS preflight the API does not allow. */
+  userAgent?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * A typed client for every endpoint of the Risk Indicator Scoring Service. Each method is one endpoint (named in
+ * its comment with the tier it needs); the last argument of each is {@link RequestOptions}. Failures reject with
+ * an `SvcApiError` (the service answered with an error) or an `SvcNetworkError` (no answer, or none in time).
+ */
+export class SvcClient {
+  readonly #http: Transport;
+
+  constructor(options: SvcClientOptions) {
+    const baseUrl = new URL(options.baseUrl).href.replace(/\/+$/, '');
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw new TypeError('timeoutMs must be a positive number');
+    // Called as a plain function: a browser's fetch refuses to run with a `this` other than the window.
+    const fetchOf = options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+    this.#http = new Transport({
+      baseUrl,
+      apiKey: options.apiKey,
+      fetch: (input, init) => fetchOf(input, init),
+      timeoutMs,
+      retry: retryPolicy(options.retry),
+      userAgent: options.userAgent,
+    });
+  }
+
+  /** The rate limit reported by the latest answer that reported one (null before any): limit, remaining, reset. */
+  get lastRateLimit(): RateLimitInfo | null {
+    return this.#http.lastRateLimit;
+  }
+
+  // ---- public ----
+
+  /** GET /api/public/scores: headline score and band of every provider. No key needed. */
+  publicScores(options?: RequestOptions): Promise<PublicScoresResponse> {
+    return this.#http.json(get('/api/public/scores'), options);
+  }
+
+  /** GET /api/public/changelog: one page of the change feed, newest first. No key needed. */
+  changelog(params: ChangelogParams = {}, options?: RequestOptions): Promise<ChangelogResponse> {
+    return this.#http.json(get('/api/public/changelog', params), options);
+  }
+
+  /** Every entry of the change feed (from `since`, if given), page after page. */
+  iterChangelog(params: Unpaged<ChangelogParams> = {}, options?: RequestOptions): AsyncGenerator<ChangelogEntry> {
+    return eachItem((cursor) => this.changelog({ ...params, cursor }, options));
+  }
+
+  /** GET /api/public/changelog.atom: the latest 100 changes as an Atom feed (XML text). No key needed. */
+  changelogAtom(options?: RequestOptions): Promise<string> {
+    return this.#http.text(get('/api/public/changelog.atom'), options);
+  }
+
+  /** POST /api/public/score-request: ask for a provider to be covered. No key needed; 5 per hour per client IP. */
+  requestScore(body: CoverageRequestBody, options?: RequestOptions): Promise<CoverageRequestReceipt> {
+    return this.#http.json(post('/api/public/score-request', body), options);
+  }
+
+  /** GET /api/v1/status: platform status, data freshness and framework version. No key needed. */
+  status(options?: RequestOptions): Promise<StatusResponse> {
+    return this.#http.json(get('/api/v1/status'), options);
+  }
+
+  // ---- scores (PROFESSIONAL) ----
+
+  /** GET /api/v1/scores (PROFESSIONAL): one page of current Risk Indicators, by name. */
+  scores(params: ScoresParams = {}, options?: RequestOptions): Promise<ScoresListResponse> {
+    return this.#http.json(get('/api/v1/scores', params), options);
+  }
+
+  /** Every current Risk Indicator, page after page (`limit` sets the page size). */
+  iterScores(params: Unpaged<ScoresParams> = {}, options?: RequestOptions): AsyncGenerator<RiskIndicatorResponse> {
+    return eachItem((cursor) => this.scores({ ...params, cursor }, options));
+  }
+
+  /** GET /api/v1/scores/{providerId} (PROFESSIONAL): a provider's current Risk Indicator. */
+  score(providerId: string, options?: RequestOptions): Promise<RiskIndicatorResponse> {
+    return this.#http.json(get(path`/api/v1/scores/${providerId}`), options);
+  }
+
+  /** GET /api/v1/scores/{providerId}/history (PROFESSIONAL): one page of published indicators, newest first. */
+  history(providerId: string, params: HistoryParams = {}, options?: RequestOptions): Promise<ScoreHistoryResponse> {
+    return this.#http.json(get(path`/api/v1/scores/${providerId}/history`, params), options);
+  }
+
+  /** Every published indicator of a provider, newest first, page after page. */
+  iterHistory(
+    providerId: string,
+    params: Unpaged<HistoryParams> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<RiskIndicatorResponse> {
+    return eachItem((cursor) => this.history(providerId, { ...params, cursor }, options));
+  }
+
+  /** GET /api/v1/methodology (PROFESSIONAL): the framework as published data; `version` for an earlier one. */
+  methodology(params: MethodologyParams = {}, options?: RequestOptions): Promise<MethodologyResponse> {
+    return this.#http.json(get('/api/v1/methodology', params), options);
+  }
+
+  /**
+   * GET /api/v1/computation/{id} (ENTERPRISE): the computation package of a published indicator, parsed, and its
+   * exact text: the stored canonical bytes, to hash or verify (`svc verify`) byte for byte.
+   */
+  async computation(id: string, options?: RequestOptions): Promise<ComputationResult> {
+    const { value, text } = await this.#http.jsonWithText<ComputationResult['package']>(
+      get(path`/api/v1/computation/${id}`),
+      options,
+    );
+    return { package: value, text };
+  }
+
+  // ---- issuances (FREE) ----
+
+  /** GET /api/v1/issuances (FREE): one page of upcoming issuances, newest first. */
+  issuances(params: IssuancesParams = {}, options?: RequestOptions): Promise<IssuancesResponse> {
+    return this.#http.json(get('/api/v1/issuances', params), options);
+  }
+
+  /** Every issuance (of a `status` and `type`, if given), page after page. */
+  iterIssuances(params: Unpaged<IssuancesParams> = {}, options?: RequestOptions): AsyncGenerator<Issuance> {
+    return eachItem((cursor) => this.issuances({ ...params, cursor }, options));
+  }
+
+  // ---- webhooks (PROFESSIONAL) ----
+
+  /** POST /api/v1/webhooks (PROFESSIONAL): register an https endpoint for some events. */
+  createWebhook(body: WebhookCreateBody, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.#http.json(post('/api/v1/webhooks', body), options);
+  }
+
+  /** GET /api/v1/webhooks (PROFESSIONAL): the workspace's endpoints, oldest first. */
+  listWebhooks(options?: RequestOptions): Promise<WebhooksListResponse> {
+    return this.#http.json(get('/api/v1/webhooks'), options);
+  }
+
+  /** DELETE /api/v1/webhooks/{webhookId} (PROFESSIONAL): remove an endpoint and cancel its pending deliveries. */
+  async deleteWebhook(webhookId: string, options?: RequestOptions): Promise<void> {
+    await this.#http.text({ method: 'DELETE', path: path`/api/v1/webhooks/${webhookId}` }, options);
+  }
+
+  /** GET /api/v1/webhooks/{webhookId}/deliveries (PROFESSIONAL): one page of the delivery log, newest first. */
+  deliveries(webhookId: string, params: DeliveriesParams = {}, options?: RequestOptions): Promise<DeliveriesResponse> {
+    return this.#http.json(get(path`/api/v1/webhooks/${webhookId}/deliveries`, params), options);
+  }
+
+  /** Every delivery of an endpoint (of a `status`, if given), newest first, page after page. */
+  iterDeliveries(
+    webhookId: string,
+    params: Unpaged<DeliveriesParams> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<WebhookDelivery> {
+    return eachItem((cursor) => this.deliveries(webhookId, { ...params, cursor }, options));
+  }
+
+  /** POST …/deliveries/{deliveryId}/redeliver (PROFESSIONAL): send a delivery's event again, as a new delivery. */
+  redeliver(webhookId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+    return this.#http.json(
+      { method: 'POST', path: path`/api/v1/webhooks/${webhookId}/deliveries/${deliveryId}/redeliver` },
+      options,
+    );
+  }
+
+  /** POST /api/v1/webhooks/{webhookId}/test (PROFESSIONAL): queue a signed `ping` event for this endpoint. */
+  testWebhook(webhookId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+    return this.#http.json({ method: 'POST', path: path`/api/v1/webhooks/${webhookId}/test` }, options);
+  }
+
+  // ---- analysis (PROFESSIONAL) ----
+
+  /** GET /api/v1/providers/search (PROFESSIONAL): providers whose name matches `q`, best match first. */
+  searchProviders(params: ProviderSearchParams, options?: RequestOptions): Promise<ProviderSearchResponse> {
+    return this.#http.json(get('/api/v1/providers/search', params), options);
+  }
+
+  /** GET /api/v1/scores/compare (PROFESSIONAL): 2 to 10 providers side by side. */
+  compare(providerIds: readonly string[], options?: RequestOptions): Promise<Comparison> {
+    return this.#http.json(get('/api/v1/scores/compare', { ids: providerIds.join(',') }), options);
+  }
+
+  /** POST /api/v1/portfolio/score (PROFESSIONAL): the amount-weighted score, weakest holdings and concentration. */
+  portfolio(holdings: readonly Holding[], options?: RequestOptions): Promise<PortfolioScore> {
+    return this.#http.json(post('/api/v1/portfolio/score', { holdings }), options);
+  }
+
+  /** POST /api/v1/portfolio/memo (PROFESSIONAL): a credit memo of a portfolio, as Markdown (default) or HTML. */
+  portfolioMemo(holdings: readonly Holding[], params: MemoParams = {}, options?: RequestOptions): Promise<string> {
+    return this.#http.text(post('/api/v1/portfolio/memo', { holdings }, params), options);
+  }
+
+  /** POST /api/v1/scores/{providerId}/what-if (PROFESSIONAL): the indicator recomputed with some inputs changed. */
+  whatIf(providerId: string, inputs: WhatIfInputs, options?: RequestOptions): Promise<WhatIfResponse> {
+    return this.#http.json(post(path`/api/v1/scores/${providerId}/what-if`, { inputs }), options);
+  }
+
+  /** GET /api/v1/scores/{providerId}/memo (PROFESSIONAL): a credit memo of the current indicator. */
+  memo(providerId: string, params: MemoParams = {}, options?: RequestOptions): Promise<string> {
+    return this.#http.text(get(path`/api/v1/scores/${providerId}/memo`, params), options);
+  }
+
+  /** GET /api/v1/scores/export.csv (PROFESSIONAL): every current indicator as RFC 4180 CSV text. */
+  exportCsv(params: ExportParams = {}, options?: RequestOptions): Promise<string> {
+    return this.#http.text(get('/api/v1/scores/export.csv', params), options);
+  }
+
+  // ---- agent tools (preview) ----
+
+  /** GET /api/mcp: the agent tools with the JSON Schema of their inputs, and whether this server answers calls. */
+  mcpManifest(options?: RequestOptions): Promise<McpManifest> {
+    return this.#http.json(get('/api/mcp'), options);
+  }
+
+  /**
+   * POST /api/mcp (PROFESSIONAL, preview): a plain call of one agent tool; resolves to the tool's output. The server
+   * and the key's workspace must both have the tools enabled, else 403 `mcp_not_enabled`. (MCP clients speak
+   * JSON-RPC to the same URL themselves.)
+   */
+  async callMcpTool<N extends McpToolName>(
+    toolName: N,
+    input: McpToolArguments<N>,
+    options?: RequestOptions,
+  ): Promise<McpToolResult<N>> {
+    const answer = await this.#http.json<{ output: McpToolResult<N> }>(
+      post('/api/mcp', { tool_name: toolName, input }),
+      options,
+    );
+    return answer.output;
+  }
+}
+
+type Query = { [name: string]: QueryValue };
+
+function get(route: string, query?: Query): Call {
+  return { method: 'GET', path: route, query };
+}
+
+function post(route: string, body: unknown, query?: Query): Call {
+  return { method: 'POST', path: route, body, query };
+}
+
+/** A path with every interpolated parameter percent-encoded, so an id can never reach another route. */
+function path(strings: TemplateStringsArray, ...params: string[]): string {
+  return strings.reduce((out, text, i) => out + encodeURIComponent(params[i - 1] ?? '') + text);
+}

@@ -1,0 +1,100 @@
+import type {
+  ChangelogQuery,
+  ChangelogResponseSchema,
+  ComputationPackageSchema,
+  DeliveriesQuery,
+  DeliveriesResponseSchema,
+  ExportQuerySchema,
+  HistoryQuerySchema,
+  IssuancesQuery,
+  IssuancesResponseSchema,
+  MCP_TOOLS,
+  McpToolName,
+  MemoQuerySchema,
+  MethodologyQuerySchema,
+  PortfolioBody,
+  ProviderSearchQuery,
+  ProviderSearchResponseSchema,
+  ScoresQuery,
+  WebhooksListResponseSchema,
+  WhatIfBody,
+} from '@svc/contracts';
+
+/**
+ * The types of what the client sends and receives, all from the contracts' zod schemas (type-only imports, so
+ * nothing of zod is bundled). What the contracts export as a type is used as is; the rest is read off the schema.
+ */
+
+/** What a zod schema parses to; the same as `z.infer`, without a type dependency on zod itself. */
+type Parsed<S> = S extends { _zod: { output: infer O } } ? O : never;
+/** What a zod schema accepts (defaults still optional); the same as `z.input`. */
+type Accepted<S> = S extends { _zod: { input: infer I } } ? I : never;
+
+export type {
+  ChangelogEntry,
+  Comparison,
+  CoverageRequestBody,
+  CoverageRequestReceipt,
+  ErrorCode,
+  FieldProblem,
+  Issuance,
+  McpManifest,
+  McpToolName,
+  MethodologyResponse,
+  PlannerType,
+  PortfolioScore,
+  Problem,
+  ProviderMatch,
+  PublicScore,
+  PublicScoresResponse,
+  RiskBand,
+  RiskIndicatorResponse,
+  ScoreHistoryResponse,
+  ScoresListResponse,
+  StatusResponse,
+  Tier,
+  WebhookCreateBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WhatIfResponse,
+} from '@svc/contracts';
+
+// ---- queries: what the caller may set (every field optional unless the endpoint needs it) ----
+
+export type ScoresParams = Partial<ScoresQuery>;
+export type HistoryParams = Partial<Parsed<typeof HistoryQuerySchema>>;
+export type MethodologyParams = Parsed<typeof MethodologyQuerySchema>;
+export type IssuancesParams = Partial<IssuancesQuery>;
+export type ChangelogParams = Partial<ChangelogQuery>;
+export type DeliveriesParams = Partial<DeliveriesQuery>;
+export type ProviderSearchParams = Pick<ProviderSearchQuery, 'q'> & Partial<Omit<ProviderSearchQuery, 'q'>>;
+export type MemoParams = Partial<Parsed<typeof MemoQuerySchema>>;
+export type ExportParams = Parsed<typeof ExportQuerySchema>;
+
+/** An iteration's query: a page size perhaps, but no cursor (the iteration follows `next_cursor` itself). */
+export type Unpaged<P> = Omit<P, 'cursor'>;
+
+// ---- bodies ----
+
+export type Holding = PortfolioBody['holdings'][number];
+export type WhatIfInputs = WhatIfBody['inputs'];
+
+/** The input of an agent tool, as the caller may write it (fields with a default are optional). */
+export type McpToolArguments<N extends McpToolName> = Accepted<(typeof MCP_TOOLS)[N]['input']>;
+/** The output of an agent tool: the JSON its REST endpoint serves (or, for a name, the candidates when ambiguous). */
+export type McpToolResult<N extends McpToolName> = Parsed<(typeof MCP_TOOLS)[N]['output']>;
+
+// ---- responses the contracts export only as schemas ----
+
+export type ComputationPackage = Parsed<typeof ComputationPackageSchema>;
+export type IssuancesResponse = Parsed<typeof IssuancesResponseSchema>;
+export type ChangelogResponse = Parsed<typeof ChangelogResponseSchema>;
+export type WebhooksListResponse = Parsed<typeof WebhooksListResponseSchema>;
+export type DeliveriesResponse = Parsed<typeof DeliveriesResponseSchema>;
+export type ProviderSearchResponse = Parsed<typeof ProviderSearchResponseSchema>;
+
+/** A computation package as parsed, and its exact text: the canonical bytes an auditor hashes and verifies. */
+export interface ComputationResult {
+  package: ComputationPackage;
+  text: string;
+}
