@@ -48,6 +48,7 @@ const EnvSchema = z.object({
       }
     }),
   SVC_WEBHOOK_TIMEOUT: duration('15s', 100, 60_000),
+  SVC_WEBHOOK_LEASE_MARGIN: duration('30s', 1000, 600_000),
   SVC_WEBHOOK_POLL_INTERVAL: duration('1s', 10, 60_000),
   SVC_WEBHOOK_CONCURRENCY: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(256).default(16),
   SVC_WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
@@ -91,6 +92,8 @@ export interface Config {
     /** Delays before each retry, in milliseconds. */
     retrySchedule: number[];
     timeoutMs: number;
+    /** A claim's lease is twice the timeout plus this: how soon a dead dispatcher's deliveries are taken over. */
+    leaseMarginMs: number;
     pollMs: number;
     concurrency: number;
     /** Plain http to loopback receivers (development and tests only). */
@@ -132,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: {
       retrySchedule: e.SVC_WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: e.SVC_WEBHOOK_TIMEOUT,
+      leaseMarginMs: e.SVC_WEBHOOK_LEASE_MARGIN,
       pollMs: e.SVC_WEBHOOK_POLL_INTERVAL,
       concurrency: e.SVC_WEBHOOK_CONCURRENCY,
       allowLoopback: e.SVC_WEBHOOK_ALLOW_LOOPBACK,

@@ -4,6 +4,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { answerClientError } from './http/client-error.js';
 import { KeyAuthenticator } from './services/access.js';
 import { backfillNextBand } from './services/packaged.js';
 import { PublicSnapshot } from './services/public-snapshot.js';
@@ -80,6 +81,7 @@ export function createDispatcher(config: Config, store: Store, logger: Logger): 
     policy: { allowLoopback: config.webhooks.allowLoopback },
     schedule: config.webhooks.retrySchedule,
     timeoutMs: config.webhooks.timeoutMs,
+    leaseMarginMs: config.webhooks.leaseMarginMs,
     pollMs: config.webhooks.pollMs,
     concurrency: config.webhooks.concurrency,
   });
@@ -125,6 +127,7 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  server.on('clientError', answerClientError(services.siteUrl));
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;

@@ -64,12 +64,27 @@ export interface Endpoint {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
-  success: { status: 200 | 201 | 202 | 204; description: string; contentType?: string; schema?: z.ZodType };
+  success: {
+    status: 200 | 201 | 202 | 204;
+    description: string;
+    contentType?: string;
+    /** Media types served instead of `contentType` when a query parameter asks (a memo's `format=html`). */
+    otherContentTypes?: readonly string[];
+    schema?: z.ZodType;
+  };
+  /** Answers with no body besides the success and the errors: 202 to an MCP notification, 304 to a matching ETag. */
+  bodiless?: { status: 202 | 304; description: string }[];
   errors: ErrorCode[];
 }
 
 const keyed: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'insufficient_tier', 'rate_limited', 'unavailable'];
 const json = 'application/json';
+const memo = {
+  status: 200,
+  description: 'The memo, as Markdown or HTML.',
+  contentType: 'text/markdown',
+  otherContentTypes: ['text/html'],
+} as const satisfies Endpoint['success'];
 
 export const endpoints = {
   listScores: {
@@ -185,7 +200,7 @@ export const endpoints = {
     tag: 'Status',
     limit: 'none',
     success: { status: 200, description: 'The status.', contentType: json, schema: StatusResponseSchema },
-    errors: [],
+    errors: ['invalid_request'],
   },
   listPublicScores: {
     operationId: 'listPublicScores',
@@ -196,7 +211,8 @@ export const endpoints = {
     tag: 'Public',
     limit: 'public_scores',
     success: { status: 200, description: 'Headline scores.', contentType: json, schema: PublicScoresResponseSchema },
-    errors: ['rate_limited', 'unavailable'],
+    bodiless: [{ status: 304, description: 'Not modified: `If-None-Match` names the current ETag.' }],
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
   },
   getChangelog: {
     operationId: 'getChangelog',
@@ -221,7 +237,7 @@ export const endpoints = {
       description: 'An Atom feed of the latest 100 changes.',
       contentType: 'application/atom+xml',
     },
-    errors: ['rate_limited', 'unavailable'],
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
   },
   requestScore: {
     operationId: 'requestScore',
@@ -266,7 +282,7 @@ export const endpoints = {
       contentType: json,
       schema: WebhooksListResponseSchema,
     },
-    errors: [...keyed],
+    errors: ['invalid_request', ...keyed],
   },
   deleteWebhook: {
     operationId: 'deleteWebhook',
@@ -392,7 +408,7 @@ export const endpoints = {
     limit: 'key',
     query: MemoQuerySchema,
     body: PortfolioBodySchema,
-    success: { status: 200, description: 'The memo, as Markdown or HTML.', contentType: 'text/markdown' },
+    success: memo,
     errors: ['invalid_request', 'payload_too_large', 'unsupported_media_type', ...keyed],
   },
   whatIf: {
@@ -425,7 +441,7 @@ export const endpoints = {
     limit: 'key',
     params: ProviderParamsSchema,
     query: MemoQuerySchema,
-    success: { status: 200, description: 'The memo, as Markdown or HTML.', contentType: 'text/markdown' },
+    success: memo,
     errors: ['invalid_request', 'not_found', ...keyed],
   },
   getMcpManifest: {
@@ -440,7 +456,7 @@ export const endpoints = {
     tag: 'Agents',
     limit: 'none',
     success: { status: 200, description: 'The manifest.', contentType: json, schema: McpManifestSchema },
-    errors: ['method_not_allowed'],
+    errors: ['invalid_request', 'method_not_allowed'],
   },
   callMcpTool: {
     operationId: 'callMcpTool',
@@ -451,7 +467,8 @@ export const endpoints = {
       'A plain call `{tool_name, input}` answers `{tool_name, output}`, the output being the JSON the matching REST ' +
       'endpoint serves. A body with `jsonrpc: "2.0"` (one message or a batch) is served as the Model Context Protocol ' +
       'over streamable HTTP, stateless, with JSON answers (no session, no event stream): `initialize`, `tools/list`, ' +
-      '`tools/call`; a notification answers 202 with no body, and JSON-RPC errors are JSON-RPC bodies. Every POST is ' +
+      '`tools/call`; a notification answers 202 with no body, and JSON-RPC errors are JSON-RPC bodies, but a message ' +
+      'the transport refuses outright (not JSON-RPC, or an Accept without `text/event-stream`) is a problem. Every POST is ' +
       'one request of the hourly limit. A preview: the server must enable it (`SVC_MCP_ENABLED`) and the operator ' +
       "the key's workspace (`svc workspace enable-mcp`), else 403 `mcp_not_enabled`.",
     tag: 'Agents',
@@ -464,10 +481,12 @@ export const endpoints = {
       contentType: json,
       schema: McpPostResponseSchema,
     },
+    bodiless: [{ status: 202, description: 'Accepted: the body held only notifications or responses.' }],
     errors: [
       'invalid_request',
       'not_found',
       'mcp_not_enabled',
+      'not_acceptable',
       'payload_too_large',
       'unsupported_media_type',
       ...keyed,

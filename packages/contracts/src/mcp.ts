@@ -213,7 +213,10 @@ export function isJsonRpcBody(body: unknown): boolean {
 function judgeOf(body: unknown): z.ZodType {
   if (isJsonRpcBody(body)) return Array.isArray(body) ? JsonRpcBatchSchema : JsonRpcMessageSchema;
   const name = isObject(body) ? body.tool_name : undefined;
-  return typeof name === 'string' && name in MCP_TOOLS ? callOf(name as McpToolName) : McpToolCallEnvelopeSchema;
+  // Own keys only: `"__proto__" in MCP_TOOLS` is true, and a call named after it has no input schema to judge by.
+  return typeof name === 'string' && Object.hasOwn(MCP_TOOLS, name)
+    ? callOf(name as McpToolName)
+    : McpToolCallEnvelopeSchema;
 }
 
 /**

@@ -28,10 +28,20 @@ function routeOf(e: Endpoint): RouteConfig {
       description: e.success.description,
       ...(e.limit !== 'none' ? { headers: rateLimitHeaders } : {}),
       ...(e.success.contentType
-        ? { content: { [e.success.contentType]: { schema: e.success.schema ?? z.string() } } }
+        ? {
+            content: Object.fromEntries(
+              [e.success.contentType, ...(e.success.otherContentTypes ?? [])].map((type) => [
+                type,
+                { schema: e.success.schema ?? z.string() },
+              ]),
+            ),
+          }
         : {}),
     },
   };
+  for (const { status, description } of e.bodiless ?? []) {
+    responses[status] = { description, ...(e.limit !== 'none' ? { headers: rateLimitHeaders } : {}) };
+  }
   for (const code of new Set(e.errors)) {
     const { status, title } = ERROR_CODES[code];
     const existing = responses[status] as { description: string } | undefined;
@@ -170,6 +180,12 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
 
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string() } } });
 
+/** Any page's answer to a request the server cannot read: a malformed percent-encoding, headers over 16 KiB. */
+const unreadable = {
+  description: ERROR_CODES.invalid_request.title,
+  content: { 'application/problem+json': { schema: ProblemSchema } },
+};
+
 const sitePages: RouteConfig[] = [
   {
     method: 'get',
@@ -178,7 +194,11 @@ const sitePages: RouteConfig[] = [
     summary: 'Human verification page of a published Risk Indicator',
     tags: ['Site'],
     request: { params: z.object({ id: z.string() }) },
-    responses: { 200: text('text/html', 'The page.'), 404: text('text/html', 'No such Risk Indicator.') },
+    responses: {
+      200: text('text/html', 'The page.'),
+      400: unreadable,
+      404: text('text/html', 'No such Risk Indicator.'),
+    },
   },
   {
     method: 'get',
@@ -188,6 +208,7 @@ const sitePages: RouteConfig[] = [
     tags: ['Site'],
     responses: {
       200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.object({}).loose() } } },
+      400: unreadable,
     },
   },
   {
@@ -196,7 +217,7 @@ const sitePages: RouteConfig[] = [
     operationId: 'apiReference',
     summary: 'Interactive API reference',
     tags: ['Site'],
-    responses: { 200: text('text/html', 'The reference page.') },
+    responses: { 200: text('text/html', 'The reference page.'), 400: unreadable },
   },
   {
     method: 'get',
@@ -204,6 +225,6 @@ const sitePages: RouteConfig[] = [
     operationId: 'llmsTxt',
     summary: 'Machine-readable description of the service (llms.txt)',
     tags: ['Site'],
-    responses: { 200: text('text/plain', 'Markdown text.') },
+    responses: { 200: text('text/plain', 'Markdown text.'), 400: unreadable },
   },
 ];

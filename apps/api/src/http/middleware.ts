@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { maskKeys } from '../services/access.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -18,7 +19,7 @@ export function requestContext(logger: Logger) {
         {
           req_id: id,
           method: req.method,
-          path: req.path,
+          path: maskKeys(req.path),
           status: res.statusCode,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
           key_id: res.locals.keyId,

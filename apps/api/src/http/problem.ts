@@ -1,5 +1,6 @@
 import { ERROR_CODES, type ErrorCode, type FieldProblem, type Problem } from '@svc/contracts';
 import type { Request, Response } from 'express';
+import { maskKeys } from '../services/access.js';
 
 /** An answer other than success, with a stable code; extra fields travel in the problem body. */
 export class ApiError extends Error {
@@ -26,8 +27,9 @@ export function problemOf(
     type: `${siteUrlOf(req)}/docs/errors#${code}`,
     title,
     status,
-    detail,
-    instance: req.path,
+    // Both may echo the request path, where a key is sometimes pasted by mistake.
+    detail: maskKeys(detail),
+    instance: maskKeys(req.path),
     code,
     request_id: String(res.locals.requestId ?? ''),
     ...extra,

@@ -57,11 +57,35 @@ export async function serveMcp(body: unknown, req: Request, services: Services):
     const response = await transport.handleRequest(request, { parsedBody: body });
     if (failures.length > 0) throw failures[0];
     const text = await response.text();
+    if (response.status >= 400) throw transportRefusal(response.status, text);
     if (text === '') return { status: response.status };
     return { status: response.status, jsonText: text };
   } finally {
     await server.close();
   }
+}
+
+/** The transport's own refusals, before any message is handled, by their HTTP status. */
+const REFUSALS: Partial<Record<number, ProblemCode>> = {
+  400: 'invalid_request',
+  406: 'not_acceptable',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/**
+ * A refusal of the transport (an Accept without text/event-stream, a body that is no JSON-RPC message) as the
+ * problem every other 4xx of the API is, rather than the transport's JSON-RPC error body; anything else it
+ * refuses is not the caller's doing in a stateless server, so it fails as an internal error.
+ */
+function transportRefusal(status: number, text: string): Error {
+  let message = `the MCP transport refused the request (HTTP ${status})`;
+  try {
+    message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+  } catch {}
+  const code = REFUSALS[status];
+  if (!code) return new Error(message);
+  return new ApiError(code, message, code === 'invalid_request' ? { errors: [{ path: 'body', message }] } : {});
 }
 
 function mcpServer(services: Services, failures: unknown[]): Server {

@@ -1,7 +1,7 @@
 import type { FieldProblem, ProviderAmbiguity, ProviderCandidate } from '@svc/contracts';
 import { ServiceError } from '../services/errors.js';
 import type { PublicSnapshot } from '../services/public-snapshot.js';
-import { searchProviders } from '../services/search.js';
+import { exactlyNamed, hasHeadline, searchProviders } from '../services/search.js';
 
 /** How many candidates an ambiguous name lists. */
 const SHOWN_CANDIDATES = 10;
@@ -21,11 +21,12 @@ export async function resolveProvider(snapshot: PublicSnapshot, text: string): P
   const headlines = await snapshot.headlines();
   if (UUID.test(text)) {
     const id = text.toLowerCase();
-    if (headlines.some((h) => h.id === id)) return { kind: 'found', id };
+    if (hasHeadline(headlines, id)) return { kind: 'found', id };
   }
-  const matches = await searchProviders(snapshot, { q: text, limit: Math.max(headlines.length, 1) });
-  const exact = matches.filter((m) => m.match === 'exact');
-  const pool = exact.length > 0 ? exact : matches;
+  // Exact names are looked up; only a name matching none exactly is searched for, through every provider.
+  const exact = exactlyNamed(headlines, text);
+  const pool =
+    exact.length > 0 ? exact : await searchProviders(snapshot, { q: text, limit: Math.max(headlines.length, 1) });
   const [only] = pool;
   if (!only) return { kind: 'unknown' };
   if (pool.length === 1) return { kind: 'found', id: only.id };

@@ -17,6 +17,12 @@ export const KEY_PREFIX = 'svc_live_';
 const KEY_PATTERN = /^svc_live_[A-Za-z0-9_-]{43}$/;
 /** How many characters of a key are kept to recognise it by; never enough to use it. */
 const SHOWN = KEY_PREFIX.length + 6;
+const KEY_IN_TEXT = /svc_live_[A-Za-z0-9_-]+/g;
+
+/** A text with anything shaped like a key (one pasted into a URL path by mistake) masked: for logs and echoed paths. */
+export function maskKeys(text: string): string {
+  return text.replace(KEY_IN_TEXT, `${KEY_PREFIX}[redacted]`);
+}
 
 export class AccessError extends Error {
   override readonly name = 'AccessError';

@@ -23,6 +23,55 @@ function matchOf(folded: string, query: string): ProviderMatch['match'] | null {
 /** Folded names of a snapshot's headlines, computed once per snapshot. */
 const foldedOf = new WeakMap<readonly Headline[], string[]>();
 
+function foldedNames(headlines: readonly Headline[]): string[] {
+  let folded = foldedOf.get(headlines);
+  if (!folded) {
+    folded = headlines.map((h) => foldName(h.name));
+    foldedOf.set(headlines, folded);
+  }
+  return folded;
+}
+
+interface NameIndex {
+  ids: ReadonlySet<string>;
+  byName: ReadonlyMap<string, readonly Headline[]>;
+}
+
+/** The ids and the folded names of a snapshot's headlines, indexed once per snapshot. */
+const indexOf = new WeakMap<readonly Headline[], NameIndex>();
+
+function nameIndex(headlines: readonly Headline[]): NameIndex {
+  let index = indexOf.get(headlines);
+  if (!index) {
+    const folded = foldedNames(headlines);
+    const byName = new Map<string, Headline[]>();
+    headlines.forEach((h, i) => {
+      const name = folded[i] as string;
+      const same = byName.get(name);
+      if (same) same.push(h);
+      else byName.set(name, [h]);
+    });
+    index = { ids: new Set(headlines.map((h) => h.id)), byName };
+    indexOf.set(headlines, index);
+  }
+  return index;
+}
+
+/** Whether a provider id is among a snapshot's headlines, without a scan. */
+export function hasHeadline(headlines: readonly Headline[], id: string): boolean {
+  return nameIndex(headlines).ids.has(id);
+}
+
+/**
+ * The headlines whose folded name is exactly the folded query, by id: the `exact` matches of a search,
+ * looked up rather than scanned (an agent naming a provider usually names it whole).
+ */
+export function exactlyNamed(headlines: readonly Headline[], q: string): Headline[] {
+  const folded = foldName(q);
+  if (folded === '') return [];
+  return [...(nameIndex(headlines).byName.get(folded) ?? [])].sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
 /**
  * Providers with a current indicator whose name contains the query, ignoring case and accents: the
  * whole name first, then names starting with it, a word starting with it, then any other; by name
@@ -33,11 +82,7 @@ export async function searchProviders(
   query: { q: string; planner_type?: PlannerType | undefined; limit: number },
 ): Promise<ProviderMatch[]> {
   const headlines = await snapshot.headlines();
-  let folded = foldedOf.get(headlines);
-  if (!folded) {
-    folded = headlines.map((h) => foldName(h.name));
-    foldedOf.set(headlines, folded);
-  }
+  const folded = foldedNames(headlines);
   const q = foldName(query.q);
   // A query of nothing but combining marks folds to nothing, which every name would start with.
   if (q === '') return [];

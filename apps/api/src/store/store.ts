@@ -10,6 +10,7 @@ import {
   type MigrationProvider,
   Migrator,
   PostgresDialect,
+  type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -21,6 +22,7 @@ import * as frameworkReleases from './migrations/0002-framework-releases.js';
 import * as webhooks from './migrations/0003-webhooks.js';
 import * as historyFramework from './migrations/0004-history-framework.js';
 import * as pathToNextBand from './migrations/0005-path-to-next-band.js';
+import * as listIndexes from './migrations/0006-list-indexes.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -56,7 +58,7 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: keepingStatements(database) }) });
     return {
       db,
       dialect: 'sqlite',
@@ -91,6 +93,35 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
   };
 }
 
+/** How many prepared statements a SQLite store keeps: every query the service issues, with room to spare. */
+const STATEMENTS_KEPT = 500;
+
+/**
+ * better-sqlite3 as Kysely sees it, with its prepared statements kept by SQL text (least recently used
+ * dropped first): Kysely prepares every query it runs, and preparing a join costs more than running it.
+ * A statement still iterating a result (a streamed query) is never handed out twice.
+ */
+function keepingStatements(database: SQLite.Database): SqliteDatabase {
+  const kept = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      const found = kept.get(text);
+      if (found && !found.busy) {
+        kept.delete(text);
+        kept.set(text, found);
+        return found;
+      }
+      const statement = database.prepare(text);
+      if (!found) {
+        kept.set(text, statement);
+        if (kept.size > STATEMENTS_KEPT) kept.delete(kept.keys().next().value as string);
+      }
+      return statement;
+    },
+  };
+}
+
 /**
  * SQLite transactions that take the write lock at BEGIN. A deferred one that reads, then writes after
  * another process committed (a CLI command next to a dispatching `svc serve`), fails at once with
@@ -118,6 +149,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0003-webhooks': webhooks,
   '0004-history-framework': historyFramework,
   '0005-path-to-next-band': pathToNextBand,
+  '0006-list-indexes': listIndexes,
 };
 
 /** Brings the schema up to date; safe to run again and from several processes at once. */

@@ -80,7 +80,9 @@ describe.each(engines.slice(0, 1))('GET /openapi.json (served over %s)', (engine
     it('documents its success response with its media type', () => {
       const success = operation(e).responses?.[String(e.success.status)];
       expect(success).toBeDefined();
-      expect(Object.keys(success?.content ?? {})).toEqual(e.success.contentType ? [e.success.contentType] : []);
+      expect(Object.keys(success?.content ?? {})).toEqual(
+        e.success.contentType ? [e.success.contentType, ...(e.success.otherContentTypes ?? [])] : [],
+      );
       if (e.limit !== 'none') expect(Object.keys(success?.headers ?? {})).toContain('RateLimit');
     });
 

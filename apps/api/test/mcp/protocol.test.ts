@@ -275,10 +275,10 @@ describe.each(engines)('the Model Context Protocol at /api/mcp, with the SDK cli
       expect(refusalOf(body.result).errors?.map((e) => e.path)).toEqual(['arguments.provider_names']);
     });
 
-    it('a POST that does not accept an event stream gets 406 from the transport', async () => {
+    it('a POST that does not accept an event stream gets 406 as a problem, saying what to accept', async () => {
       const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { accept: 'application/json' });
-      expect(res.status).toBe(406);
-      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      const problem = await expectProblem(res, 'not_acceptable');
+      expect(problem.detail).toContain('text/event-stream');
     });
 
     it('a browser may send the MCP protocol header across origins (CORS preflight)', async () => {

@@ -11,6 +11,7 @@ const MIGRATIONS = [
   '0003-webhooks',
   '0004-history-framework',
   '0005-path-to-next-band',
+  '0006-list-indexes',
 ];
 
 const TABLES = [

@@ -29,6 +29,8 @@ export interface DispatcherOptions {
   pollMs: number;
   /** Attempts in flight at once. */
   concurrency: number;
+  /** Added to twice the timeout to make a claim's lease: time to write the outcome (default 30 s). */
+  leaseMarginMs?: number;
   clock?: Clock;
   random?: () => number;
 }
@@ -58,7 +60,7 @@ export class WebhookDispatcher {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     // Long enough for the attempt (connect, send, answer) and the write of its outcome.
-    this.leaseMs = options.timeoutMs * 2 + 30_000;
+    this.leaseMs = options.timeoutMs * 2 + (options.leaseMarginMs ?? 30_000);
   }
 
   /** Runs until stop(). */

@@ -1,0 +1,73 @@
+// Two builds of the service on the same routes in one run:
+// `node bench/ab.mjs <other dist> [sqlite|postgres] [providers=100]` from apps/api, after the build. Copy apps/api/dist aside before a change (inside apps/api, so its packages
+// resolve: `cp -r dist bench/.baseline`), rebuild, then compare: both services run at once over one data set
+// (100 providers published, the rest added in batches) and take turns under the same load, so the machine's noise falls on both alike.
+
+import { resolve } from 'node:path';
+import { Dataset, providerId, providerName } from './dataset.mjs';
+import {
+  describeLoad,
+  int,
+  machine,
+  measureJobs,
+  ratio,
+  serviceRoutes,
+  startLoadGenerator,
+  startService,
+  table,
+} from './harness.mjs';
+
+const [other, engine = 'sqlite', count = '100'] = process.argv.slice(2);
+const total = Number(count);
+if (!other) throw new Error('usage: node bench/ab.mjs <other dist> [sqlite|postgres]');
+
+console.log(machine());
+const step = Math.max(1, Math.floor(total / 4096));
+const providers = [];
+for (let n = 1; n <= total && providers.length < 4096; n += step)
+  providers.push({ id: providerId(n), name: providerName(n) });
+const dataset = await Dataset.create(engine);
+const load = startLoadGenerator();
+const running = [];
+let results;
+try {
+  await dataset.publishTo(Math.min(100, total));
+  await dataset.fillTo(total);
+  const jobs = [];
+  for (const [build, dist] of [
+    ['other', resolve(other)],
+    ['this', ''],
+  ]) {
+    const service = await startService(dataset.location, { redis: engine === 'postgres', dist });
+    running.push(service);
+    for (const { route, requests } of serviceRoutes({ providers, keys: dataset.keys })) {
+      jobs.push({ build, route, server: service, requests });
+    }
+  }
+  results = await measureJobs(load, jobs, { half: false });
+} finally {
+  load.close();
+  for (const r of running) await r.stop();
+  await dataset.close();
+}
+console.log(`\nthis build against ${other}, ${engine}, ${int(total)} providers: ${describeLoad({ half: false })}.\n`);
+const rows = results
+  .filter((r) => r.build === 'this')
+  .map((r) => {
+    const before = results.find((o) => o.build === 'other' && o.route === r.route);
+    return [
+      r.route,
+      int(before.full.rps),
+      int(r.full.rps),
+      ratio(r.full.rps, before.full.rps),
+      int(before.full.cpuPerAnswer),
+      int(r.full.cpuPerAnswer),
+      ratio(r.full.cpuPerAnswer, before.full.cpuPerAnswer),
+    ];
+  });
+console.log(
+  table(
+    ['route', 'other req/s', 'this req/s', 'this ÷ other', 'other CPU µs/answer', 'this CPU µs/answer', 'this ÷ other'],
+    rows,
+  ),
+);

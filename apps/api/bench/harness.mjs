@@ -1,0 +1,298 @@
+// What the HTTP benches share: child processes for servers and for the load generator, the stores on this
+// machine, and the markdown tables they print. Imported by http.mjs, scale.mjs and webhooks.mjs.
+
+import { fork } from 'node:child_process';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+
+export const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The full data set (10,000 providers, 1,000,000 history rows, 100,000 keys) is the default; BENCH_QUICK=1 shrinks it. */
+export const QUICK = process.env.BENCH_QUICK === '1';
+
+const here = (file) => new URL(file, import.meta.url);
+
+/**
+ * A child process that reports `{ url }` over IPC once listening, answers `cpu` with its process.cpuUsage(),
+ * and stops on `stop`.
+ */
+async function startChild(script, args, env, execArgv = []) {
+  const child = fork(here(script), args, {
+    env: { ...process.env, ...env },
+    execArgv,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  let cpuAsked = null;
+  const url = await new Promise((resolve, reject) => {
+    child.on('message', (m) => {
+      if (m.url) resolve(m.url);
+      else if (m.error) reject(new Error(m.error));
+      else if (m.cpu) cpuAsked?.(m.cpu);
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    url,
+    /** CPU microseconds (user and system) the process has used so far. */
+    cpu() {
+      return new Promise((resolve) => {
+        cpuAsked = (usage) => resolve(usage.user + usage.system);
+        child.send('cpu');
+      });
+    },
+    async stop() {
+      child.send('stop');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A bare server answering `bytes` as application/json: `node` (node:http), `express` (Express 5), or `receiver` (204). */
+export function startBare(kind, bytesFile = '', { profileDir = null } = {}) {
+  return startChild(
+    'bare.mjs',
+    [kind, bytesFile],
+    {},
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
+}
+
+/**
+ * The service from the build, over `location`, with the rate limiter on: in process, or through Redis when
+ * `redis` is set. Clients are told apart by X-Forwarded-For (TRUST_PROXY=loopback), as behind a proxy.
+ * With `profileDir`, the process writes a V8 CPU profile there when it stops; `dist` runs another build.
+ */
+export function startService(location, { redis = false, profileDir = null, dist = '' } = {}) {
+  const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  return startChild(
+    'serve.mjs',
+    [],
+    { BENCH_STORE: JSON.stringify(location), BENCH_REDIS_URL: redis ? REDIS_URL : '', BENCH_DIST: dist },
+    execArgv,
+  );
+}
+
+/** The load generator's process (see load.mjs): `run(job)` resolves with a job's figures, one job at a time. */
+export function startLoadGenerator() {
+  const child = fork(here('load.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let pending = null;
+  child.on('message', (m) => {
+    const p = pending;
+    pending = null;
+    if (m.error) p?.reject(new Error(m.error));
+    else p?.resolve(m.result);
+  });
+  child.on('exit', (code) => pending?.reject(new Error(`the load generator exited with ${code}`)));
+  return {
+    run(job) {
+      return new Promise((resolve, reject) => {
+        pending = { resolve, reject };
+        child.send(job);
+      });
+    },
+    close() {
+      child.kill();
+    },
+  };
+}
+
+export async function postgresAnswers() {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function redisAnswers() {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export async function adminQuery(text) {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** One line naming the machine and how busy it was when the bench started. */
+export function machine() {
+  const cpus = os.cpus();
+  const load = os.loadavg().map((l) => l.toFixed(1));
+  return `machine: ${cpus.length} CPUs (${cpus[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average ${load.join(' ')}`;
+}
+
+/** A markdown table; `align` holds 'l' or 'r' per column. */
+export function table(headers, rows, align = headers.map((_, i) => (i === 0 ? 'l' : 'r'))) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(align.map((a) => (a === 'r' ? '---:' : '---'))), ...rows.map(line)].join('\n');
+}
+
+export const int = (n) => Math.round(n).toLocaleString('en-US');
+export const ms = (n) => (n === null || n === undefined ? 'n/a' : n < 10 ? n.toFixed(2) : n.toFixed(1));
+export const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
+export const seconds = (msValue) => (msValue / 1000).toFixed(2);
+
+/** How many distinct clients and requests a load cycles through. */
+const ROTATION = 4096;
+
+/** A block of client addresses of its own for each call, so no two measurements share a public budget. */
+function clients() {
+  const block = Math.floor(Math.random() * 256);
+  return (i) => `10.${block}.${(i >> 8) & 255}.${i & 255}`;
+}
+
+/** GET /api/public/scores from 4,096 clients (X-Forwarded-For), 120 a minute each: never limited in a run. */
+export function publicScoresRequests() {
+  const ip = clients();
+  return Array.from({ length: ROTATION }, (_, i) => ({
+    method: 'GET',
+    path: '/api/public/scores',
+    headers: { 'x-forwarded-for': ip(i) },
+  }));
+}
+
+/**
+ * The keyed routes, each as the requests a load cycles through: over the providers given (ids and names),
+ * the keys (ENTERPRISE), and for the list over the cursors given (the first page, then pages through the list).
+ */
+export function serviceRoutes({ providers, keys, cursors = [] }) {
+  const ip = clients();
+  const keyed = (i, extra = {}) => ({ 'x-api-key': keys[i % keys.length], 'x-forwarded-for': ip(i), ...extra });
+  const pages = [null, ...cursors];
+  const cycle = (make) => Array.from({ length: ROTATION }, (_, i) => make(i, providers[i % providers.length]));
+  return [
+    { route: 'GET /api/public/scores', requests: publicScoresRequests() },
+    {
+      route: 'GET /api/v1/scores/{id}',
+      requests: cycle((i, p) => ({ method: 'GET', path: `/api/v1/scores/${p.id}`, headers: keyed(i) })),
+    },
+    {
+      route: 'GET /api/v1/scores (100)',
+      requests: cycle((i) => {
+        const cursor = pages[i % pages.length];
+        return {
+          method: 'GET',
+          path: `/api/v1/scores?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+          headers: keyed(i),
+        };
+      }),
+    },
+    {
+      route: 'POST /api/mcp get_provider_score',
+      requests: cycle((i, p) => ({
+        method: 'POST',
+        path: '/api/mcp',
+        headers: keyed(i, { 'content-type': 'application/json' }),
+        body: JSON.stringify({ tool_name: 'get_provider_score', input: { provider_name: p.name } }),
+      })),
+    },
+  ];
+}
+
+/** Up to `count` next_cursor values spread through the whole list, walked page by page as a client would. */
+export async function listCursors(url, key, count) {
+  const all = [];
+  let cursor = null;
+  do {
+    const res = await fetch(`${url}/api/v1/scores?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'x-api-key': key },
+    });
+    if (!res.ok) throw new Error(`the list answered ${res.status}`);
+    cursor = (await res.json()).next_cursor;
+    if (cursor) all.push(cursor);
+  } while (cursor);
+  const step = Math.max(1, Math.floor(all.length / count));
+  return all.filter((_, i) => i % step === 0).slice(0, count);
+}
+
+/** How routes are driven: the same connections and times for every server and route of a run. */
+export const LOAD = {
+  connections: 10,
+  warmupS: 1,
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+  roundS: Number(process.env.BENCH_ROUND_S ?? 1.5),
+  halfS: Number(process.env.BENCH_HALF_S ?? 3),
+};
+
+export const describeLoad = ({ half = true, roundS = LOAD.roundS } = {}) =>
+  `autocannon in a process of its own, ${LOAD.connections} connections, each route warmed for ${LOAD.warmupS} s, then ${LOAD.rounds} rounds of ${roundS} s taking turns with the other routes (the round with the median rate is shown)${
+    half ? `; then ${LOAD.halfS} s paced evenly at half that rate (open loop) for the p99 at half load` : ''
+  }`;
+
+const median = (items, by) => [...items].sort((a, b) => by(a) - by(b))[Math.floor(items.length / 2)];
+
+/**
+ * Each job ({ server, url, requests }, `server` as started above) at its maximum: warmed, then `rounds` short
+ * passes in turn with the other jobs (every other round in reverse order), so a burst of load from elsewhere on the machine falls on every job alike;
+ * the median round is kept, with the server's CPU time per answer (over all rounds: it depends far less on what
+ * else the machine runs than the rate does). Then, with `half`, each job paced at half that rate.
+ * Returns the jobs with `full` (and `half`) figures.
+ */
+export async function measureJobs(load, jobs, { half = true, roundS = LOAD.roundS } = {}) {
+  const max = async (job, durationS) => {
+    const before = await job.server.cpu();
+    const figures = await load.run({
+      mode: 'max',
+      url: job.server.url,
+      connections: LOAD.connections,
+      warmupS: 0,
+      durationS,
+      requests: job.requests,
+    });
+    return { ...figures, cpuUs: (await job.server.cpu()) - before };
+  };
+  for (const job of jobs) await max(job, LOAD.warmupS);
+  const rounds = jobs.map(() => []);
+  for (let r = 0; r < LOAD.rounds; r++) {
+    // Every other round backwards, so no job always follows the same one.
+    const order = [...jobs.keys()];
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) rounds[i].push(await max(jobs[i], roundS));
+  }
+  const out = [];
+  for (const [i, job] of jobs.entries()) {
+    const full = median(rounds[i], (f) => f.rps);
+    const other = rounds[i].reduce((n, f) => n + f.other, 0);
+    const answers = rounds[i].reduce((n, f) => n + f.ok + f.other, 0);
+    const cpuPerAnswer = rounds[i].reduce((n, f) => n + f.cpuUs, 0) / Math.max(1, answers);
+    const halfFigures = half
+      ? await load.run({
+          mode: 'paced',
+          url: job.server.url,
+          rate: Math.max(1, full.rps / 2),
+          durationS: LOAD.halfS,
+          requests: job.requests,
+        })
+      : null;
+    out.push({ ...job, full: { ...full, other, cpuPerAnswer }, half: halfFigures });
+  }
+  return out;
+}
+
+const startedAt = performance.now();
+/** A progress line on stderr (the tables go to stdout): what was done, and when, since the bench started. */
+export function progress(text) {
+  console.error(`[${((performance.now() - startedAt) / 1000).toFixed(1).padStart(6)} s] ${text}`);
+}

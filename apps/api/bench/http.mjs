@@ -1,0 +1,149 @@
+// HTTP on loopback: `node bench/http.mjs` from apps/api, after the build.
+// Each server runs in its own process and the load generator in another (autocannon, 10 connections): a bare
+// node:http server and a bare Express 5 app answering the service's public-scores bytes, then the service on
+// SQLite (rate limits in process) and on PostgreSQL with Redis (a fresh schema, dropped after). Each route is
+// driven at its maximum for the same time (in rounds taking turns, so noise from elsewhere falls on all alike),
+// then paced at half the rate it reached, for the p99 at half load.
+
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Dataset, providerId, providerName } from './dataset.mjs';
+import {
+  describeLoad,
+  int,
+  machine,
+  measureJobs,
+  ms,
+  postgresAnswers,
+  progress,
+  publicScoresRequests,
+  ratio,
+  redisAnswers,
+  serviceRoutes,
+  startBare,
+  startLoadGenerator,
+  startService,
+  table,
+} from './harness.mjs';
+
+const PROVIDERS = 100;
+const TARGET_PUBLIC = 0.85;
+const TARGET_DETAIL = 0.6;
+const TARGET_P99_MS = 10;
+
+console.log(machine());
+const sample = Array.from({ length: PROVIDERS }, (_, i) => ({ id: providerId(i + 1), name: providerName(i + 1) }));
+const notes = [];
+const running = [];
+const datasets = [];
+const load = startLoadGenerator();
+let results;
+try {
+  const jobs = [];
+  const sqlite = await Dataset.create('sqlite');
+  datasets.push(sqlite);
+  await sqlite.publishTo(PROVIDERS);
+  const bytesFile = join(tmpdir(), `svc-bench-public-${process.pid}.json`);
+  writeFileSync(bytesFile, await sqlite.publicBytes());
+  for (const [name, kind] of [
+    ['node:http', 'node'],
+    ['Express 5', 'express'],
+  ]) {
+    const bare = await startBare(kind, bytesFile);
+    running.push(bare);
+    jobs.push({ name, route: 'GET /api/public/scores', server: bare, requests: publicScoresRequests() });
+  }
+  const services = [['service, SQLite', sqlite, false]];
+  if ((await postgresAnswers()) && (await redisAnswers())) {
+    const postgres = await Dataset.create('postgres');
+    datasets.push(postgres);
+    await postgres.publishTo(PROVIDERS);
+    services.push(['service, PostgreSQL + Redis', postgres, true]);
+  } else {
+    notes.push('PostgreSQL or Redis does not answer: the service on SQLite only');
+  }
+  for (const [name, dataset, redis] of services) {
+    const service = await startService(dataset.location, { redis });
+    running.push(service);
+    for (const { route, requests } of serviceRoutes({ providers: sample, keys: dataset.keys })) {
+      jobs.push({ name, route, server: service, requests });
+    }
+  }
+  progress(`http: ${running.length} servers started; measuring ${jobs.length} routes`);
+  results = await measureJobs(load, jobs);
+  progress('http: measured');
+} finally {
+  load.close();
+  for (const r of running) await r.stop();
+  for (const d of datasets) await d.close();
+}
+for (const r of results) {
+  for (const [pass, f] of [
+    ['max', r.full],
+    ['half', r.half],
+  ]) {
+    if (f.other > 0)
+      notes.push(`${r.name}, ${r.route}, ${pass}: ${f.other} answers not 2xx (${JSON.stringify(f.statuses)})`);
+  }
+}
+
+const bare = (name) => results.find((r) => r.name === name)?.full ?? { rps: 0, cpuPerAnswer: 0 };
+const nodeRps = bare('node:http').rps;
+const expressRps = bare('Express 5').rps;
+const expressCpu = bare('Express 5').cpuPerAnswer;
+
+console.log(`\nHTTP on loopback, ${PROVIDERS} providers: ${describeLoad()}.`);
+console.log(
+  'Rate limiter on: keyed routes rotate over 40 ENTERPRISE keys (50,000 requests an hour each); public clients are told apart by X-Forwarded-For (TRUST_PROXY=loopback) over 4,096 addresses (120 a minute each). Request logs at info level.\n',
+);
+console.log(
+  table(
+    [
+      'server',
+      'route',
+      'req/s',
+      'p50 (ms)',
+      'p99 (ms)',
+      'p99 at half rate (ms)',
+      '÷ node:http',
+      '÷ Express',
+      'CPU µs per answer',
+      'CPU ÷ Express',
+    ],
+    results.map((r) => [
+      r.name,
+      r.route,
+      int(r.full.rps),
+      ms(r.full.p50),
+      ms(r.full.p99),
+      ms(r.half.p99),
+      ratio(r.full.rps, nodeRps),
+      ratio(r.full.rps, expressRps),
+      int(r.full.cpuPerAnswer),
+      ratio(r.full.cpuPerAnswer, expressCpu),
+    ]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  ),
+);
+
+const verdict = (ok) => (ok ? 'met' : 'NOT MET');
+const service = results.filter((r) => r.name.startsWith('service'));
+const targets = [];
+for (const r of service.filter((r) => r.route === 'GET /api/public/scores')) {
+  const x = r.full.rps / expressRps;
+  targets.push([`${r.name}: public scores ≥ ${TARGET_PUBLIC} of Express`, x.toFixed(2), verdict(x >= TARGET_PUBLIC)]);
+}
+for (const r of service.filter((r) => r.name === 'service, SQLite' && r.route === 'GET /api/v1/scores/{id}')) {
+  const x = r.full.rps / expressRps;
+  targets.push([`${r.name}: score detail ≥ ${TARGET_DETAIL} of Express`, x.toFixed(2), verdict(x >= TARGET_DETAIL)]);
+}
+for (const r of service) {
+  targets.push([
+    `${r.name}, ${r.route}: p99 < ${TARGET_P99_MS} ms at half rate`,
+    ms(r.half.p99),
+    verdict(r.half.p99 !== null && r.half.p99 < TARGET_P99_MS),
+  ]);
+}
+console.log(`\n${table(['target', 'figure', ''], targets, ['l', 'r', 'l'])}`);
+for (const note of notes) console.log(`\nnote: ${note}`);

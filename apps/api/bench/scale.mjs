@@ -1,0 +1,205 @@
+// Scale and publication: `node bench/scale.mjs` from apps/api, after the build. On SQLite, and on PostgreSQL with
+// Redis when both answer, one store each, grown in steps:
+// 1. 100 providers published through the publishing service; the routes measured;
+// 2. publication: providers published one transaction each up to PUBLISHED (1,000; BENCH_FULL=1: all 10,000),
+//    timed; the rest up to 10,000 added as publishing stores them, in batches (see Dataset.fillTo), so the
+//    default run fits its time; then the 10,000 webhook events delivered to a receiver in its own process, timed;
+// 3. history up to 1,000,000 rows and keys up to 100,000, in batches through Kysely; the routes measured again.
+// The routes: as bench/http.mjs, plus a provider's newest history entry; the list walks pages through the list.
+
+import { Dataset, providerId, providerName, startReceiver } from './dataset.mjs';
+import {
+  describeLoad,
+  int,
+  machine,
+  measureJobs,
+  postgresAnswers,
+  progress,
+  redisAnswers,
+  seconds,
+  serviceRoutes,
+  startLoadGenerator,
+  startService,
+  table,
+} from './harness.mjs';
+
+const FULL = process.env.BENCH_FULL === '1';
+const SMALL = 100;
+const LARGE = 10_000;
+const PUBLISHED = FULL ? LARGE : 1000;
+const HISTORY = 1_000_000;
+const KEYS = 100_000;
+const TARGET_RATIO = 1.5;
+/** Shorter rounds than bench/http.mjs: twice as many routes to measure, and no half-rate pass. */
+const ROUND_S = Number(process.env.BENCH_SCALE_ROUND_S ?? 1);
+
+const { encodeCursor } = await import(new URL('../dist/http/pagination.js', import.meta.url).href);
+
+/** Up to 4,096 providers spread over the first `count`, as { id, name }. */
+function spread(count) {
+  const step = Math.max(1, Math.floor(count / 4096));
+  const out = [];
+  for (let n = 1; n <= count && out.length < 4096; n += step) out.push({ id: providerId(n), name: providerName(n) });
+  return out;
+}
+
+/** Positions through the list by name (next_cursor values, as the list hands them out), `count` of them. */
+function cursors(total, count) {
+  const byName = Array.from({ length: total }, (_, i) => ({ name: providerName(i + 1), id: providerId(i + 1) })).sort(
+    (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1),
+  );
+  const out = [];
+  for (let i = 1; i < count; i++) {
+    const at = byName[Math.floor((i * (total - 100)) / count)];
+    if (at) out.push(encodeCursor(at));
+  }
+  return out;
+}
+
+function routesFor(dataset, providers) {
+  const routes = serviceRoutes({ providers: spread(providers), keys: dataset.keys, cursors: cursors(providers, 16) });
+  const keys = dataset.keys;
+  const sample = spread(providers);
+  routes.push({
+    route: 'GET /api/v1/scores/{id}/history (newest)',
+    requests: Array.from({ length: 4096 }, (_, i) => ({
+      method: 'GET',
+      path: `/api/v1/scores/${sample[i % sample.length].id}/history?limit=1`,
+      headers: { 'x-api-key': keys[i % keys.length] },
+    })),
+  });
+  return routes;
+}
+
+async function measure(load, dataset, redis, providers) {
+  const service = await startService(dataset.location, { redis });
+  progress(`${dataset.engine}: service started over ${int(providers)} providers`);
+  try {
+    const jobs = routesFor(dataset, providers).map(({ route, requests }) => ({ route, server: service, requests }));
+    return await measureJobs(load, jobs, { half: false, roundS: ROUND_S });
+  } finally {
+    await service.stop();
+  }
+}
+
+async function grow(engine, redis, load) {
+  const dataset = await Dataset.create(engine);
+  const receiver = await startReceiver();
+  try {
+    await dataset.subscribe(receiver.url);
+    let publishMs = await dataset.publishTo(SMALL);
+    const small = await measure(load, dataset, redis, SMALL);
+    progress(`${engine}: routes measured at ${SMALL} providers`);
+    publishMs += await dataset.publishTo(PUBLISHED);
+    progress(`${engine}: ${int(PUBLISHED)} providers published`);
+    const fillMs = await dataset.fillTo(LARGE);
+    progress(`${engine}: providers added up to ${int(LARGE)}`);
+    const delivery = await dataset.deliver();
+    if (delivery.attempts !== LARGE) throw new Error(`${delivery.attempts} attempts for ${LARGE} events`);
+    progress(`${engine}: ${int(LARGE)} webhook events delivered`);
+    const keysMs = await dataset.addKeysTo(KEYS);
+    progress(`${engine}: keys added up to ${int(KEYS)}`);
+    const historyMs = await dataset.addHistoryTo(HISTORY);
+    progress(`${engine}: history added up to ${int(HISTORY)} rows`);
+    const large = await measure(load, dataset, redis, LARGE);
+    progress(`${engine}: routes measured at ${int(LARGE)} providers`);
+    return { engine, small, large, publishMs, fillMs, deliverMs: delivery.ms, historyMs, keysMs };
+  } finally {
+    await receiver.stop();
+    await dataset.close();
+  }
+}
+
+console.log(machine());
+const load = startLoadGenerator();
+const runs = [];
+try {
+  runs.push(await grow('sqlite', false, load));
+  if ((await postgresAnswers()) && (await redisAnswers())) runs.push(await grow('postgres', true, load));
+  else console.log('PostgreSQL or Redis does not answer: SQLite only');
+} finally {
+  load.close();
+}
+
+const ENGINE = { sqlite: 'SQLite', postgres: 'PostgreSQL + Redis' };
+console.log(
+  `\nScale: the same routes at ${SMALL} providers, then at ${int(LARGE)} providers with ${int(HISTORY)} history rows and ${int(KEYS)} keys: ${describeLoad({ half: false, roundS: ROUND_S })}.\n`,
+);
+const rows = [];
+for (const run of runs) {
+  for (const small of run.small) {
+    const large = run.large.find((r) => r.route === small.route);
+    const slower = small.full.rps / large.full.rps;
+    rows.push([
+      ENGINE[run.engine],
+      small.route,
+      int(small.full.rps),
+      int(large.full.rps),
+      slower.toFixed(2),
+      int(small.full.cpuPerAnswer),
+      int(large.full.cpuPerAnswer),
+      slower <= TARGET_RATIO ? 'met' : 'NOT MET',
+    ]);
+  }
+}
+console.log(
+  table(
+    [
+      'store',
+      'route',
+      `req/s at ${SMALL}`,
+      `req/s at ${int(LARGE)}`,
+      `time ratio (target ≤ ${TARGET_RATIO})`,
+      `CPU µs/answer at ${SMALL}`,
+      `CPU µs/answer at ${int(LARGE)}`,
+      '',
+    ],
+    rows,
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
+  ),
+);
+for (const run of runs) {
+  for (const r of [...run.small, ...run.large]) {
+    if (r.full.other > 0)
+      console.log(
+        `note: ${ENGINE[run.engine]}, ${r.route}: ${r.full.other} answers not 2xx (${JSON.stringify(r.full.statuses)})`,
+      );
+  }
+}
+
+console.log(
+  `\nPublication: ${int(PUBLISHED)} providers published one transaction each (engine, package, history, change feed, outbox)${
+    FULL ? '' : `; 10,000 is an extrapolation (BENCH_FULL=1 publishes all ${int(LARGE)})`
+  }; then ${int(LARGE)} webhook events delivered by one dispatcher (16 in flight) to a receiver in its own process.\n`,
+);
+console.log(
+  table(
+    [
+      'store',
+      'published',
+      'publish (s)',
+      'per provider (ms)',
+      `publish ${int(LARGE)} (s)`,
+      `deliver ${int(LARGE)} (s)`,
+      'events/s',
+    ],
+    runs.map((r) => [
+      ENGINE[r.engine],
+      int(PUBLISHED),
+      seconds(r.publishMs),
+      (r.publishMs / PUBLISHED).toFixed(2),
+      `${FULL ? '' : '≈ '}${seconds((r.publishMs / PUBLISHED) * LARGE)}`,
+      seconds(r.deliverMs),
+      int((LARGE / r.deliverMs) * 1000),
+    ]),
+  ),
+);
+console.log(
+  `\nData set: the rest of the ${int(LARGE)} providers in batches, history to ${int(HISTORY)} rows and keys to ${int(KEYS)} through Kysely:\n`,
+);
+console.log(
+  table(
+    ['store', `providers to ${int(LARGE)} (s)`, `history to ${int(HISTORY)} (s)`, `keys to ${int(KEYS)} (s)`],
+    runs.map((r) => [ENGINE[r.engine], seconds(r.fillMs), seconds(r.historyMs), seconds(r.keysMs)]),
+  ),
+);

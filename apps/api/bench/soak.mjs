@@ -1,0 +1,477 @@
+// Soak: `node bench/soak.mjs` from apps/api after the build (`pnpm --filter @svc/api soak`). Five minutes by default.
+//
+// 1. Starts the built `svc serve` as operators run it (LOG_LEVEL info, logs to /dev/null) on a fresh PostgreSQL schema
+//    and Redis when they answer (else SQLite and in-process limits), seeded with providers, ENTERPRISE keys in an
+//    MCP-enabled workspace, and a FREE key kept aside.
+// 2. Finds the maximum rate of a mixed workload with autocannon (SOAK_PROBE_SECONDS, default 10): the public scores
+//    (from 4096 client addresses, TRUST_PROXY=true), a score detail, the scores list and an MCP tool call
+//    (get_provider_score), the keyed ones spread over the keys so no budget runs out. SOAK_RATE skips this and sets
+//    the rate. Client and server share this machine's cores, so the maximum is the pair's, not the server's alone.
+// 3. Runs at 80% of it for SOAK_SECONDS (default 300), reading the server's RSS from /proc/<pid>/status every second.
+//    At the end of the warm-up (SOAK_WARMUP_SECONDS, default 20% of the run, at most 60) and at the end it forces two
+//    full collections in the server and reads its RSS from /proc and its heap: the server runs with --expose-gc and
+//    this file loaded by --import, where it only answers SIGUSR2 with `gc(); gc(); process.memoryUsage()` on stderr.
+//    The RSS sampled between collections swings with the garbage collector's cycle (tens of MB); after a full
+//    collection it measures what the process keeps.
+// 4. Checks: no error (connection errors, timeouts, non-2xx); RSS and heap after a full collection grown by at most
+//    SOAK_MAX_GROWTH (default 0.10) from the warm-up to the end; limits exact after all that traffic: a FREE key gets
+//    exactly 100 answers 200 then 429, a new client address exactly 120 public reads then 429.
+// Progress and a summary go to stderr, the JSON report to stdout; exit 1 when a check fails.
+
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** In the server: a forced full collection and the memory figures, on request. */
+function installProbe() {
+  process.on('SIGUSR2', () => {
+    globalThis.gc?.();
+    globalThis.gc?.();
+    const m = process.memoryUsage();
+    process.stderr.write(`soak-probe ${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, external: m.external })}\n`);
+  });
+}
+
+function settings() {
+  const number = (name, fallback) => {
+    const text = process.env[name];
+    if (text === undefined || text === '') return fallback;
+    const value = Number(text);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${text}`);
+    return value;
+  };
+  const seconds = number('SOAK_SECONDS', 300);
+  return {
+    seconds,
+    warmupSeconds: number('SOAK_WARMUP_SECONDS', Math.min(60, Math.max(5, Math.round(seconds * 0.2)))),
+    probeSeconds: number('SOAK_PROBE_SECONDS', 10),
+    fixedRate: process.env.SOAK_RATE ? number('SOAK_RATE', 0) : null,
+    share: 0.8,
+    maxGrowth: number('SOAK_MAX_GROWTH', 0.1),
+    connections: number('SOAK_CONNECTIONS', 64),
+    postgresUrl: process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    redisUrl: process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+}
+
+const BIN = fileURLToPath(new URL('../../cli/dist/bin.js', import.meta.url));
+const MASTER_KEY = randomBytes(32).toString('hex');
+const PROVIDERS = 40;
+const KEYS = 32;
+const ADDRESSES = 4096;
+const KEY_LIMIT = 100; // FREE, per hour
+const PUBLIC_LIMIT = 120; // public scores, per minute and client address
+
+const log = (line) => process.stderr.write(`${line}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+async function main() {
+  const s = settings();
+  const api = await import(new URL('../dist/index.js', import.meta.url).href);
+  const cleanups = [];
+  let server = null;
+  try {
+    const place = await storePlace(s, cleanups);
+    const redis = (await reachable(s.redisUrl)) ? s.redisUrl : null;
+    const seed = await seedStore(api, place.location);
+    const block = 64 + Math.floor(Math.random() * 64);
+    const addresses = Array.from({ length: ADDRESSES }, (_, i) => `100.${block}.${i >> 8}.${i & 255}`);
+    const spareAddress = `100.${block}.255.1`;
+    if (redis) cleanups.push(() => forgetRedisKeys(redis, seed, [...addresses, spareAddress]));
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-soak-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+
+    server = await startServer({
+      SVC_DATA_DIR: dataDir,
+      SVC_MASTER_KEY: MASTER_KEY,
+      TRUST_PROXY: 'true',
+      SVC_MCP_ENABLED: 'true',
+      LOG_LEVEL: 'info',
+      ...(place.databaseUrl ? { DATABASE_URL: place.databaseUrl } : {}),
+      ...(redis ? { REDIS_URL: redis } : {}),
+    });
+    log(
+      `soak: svc serve (pid ${server.pid}) on ${place.kind}${redis ? ' with Redis limits' : ' with in-process limits'}, ` +
+        `${os.cpus().length} CPUs, Node ${process.version}`,
+    );
+    const workload = mixedWorkload(seed, addresses);
+
+    let maxRate = null;
+    if (s.fixedRate === null) {
+      log(`soak: finding the maximum rate (${s.probeSeconds} s, ${s.connections} connections)`);
+      const probe = await fire(server.url, workload, { duration: s.probeSeconds, connections: s.connections });
+      maxRate = Math.round(probe.requests.average);
+      log(`soak: maximum ${maxRate} requests/s (p99 ${probe.latency.p99} ms, ${errorsOf(probe).total} errors)`);
+    }
+    const rate = s.fixedRate ?? Math.max(1, Math.floor(maxRate * s.share));
+    log(`soak: ${rate} requests/s for ${s.seconds} s, warm-up ${s.warmupSeconds} s`);
+
+    const rss = [];
+    const begun = Date.now();
+    const sampler = setInterval(() => {
+      const value = rssOf(server.pid);
+      if (value !== null) rss.push({ t: (Date.now() - begun) / 1000, rss: value });
+    }, 1000);
+    const probes = {};
+    const atWarmup = sleep(s.warmupSeconds * 1000).then(async () => {
+      probes.warm = { sampled: windowMedian(rss, s.warmupSeconds), ...(await server.probe()) };
+    });
+    const run = await fire(server.url, workload, {
+      duration: s.seconds,
+      connections: s.connections,
+      overallRate: rate,
+    });
+    await atWarmup;
+    clearInterval(sampler);
+    probes.end = { sampled: windowMedian(rss, (Date.now() - begun) / 1000), ...(await server.probe()) };
+
+    const limits = await exactLimits(server.url, seed.freeKey, spareAddress);
+    const errors = errorsOf(run);
+    const growth = {
+      rss: probes.end.rss / probes.warm.rss - 1,
+      heap: probes.end.heapUsed / probes.warm.heapUsed - 1,
+    };
+    const checks = {
+      no_errors: errors.total === 0,
+      rss_growth: growth.rss <= s.maxGrowth,
+      heap_growth: growth.heap <= s.maxGrowth,
+      limits_exact: limits.exact,
+      server_alive: server.alive(),
+    };
+    const report = {
+      store: place.kind,
+      limits_store: redis ? 'redis' : 'in_process',
+      seconds: s.seconds,
+      warmup_seconds: s.warmupSeconds,
+      max_rate: maxRate,
+      rate,
+      achieved_rate: Math.round(run.requests.average),
+      requests: run.requests.total,
+      errors,
+      latency_ms: { p50: run.latency.p50, p99: run.latency.p99, max: run.latency.max },
+      memory: {
+        rss_after_gc_mb: { warm: mb(probes.warm.rss), end: mb(probes.end.rss), growth: round(growth.rss) },
+        heap_after_gc_mb: { warm: mb(probes.warm.heapUsed), end: mb(probes.end.heapUsed), growth: round(growth.heap) },
+        external_after_gc_mb: { warm: mb(probes.warm.external), end: mb(probes.end.external) },
+        rss_sampled_mb: {
+          warm_median: mb(probes.warm.sampled),
+          end_median: mb(probes.end.sampled),
+          min: mb(Math.min(...rss.map((x) => x.rss))),
+          max: mb(Math.max(...rss.map((x) => x.rss))),
+        },
+        max_growth: s.maxGrowth,
+      },
+      limits,
+      checks,
+      ok: Object.values(checks).every(Boolean),
+    };
+    summarise(report);
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return report.ok ? 0 : 1;
+  } finally {
+    await server?.stop();
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => log(`soak: cleanup: ${error.message}`));
+  }
+}
+
+const round = (x) => Math.round(x * 1000) / 1000;
+
+// ---- the store and its contents ----
+
+async function storePlace(s, cleanups) {
+  if (await reachable(s.postgresUrl)) {
+    const { default: pg } = await import('pg');
+    const schema = `soak_${randomBytes(6).toString('hex')}`;
+    const admin = async (text) => {
+      const client = new pg.Client({ connectionString: s.postgresUrl });
+      await client.connect();
+      try {
+        await client.query(text);
+      } finally {
+        await client.end();
+      }
+    };
+    await admin(`create schema ${schema}`);
+    cleanups.push(() => admin(`drop schema if exists ${schema} cascade`));
+    const url = new URL(s.postgresUrl);
+    url.search = `?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    return {
+      kind: 'postgres',
+      location: { kind: 'postgres', url: s.postgresUrl, schema },
+      databaseUrl: url.toString(),
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-soak-store-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return { kind: 'sqlite', location: { kind: 'sqlite', file: join(dir, 'svc.db') }, databaseUrl: null };
+}
+
+/** Providers published, ENTERPRISE keys in an MCP-enabled workspace, and a FREE key for the final check. */
+async function seedStore(api, location) {
+  const methodology = await import('@svc/methodology');
+  const framework = methodology.currentFramework();
+  const example = JSON.parse(
+    readFileSync(new URL('../../../examples/dcrf-1.0/worked-example.json', import.meta.url), 'utf8'),
+  );
+  const store = api.openStore(location);
+  const clock = api.systemClock;
+  const box = api.secretBox(Buffer.from(MASTER_KEY, 'hex'));
+  try {
+    await api.migrate(store);
+    const providers = [];
+    for (let n = 1; n <= PROVIDERS; n++) {
+      const doc = structuredClone(example);
+      doc.provider.id = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      doc.provider.name = `Soak Lender ${String(n).padStart(3, '0')}`;
+      doc.inputs.collateral_coverage_ratio.value = (110 + n) / 100;
+      const v = methodology.validateInputs(doc, framework);
+      if (!v.ok) throw new Error(JSON.stringify(v.problems));
+      const outcome = await api.publishIndicator(store, clock, {
+        document: v.document,
+        framework,
+        approvedAt: '2026-06-02T10:00:00.000Z',
+      });
+      if (outcome.status !== 'published') throw new Error(`seed provider ${n}: ${outcome.status}`);
+      providers.push({ id: doc.provider.id, name: doc.provider.name });
+    }
+    const ws = await api.createWorkspace(store, box, clock, 'soak');
+    await api.enableMcp(store, ws.workspace_id, true);
+    const keys = [];
+    for (let i = 0; i < KEYS; i++) keys.push(await api.createKey(store, clock, ws.workspace_id, 'ENTERPRISE'));
+    const free = await api.createKey(store, clock, ws.workspace_id, 'FREE');
+    return {
+      providers,
+      keys: keys.map((k) => k.key),
+      keyIds: [...keys.map((k) => k.key_id), free.key_id],
+      freeKey: free.key,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+async function forgetRedisKeys(url, seed, addresses) {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    const names = [
+      ...seed.keyIds.map((id) => `svc:rl:key:${id}`),
+      ...addresses.map((ip) => `svc:rl:ip:public_scores:${ip}`),
+    ];
+    for (let i = 0; i < names.length; i += 500) await redis.del(...names.slice(i, i + 500));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+// ---- the server ----
+
+async function startServer(vars) {
+  const port = await freePort();
+  const env = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(PORT|HOST|DATABASE_URL|REDIS_URL|SITE_URL|TRUST_PROXY|LOG_LEVEL|SVC_.*)$/.test(name)) env[name] = value;
+  }
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', import.meta.url, BIN, 'serve', '--port', String(port)],
+    { env: { ...env, ...vars, SOAK_PROBE: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let exited = false;
+  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  void exit.then(() => {
+    exited = true;
+  });
+  let stderr = '';
+  const waiting = [];
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk.toString('utf8');
+    let newline = stderr.indexOf('\n');
+    while (newline >= 0) {
+      const line = stderr.slice(0, newline);
+      stderr = stderr.slice(newline + 1);
+      if (line.startsWith('soak-probe ')) waiting.shift()?.(JSON.parse(line.slice('soak-probe '.length)));
+      else if (line.trim() !== '') log(`server: ${line}`);
+      newline = stderr.indexOf('\n');
+    }
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited) throw new Error(`svc serve exited before answering: ${JSON.stringify(await exit)}`);
+    const up = await fetch(`${url}/api/v1/status`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('svc serve did not answer within 30 s');
+    }
+    await sleep(100);
+  }
+  return {
+    url,
+    pid: child.pid,
+    alive: () => !exited,
+    probe: () =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the memory probe did not answer')), 10_000);
+        waiting.push((value) => {
+          clearTimeout(timer);
+          resolve({ ...value, rss: rssOf(child.pid) ?? value.rss });
+        });
+        child.kill('SIGUSR2');
+      }),
+    async stop() {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The resident set of a process, in bytes, from /proc (null once it is gone). */
+function rssOf(pid) {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The median RSS of the samples in the window before `t` seconds: 30 s, or half the time so far if shorter. */
+function windowMedian(samples, t) {
+  const width = Math.max(3, Math.min(30, t / 2));
+  const values = samples
+    .filter((x) => x.t > t - width && x.t <= t)
+    .map((x) => x.rss)
+    .sort((a, b) => a - b);
+  if (values.length === 0) throw new Error(`no RSS sample in the ${width} s before ${t} s`);
+  return values[Math.floor(values.length / 2)];
+}
+
+// ---- load ----
+
+function mixedWorkload(seed, addresses) {
+  let turn = 0;
+  const next = (list) => list[turn++ % list.length];
+  const keyed =
+    (extra = {}) =>
+    (req) => ({ ...req, headers: { ...req.headers, 'x-api-key': next(seed.keys), ...extra } });
+  return [
+    {
+      method: 'GET',
+      path: '/api/public/scores',
+      setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-forwarded-for': next(addresses) } }),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/scores',
+      setupRequest: (req) => ({ ...keyed()(req), path: `/api/v1/scores/${next(seed.providers).id}` }),
+    },
+    { method: 'GET', path: '/api/v1/scores?limit=20', setupRequest: keyed() },
+    {
+      method: 'POST',
+      path: '/api/mcp',
+      setupRequest: (req) => ({
+        ...keyed({ 'content-type': 'application/json' })(req),
+        body: JSON.stringify({ tool_name: 'get_provider_score', input: { provider_name: next(seed.providers).name } }),
+      }),
+    },
+  ];
+}
+
+async function fire(url, requests, options) {
+  const { default: autocannon } = await import('autocannon');
+  return autocannon({ url, requests, timeout: 10, ...options });
+}
+
+function errorsOf(result) {
+  const statuses = {};
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stats.count;
+  const total = result.errors + result.non2xx + (result.mismatches ?? 0);
+  return { total, connection: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, statuses };
+}
+
+/** After the soak: a FREE key's hourly 100 and a new address's 120 public reads a minute, exactly. */
+async function exactLimits(url, freeKey, address) {
+  const spend = async (n, path, headers) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const res = await fetch(`${url}${path}`, { headers });
+      await res.arrayBuffer();
+      out.push(res.status);
+    }
+    return out;
+  };
+  const admitted = (statuses) => statuses.findIndex((s) => s !== 200);
+  const key = await spend(KEY_LIMIT + 1, '/api/v1/issuances', { 'x-api-key': freeKey });
+  const pub = await spend(PUBLIC_LIMIT + 1, '/api/public/scores', { 'x-forwarded-for': address });
+  const exactly = (statuses, limit) => statuses.slice(0, limit).every((s) => s === 200) && statuses[limit] === 429;
+  return {
+    key: { limit: KEY_LIMIT, admitted: admitted(key), next_status: key[KEY_LIMIT] },
+    public: { limit: PUBLIC_LIMIT, admitted: admitted(pub), next_status: pub[PUBLIC_LIMIT] },
+    exact: exactly(key, KEY_LIMIT) && exactly(pub, PUBLIC_LIMIT),
+  };
+}
+
+function summarise(r) {
+  const m = r.memory;
+  const pct = (x) => `${(x * 100).toFixed(1)}%`;
+  log(
+    [
+      `soak: ${r.requests} requests in ${r.seconds} s at ${r.achieved_rate}/s (target ${r.rate}${r.max_rate ? `, 80% of ${r.max_rate}` : ''}), ` +
+        `p50 ${r.latency_ms.p50} ms, p99 ${r.latency_ms.p99} ms, errors ${r.errors.total} ${JSON.stringify(r.errors.statuses)}`,
+      `soak: after a full GC, RSS ${m.rss_after_gc_mb.warm} MB at the end of the warm-up and ${m.rss_after_gc_mb.end} MB ` +
+        `at the end (${pct(m.rss_after_gc_mb.growth)}), heap ${m.heap_after_gc_mb.warm} to ${m.heap_after_gc_mb.end} MB ` +
+        `(${pct(m.heap_after_gc_mb.growth)}); limit ${pct(m.max_growth)}. RSS sampled every second: ` +
+        `${m.rss_sampled_mb.min} to ${m.rss_sampled_mb.max} MB (median ${m.rss_sampled_mb.warm_median} before the ` +
+        `warm-up ended, ${m.rss_sampled_mb.end_median} before the end)`,
+      `soak: limits: FREE key ${r.limits.key.admitted} admitted then ${r.limits.key.next_status}; ` +
+        `new address ${r.limits.public.admitted} public reads then ${r.limits.public.next_status}`,
+      `soak: ${
+        r.ok
+          ? 'PASS'
+          : `FAIL: ${Object.keys(r.checks)
+              .filter((k) => !r.checks[k])
+              .join(', ')}`
+      }`,
+    ].join('\n'),
+  );
+}
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function reachable(url) {
+  const { hostname, port, protocol } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.connect(Number(port || (protocol === 'redis:' ? 6379 : 5432)), hostname, () => done(true));
+  });
+}
+
+// Run as a script, this soaks; loaded by the server under test (--import), it only installs the probe.
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) process.exitCode = await main();
+else if (process.env.SOAK_PROBE === '1') installProbe();
