@@ -1,7 +1,10 @@
-// Two builds of the service on the same routes in one run:
-// `node bench/ab.mjs <other dist> [sqlite|postgres] [providers=100]` from apps/api, after the build. Copy apps/api/dist aside before a change (inside apps/api, so its packages
-// resolve: `cp -r dist bench/.baseline`), rebuild, then compare: both services run at once over one data set
-// (100 providers published, the rest added in batches) and take turns under the same load, so the machine's noise falls on both alike.
+// Two builds of the service on the same routes in one run, after the build, from apps/api:
+//   cp -r dist bench/.baseline     # before a change (inside apps/api, so its packages resolve)
+//   ...change, rebuild...
+//   node bench/ab.mjs bench/.baseline [sqlite|postgres] [providers=100]
+// Both services run at once over one data set (100 providers published, the rest added in batches) and take
+// turns under the same load, so the machine's noise falls on both alike. Both builds must know the same
+// migrations: the store is migrated by this one, and a service refuses a store with migrations it lacks.
 
 import { resolve } from 'node:path';
 import { Dataset, providerId, providerName } from './dataset.mjs';
@@ -10,6 +13,7 @@ import {
   int,
   machine,
   measureJobs,
+  ROTATION,
   ratio,
   serviceRoutes,
   startLoadGenerator,
@@ -22,9 +26,9 @@ const total = Number(count);
 if (!other) throw new Error('usage: node bench/ab.mjs <other dist> [sqlite|postgres]');
 
 console.log(machine());
-const step = Math.max(1, Math.floor(total / 4096));
+const step = Math.max(1, Math.floor(total / ROTATION));
 const providers = [];
-for (let n = 1; n <= total && providers.length < 4096; n += step)
+for (let n = 1; n <= total && providers.length < ROTATION; n += step)
   providers.push({ id: providerId(n), name: providerName(n) });
 const dataset = await Dataset.create(engine);
 const load = startLoadGenerator();

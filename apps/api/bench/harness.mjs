@@ -79,7 +79,7 @@ export function startService(location, { redis = false, profileDir = null, dist 
 
 /** The load generator's process (see load.mjs): `run(job)` resolves with a job's figures, one job at a time. */
 export function startLoadGenerator() {
-  const child = fork(here('load.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(here('load.mjs'), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let pending = null;
   child.on('message', (m) => {
     const p = pending;
@@ -154,8 +154,11 @@ export const ms = (n) => (n === null || n === undefined ? 'n/a' : n < 10 ? n.toF
 export const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
 export const seconds = (msValue) => (msValue / 1000).toFixed(2);
 
-/** How many distinct clients and requests a load cycles through. */
-const ROTATION = 4096;
+/**
+ * How many distinct requests (clients, keys, providers) a load cycles through. autocannon builds every request
+ * of the list for each connection at the start of a run: more would cost time at every run.
+ */
+export const ROTATION = 1024;
 
 /** A block of client addresses of its own for each call, so no two measurements share a public budget. */
 function clients() {
@@ -163,7 +166,10 @@ function clients() {
   return (i) => `10.${block}.${(i >> 8) & 255}.${i & 255}`;
 }
 
-/** GET /api/public/scores from 4,096 clients (X-Forwarded-For), 120 a minute each: never limited in a run. */
+/**
+ * GET /api/public/scores from 1,024 clients (X-Forwarded-For), 120 a minute each: a route's passes (about
+ * 10 s) stay under 60 a client up to 6,000 req/s.
+ */
 export function publicScoresRequests() {
   const ip = clients();
   return Array.from({ length: ROTATION }, (_, i) => ({
@@ -211,33 +217,17 @@ export function serviceRoutes({ providers, keys, cursors = [] }) {
   ];
 }
 
-/** Up to `count` next_cursor values spread through the whole list, walked page by page as a client would. */
-export async function listCursors(url, key, count) {
-  const all = [];
-  let cursor = null;
-  do {
-    const res = await fetch(`${url}/api/v1/scores?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
-      headers: { 'x-api-key': key },
-    });
-    if (!res.ok) throw new Error(`the list answered ${res.status}`);
-    cursor = (await res.json()).next_cursor;
-    if (cursor) all.push(cursor);
-  } while (cursor);
-  const step = Math.max(1, Math.floor(all.length / count));
-  return all.filter((_, i) => i % step === 0).slice(0, count);
-}
-
 /** How routes are driven: the same connections and times for every server and route of a run. */
 export const LOAD = {
   connections: 10,
   warmupS: 1,
   rounds: Number(process.env.BENCH_ROUNDS ?? 3),
-  roundS: Number(process.env.BENCH_ROUND_S ?? 1.5),
+  roundS: Number(process.env.BENCH_ROUND_S ?? 1.25),
   halfS: Number(process.env.BENCH_HALF_S ?? 3),
 };
 
-export const describeLoad = ({ half = true, roundS = LOAD.roundS } = {}) =>
-  `autocannon in a process of its own, ${LOAD.connections} connections, each route warmed for ${LOAD.warmupS} s, then ${LOAD.rounds} rounds of ${roundS} s taking turns with the other routes (the round with the median rate is shown)${
+export const describeLoad = ({ half = true, roundS = LOAD.roundS, warmupS = LOAD.warmupS } = {}) =>
+  `autocannon in a process of its own, ${LOAD.connections} connections, each route warmed for ${warmupS} s, then ${LOAD.rounds} rounds of ${roundS} s taking turns with the other routes (the round with the median rate is shown)${
     half ? `; then ${LOAD.halfS} s paced evenly at half that rate (open loop) for the p99 at half load` : ''
   }`;
 
@@ -250,7 +240,7 @@ const median = (items, by) => [...items].sort((a, b) => by(a) - by(b))[Math.floo
  * else the machine runs than the rate does). Then, with `half`, each job paced at half that rate.
  * Returns the jobs with `full` (and `half`) figures.
  */
-export async function measureJobs(load, jobs, { half = true, roundS = LOAD.roundS } = {}) {
+export async function measureJobs(load, jobs, { half = true, roundS = LOAD.roundS, warmupS = LOAD.warmupS } = {}) {
   const max = async (job, durationS) => {
     const before = await job.server.cpu();
     const figures = await load.run({
@@ -263,7 +253,7 @@ export async function measureJobs(load, jobs, { half = true, roundS = LOAD.round
     });
     return { ...figures, cpuUs: (await job.server.cpu()) - before };
   };
-  for (const job of jobs) await max(job, LOAD.warmupS);
+  for (const job of jobs) await max(job, warmupS);
   const rounds = jobs.map(() => []);
   for (let r = 0; r < LOAD.rounds; r++) {
     // Every other round backwards, so no job always follows the same one.

@@ -95,7 +95,7 @@ const expressCpu = bare('Express 5').cpuPerAnswer;
 
 console.log(`\nHTTP on loopback, ${PROVIDERS} providers: ${describeLoad()}.`);
 console.log(
-  'Rate limiter on: keyed routes rotate over 40 ENTERPRISE keys (50,000 requests an hour each); public clients are told apart by X-Forwarded-For (TRUST_PROXY=loopback) over 4,096 addresses (120 a minute each). Request logs at info level.\n',
+  'Rate limiter on: keyed routes rotate over 40 ENTERPRISE keys (50,000 requests an hour each); public clients are told apart by X-Forwarded-For (TRUST_PROXY=loopback) over 1,024 addresses (120 a minute each). Request logs at info level.\n',
 );
 console.log(
   table(

@@ -41,6 +41,8 @@ function cannon(job, durationS, latencies) {
         duration: durationS,
         pipelining: 1,
         timeout: 10,
+        // The run ends at the first sample after its duration: sampling often ends it on time.
+        sampleInt: 100,
         requests: job.requests,
       },
       (error, result) => (error ? reject(error) : resolve(result)),

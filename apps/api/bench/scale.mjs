@@ -1,11 +1,12 @@
 // Scale and publication: `node bench/scale.mjs` from apps/api, after the build. On SQLite, and on PostgreSQL with
-// Redis when both answer, one store each, grown in steps:
-// 1. 100 providers published through the publishing service; the routes measured;
-// 2. publication: providers published one transaction each up to PUBLISHED (1,000; BENCH_FULL=1: all 10,000),
-//    timed; the rest up to 10,000 added as publishing stores them, in batches (see Dataset.fillTo), so the
-//    default run fits its time; then the 10,000 webhook events delivered to a receiver in its own process, timed;
-// 3. history up to 1,000,000 rows and keys up to 100,000, in batches through Kysely; the routes measured again.
-// The routes: as bench/http.mjs, plus a provider's newest history entry; the list walks pages through the list.
+// Redis when both answer, two stores each:
+// - small: 100 providers published through the publishing service, one earlier publication each;
+// - large, built in steps: providers published one transaction each up to PUBLISHED (500; BENCH_FULL=1: all
+//   10,000), timed; the rest up to 10,000 added as publishing stores them, in batches (see Dataset.fillTo), so
+//   the default run fits its time; the 10,000 webhook events delivered to a receiver in its own process, timed;
+//   keys up to 100,000 and history up to 1,000,000 rows, in batches through Kysely.
+// Then a service over each, both running, and the same routes on both, taking turns, so the machine's noise
+// falls on both alike: as bench/http.mjs, plus a provider's newest history entry; the list pages through.
 
 import { Dataset, providerId, providerName, startReceiver } from './dataset.mjs';
 import {
@@ -15,6 +16,7 @@ import {
   measureJobs,
   postgresAnswers,
   progress,
+  ROTATION,
   redisAnswers,
   seconds,
   serviceRoutes,
@@ -26,20 +28,22 @@ import {
 const FULL = process.env.BENCH_FULL === '1';
 const SMALL = 100;
 const LARGE = 10_000;
-const PUBLISHED = FULL ? LARGE : 1000;
+const PUBLISHED = FULL ? LARGE : 500;
 const HISTORY = 1_000_000;
 const KEYS = 100_000;
 const TARGET_RATIO = 1.5;
-/** Shorter rounds than bench/http.mjs: twice as many routes to measure, and no half-rate pass. */
+/** Shorter rounds and warm-up than bench/http.mjs: twice as many routes to measure, and no half-rate pass. */
 const ROUND_S = Number(process.env.BENCH_SCALE_ROUND_S ?? 1);
+const WARMUP_S = 0.5;
 
 const { encodeCursor } = await import(new URL('../dist/http/pagination.js', import.meta.url).href);
 
-/** Up to 4,096 providers spread over the first `count`, as { id, name }. */
+/** Providers spread over the first `count` (as many as a load cycles through), as { id, name }. */
 function spread(count) {
-  const step = Math.max(1, Math.floor(count / 4096));
+  const step = Math.max(1, Math.floor(count / ROTATION));
   const out = [];
-  for (let n = 1; n <= count && out.length < 4096; n += step) out.push({ id: providerId(n), name: providerName(n) });
+  for (let n = 1; n <= count && out.length < ROTATION; n += step)
+    out.push({ id: providerId(n), name: providerName(n) });
   return out;
 }
 
@@ -62,7 +66,7 @@ function routesFor(dataset, providers) {
   const sample = spread(providers);
   routes.push({
     route: 'GET /api/v1/scores/{id}/history (newest)',
-    requests: Array.from({ length: 4096 }, (_, i) => ({
+    requests: Array.from({ length: ROTATION }, (_, i) => ({
       method: 'GET',
       path: `/api/v1/scores/${sample[i % sample.length].id}/history?limit=1`,
       headers: { 'x-api-key': keys[i % keys.length] },
@@ -71,42 +75,55 @@ function routesFor(dataset, providers) {
   return routes;
 }
 
-async function measure(load, dataset, redis, providers) {
-  const service = await startService(dataset.location, { redis });
-  progress(`${dataset.engine}: service started over ${int(providers)} providers`);
-  try {
-    const jobs = routesFor(dataset, providers).map(({ route, requests }) => ({ route, server: service, requests }));
-    return await measureJobs(load, jobs, { half: false, roundS: ROUND_S });
-  } finally {
-    await service.stop();
-  }
-}
-
 async function grow(engine, redis, load) {
-  const dataset = await Dataset.create(engine);
+  const small = await Dataset.create(engine);
+  const large = await Dataset.create(engine);
   const receiver = await startReceiver();
+  const services = [];
   try {
-    await dataset.subscribe(receiver.url);
-    let publishMs = await dataset.publishTo(SMALL);
-    const small = await measure(load, dataset, redis, SMALL);
-    progress(`${engine}: routes measured at ${SMALL} providers`);
-    publishMs += await dataset.publishTo(PUBLISHED);
+    await small.publishTo(SMALL);
+    // Two publications each, as the large store has a hundred: the newest entry and a next page, both times.
+    await small.addHistoryTo(2 * SMALL);
+    await large.subscribe(receiver.url);
+    const publishMs = await large.publishTo(PUBLISHED);
     progress(`${engine}: ${int(PUBLISHED)} providers published`);
-    const fillMs = await dataset.fillTo(LARGE);
+    const fillMs = await large.fillTo(LARGE);
     progress(`${engine}: providers added up to ${int(LARGE)}`);
-    const delivery = await dataset.deliver();
+    const delivery = await large.deliver();
     if (delivery.attempts !== LARGE) throw new Error(`${delivery.attempts} attempts for ${LARGE} events`);
     progress(`${engine}: ${int(LARGE)} webhook events delivered`);
-    const keysMs = await dataset.addKeysTo(KEYS);
+    const keysMs = await large.addKeysTo(KEYS);
     progress(`${engine}: keys added up to ${int(KEYS)}`);
-    const historyMs = await dataset.addHistoryTo(HISTORY);
+    const historyMs = await large.addHistoryTo(HISTORY);
     progress(`${engine}: history added up to ${int(HISTORY)} rows`);
-    const large = await measure(load, dataset, redis, LARGE);
-    progress(`${engine}: routes measured at ${int(LARGE)} providers`);
-    return { engine, small, large, publishMs, fillMs, deliverMs: delivery.ms, historyMs, keysMs };
+    const jobs = [];
+    for (const [size, dataset, providers] of [
+      ['small', small, SMALL],
+      ['large', large, LARGE],
+    ]) {
+      const service = await startService(dataset.location, { redis });
+      services.push(service);
+      for (const { route, requests } of routesFor(dataset, providers))
+        jobs.push({ size, route, server: service, requests });
+    }
+    progress(`${engine}: services started; measuring ${jobs.length} routes`);
+    const measured = await measureJobs(load, jobs, { half: false, roundS: ROUND_S, warmupS: WARMUP_S });
+    progress(`${engine}: measured`);
+    return {
+      engine,
+      small: measured.filter((m) => m.size === 'small'),
+      large: measured.filter((m) => m.size === 'large'),
+      publishMs,
+      fillMs,
+      deliverMs: delivery.ms,
+      historyMs,
+      keysMs,
+    };
   } finally {
+    for (const service of services) await service.stop();
     await receiver.stop();
-    await dataset.close();
+    await small.close();
+    await large.close();
   }
 }
 
@@ -123,7 +140,7 @@ try {
 
 const ENGINE = { sqlite: 'SQLite', postgres: 'PostgreSQL + Redis' };
 console.log(
-  `\nScale: the same routes at ${SMALL} providers, then at ${int(LARGE)} providers with ${int(HISTORY)} history rows and ${int(KEYS)} keys: ${describeLoad({ half: false, roundS: ROUND_S })}.\n`,
+  `\nScale: the same routes over ${SMALL} providers and over ${int(LARGE)} providers with ${int(HISTORY)} history rows and ${int(KEYS)} keys, both services running: ${describeLoad({ half: false, roundS: ROUND_S, warmupS: WARMUP_S })}.\n`,
 );
 const rows = [];
 for (const run of runs) {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../prepared.js';
 import type { ApiKeysTable, Database } from '../schema.js';
 
 export type ApiKeyRow = ApiKeysTable;
@@ -7,9 +8,8 @@ export async function insertApiKey(db: Kysely<Database>, row: ApiKeyRow): Promis
   await db.insertInto('api_keys').values(row).execute();
 }
 
-/** The key with this hash, with its workspace's agent-tool flag; revoked keys included (the caller decides). */
-export async function findApiKeyByHash(db: Kysely<Database>, keyHash: string) {
-  return db
+const keyByHash = prepared((db, keyHash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
     .select([
@@ -21,8 +21,12 @@ export async function findApiKeyByHash(db: Kysely<Database>, keyHash: string) {
       'api_keys.last_used_at',
       'workspaces.mcp_enabled',
     ])
-    .where('api_keys.key_hash', '=', keyHash)
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', keyHash),
+);
+
+/** The key with this hash, with its workspace's agent-tool flag; revoked keys included (the caller decides). */
+export async function findApiKeyByHash(db: Kysely<Database>, keyHash: string) {
+  return (await keyByHash(db, keyHash))[0];
 }
 
 export async function listApiKeys(db: Kysely<Database>, workspaceId: string): Promise<ApiKeyRow[]> {

@@ -36,12 +36,10 @@ export async function listIssuances(
   if (options.type) query = query.where('type', '=', options.type);
   const after = options.after;
   if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('announced_at', '<', after.announced_at),
-        eb.and([eb('announced_at', '=', after.announced_at), eb('id', '<', after.id)]),
-      ]),
-    );
+    // Before (announced_at, id): the time bounds the index range, so a page far down starts where it is.
+    query = query
+      .where('announced_at', '<=', after.announced_at)
+      .where((eb) => eb.or([eb('announced_at', '<', after.announced_at), eb('id', '<', after.id)]));
   }
   return query.orderBy('announced_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
 }

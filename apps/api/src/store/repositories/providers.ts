@@ -1,5 +1,6 @@
 import type { Provider } from '@svc/methodology';
 import type { Kysely } from 'kysely';
+import { prepared } from '../prepared.js';
 import type { Database, IndicatorHistoryTable, ProvidersTable, RiskIndicatorsTable } from '../schema.js';
 
 export type ProviderRow = ProvidersTable;
@@ -93,9 +94,13 @@ function current(db: Kysely<Database>) {
     .where('providers.withdrawn_at', 'is', null);
 }
 
+const currentOf = prepared((db, providerId: string) =>
+  current(db).select(servedColumns).where('providers.id', '=', providerId),
+);
+
 /** A provider's current indicator, unless it has none or was withdrawn. */
 export async function findCurrent(db: Kysely<Database>, providerId: string) {
-  return current(db).select(servedColumns).where('providers.id', '=', providerId).executeTakeFirst();
+  return (await currentOf(db, providerId))[0];
 }
 
 /** The current indicators of several providers (those that have one), with their ids. */
@@ -129,12 +134,10 @@ export async function listCurrent(
   if (options.plannerType) query = query.where('providers.planner_type', '=', options.plannerType);
   const after = options.after;
   if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('providers.name', '>', after.name),
-        eb.and([eb('providers.name', '=', after.name), eb('providers.id', '>', after.id)]),
-      ]),
-    );
+    // After (name, id): the name bounds the index range, so a page far down the list starts where it is.
+    query = query
+      .where('providers.name', '>=', after.name)
+      .where((eb) => eb.or([eb('providers.name', '>', after.name), eb('providers.id', '>', after.id)]));
   }
   return query.orderBy('providers.name').orderBy('providers.id').limit(options.limit).execute();
 }

@@ -248,12 +248,10 @@ export function listDeliveries(
   if (options.status) query = query.where('status', '=', options.status);
   const before = options.before;
   if (before) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', before.created_at),
-        eb.and([eb('created_at', '=', before.created_at), eb('id', '<', before.id)]),
-      ]),
-    );
+    // Before (created_at, id): the time bounds the index range, so a page far down starts where it is.
+    query = query
+      .where('created_at', '<=', before.created_at)
+      .where((eb) => eb.or([eb('created_at', '<', before.created_at), eb('id', '<', before.id)]));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
 }
