@@ -61,7 +61,12 @@ function cursors(total, count) {
 }
 
 function routesFor(dataset, providers) {
-  const routes = serviceRoutes({ providers: spread(providers), keys: dataset.keys, cursors: cursors(providers, 16) });
+  const routes = serviceRoutes({
+    providers: spread(providers),
+    keys: dataset.keys,
+    cursors: cursors(providers, 16),
+    publicPages: true,
+  });
   const keys = dataset.keys;
   const sample = spread(providers);
   routes.push({

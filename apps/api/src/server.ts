@@ -1,10 +1,11 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
+import { withPublicScoresFastPath } from './http/fast-path.js';
 import { KeyAuthenticator } from './services/access.js';
 import { backfillNextBand } from './services/packaged.js';
 import { PublicSnapshot } from './services/public-snapshot.js';
@@ -117,8 +118,13 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
   const services = await createServices(config, options);
   const app = buildApp(services, { trustProxy: config.trustProxy });
   const server = await new Promise<Server>((resolve, reject) => {
-    // Express 5 hands a listen error (port in use, no permission) to this callback.
-    const s = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(s)));
+    const s = createServer(withPublicScoresFastPath(app, services));
+    // A listen error (port in use, no permission) rejects; once listening, errors belong to the connections.
+    s.once('error', reject);
+    s.listen(config.port, config.host, () => {
+      s.off('error', reject);
+      resolve(s);
+    });
   }).catch(async (error) => {
     await closeServices(services);
     throw error;

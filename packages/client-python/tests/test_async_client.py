@@ -57,6 +57,7 @@ class Reads(unittest.IsolatedAsyncioTestCase):
         aclient, client = clients(None)
         public = await aclient.public_scores()
         self.assertEqual(public["data"], client.public_scores()["data"])
+        self.assertEqual(await collect(aclient.iter_public_scores(page_size=3)), list(client.iter_public_scores(7)))
         self.assertEqual((await aclient.status())["status"], "ok")
         self.assertEqual(await aclient.changelog(limit=4), client.changelog(limit=4))
         since = client.changelog(limit=1)["data"][0]["changed_at"]

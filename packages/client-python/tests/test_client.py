@@ -57,6 +57,15 @@ class PublicEndpoints(unittest.TestCase):
             self.assertNotIn("criterion_scores", provider)
         self.assertEqual({p["risk_band"] for p in answer["data"]}, {"LOW", "MEDIUM", "ELEVATED", "HIGH", "SEVERE"})
 
+    def test_public_scores_in_pages_walk_the_same_list_in_name_order(self) -> None:
+        whole = client(None).public_scores()
+        self.assertNotIn("next_cursor", whole)
+        first = client(None).public_scores(limit=5)
+        self.assertEqual(len(first["data"]), 5)
+        self.assertIsNotNone(first["next_cursor"])
+        walked = list(client(None).iter_public_scores(page_size=4))
+        self.assertEqual(walked, sorted(whole["data"], key=lambda p: (p["name"], p["id"])))
+
     def test_status_answers_without_a_key(self) -> None:
         status = client(None).status()
         self.assertEqual(status["status"], "ok")

@@ -28,6 +28,8 @@ import type {
   PortfolioScore,
   ProviderSearchParams,
   ProviderSearchResponse,
+  PublicScore,
+  PublicScoresParams,
   PublicScoresResponse,
   RiskIndicatorResponse,
   ScoreHistoryResponse,
@@ -91,9 +93,19 @@ export class SvcClient {
 
   // ---- public ----
 
-  /** GET /api/public/scores: headline score and band of every provider. No key needed. */
-  publicScores(options?: RequestOptions): Promise<PublicScoresResponse> {
-    return this.#http.json(get('/api/public/scores'), options);
+  /**
+   * GET /api/public/scores: headline score and band of every provider, or with `limit` or `cursor` one page of
+   * them in name order (`next_cursor` then set). No key needed.
+   */
+  publicScores(params: PublicScoresParams = {}, options?: RequestOptions): Promise<PublicScoresResponse> {
+    return this.#http.json(get('/api/public/scores', params), options);
+  }
+
+  /** Every provider's headline, page by page (`limit` per request, default 100). No key needed. */
+  iterPublicScores(params: Unpaged<PublicScoresParams> = {}, options?: RequestOptions): AsyncIterable<PublicScore> {
+    return eachItem((cursor) =>
+      this.publicScores({ limit: params.limit ?? 100, ...(cursor ? { cursor } : {}) }, options),
+    );
   }
 
   /** GET /api/public/changelog: one page of the change feed, newest first. No key needed. */

@@ -1,7 +1,7 @@
 /** One page of a list: its items and the cursor of the next page (null on the last). */
 export interface Page<T> {
   data: T[];
-  next_cursor: string | null;
+  next_cursor?: string | null;
 }
 
 /** Every item of every page, fetching the next page only when the items before it have been consumed. */

@@ -15,6 +15,7 @@ import type {
   PortfolioBody,
   ProviderSearchQuery,
   ProviderSearchResponseSchema,
+  PublicScoresQuerySchema,
   ScoresQuery,
   WebhooksListResponseSchema,
   WhatIfBody,
@@ -62,6 +63,7 @@ export type {
 // ---- queries: what the caller may set (every field optional unless the endpoint needs it) ----
 
 export type ScoresParams = Partial<ScoresQuery>;
+export type PublicScoresParams = Partial<Parsed<typeof PublicScoresQuerySchema>>;
 export type HistoryParams = Partial<Parsed<typeof HistoryQuerySchema>>;
 export type MethodologyParams = Parsed<typeof MethodologyQuerySchema>;
 export type IssuancesParams = Partial<IssuancesQuery>;

@@ -61,6 +61,19 @@ describe('public endpoints, without a key', () => {
     expect(page.data.map((p) => p.id).sort()).toEqual([...PROVIDER_IDS].sort());
   });
 
+  it('publicScores in pages: limit and cursor walk the same list in name order; iterPublicScores follows them', async () => {
+    const whole = await anonymous.publicScores();
+    expect(whole).not.toHaveProperty('next_cursor');
+    const first = await anonymous.publicScores({ limit: 2 });
+    conforms('listPublicScores', first);
+    expect(first.data).toEqual(whole.data.slice(0, 2));
+    const second = await anonymous.publicScores({ limit: 2, cursor: first.next_cursor ?? '' });
+    expect(second.data).toEqual(whole.data.slice(2, 4));
+    const all = [];
+    for await (const p of anonymous.iterPublicScores({ limit: 3 })) all.push(p);
+    expect(all).toEqual(whole.data);
+  });
+
   it('status reports the platform and the framework version', async () => {
     const status = await anonymous.status();
     conforms('getStatus', status);

@@ -40,6 +40,7 @@ const ITERATOR_OF: Partial<Record<EndpointName, keyof SvcClient>> = {
   listIssuances: 'iterIssuances',
   getChangelog: 'iterChangelog',
   listDeliveries: 'iterDeliveries',
+  listPublicScores: 'iterPublicScores',
 };
 
 const SOURCES = new URL('../src/', import.meta.url);

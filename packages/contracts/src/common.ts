@@ -28,14 +28,14 @@ export const TimestampSchema = z
   .meta({ description: 'ISO 8601 UTC timestamp', example: '2026-06-30T00:00:00Z' });
 
 /** Pagination: `limit` (1..500, default 100) and the opaque `cursor` from a previous page's `next_cursor`. */
+export const PageLimitSchema = z.coerce
+  .number({ error: 'must be a whole number from 1 to 500' })
+  .int('must be a whole number from 1 to 500')
+  .min(1, 'must be at least 1')
+  .max(500, 'must be at most 500');
+
 export const PageQuery = {
-  limit: z.coerce
-    .number({ error: 'must be a whole number from 1 to 500' })
-    .int('must be a whole number from 1 to 500')
-    .min(1, 'must be at least 1')
-    .max(500, 'must be at most 500')
-    .default(100)
-    .meta({ description: 'Page size, 1 to 500.' }),
+  limit: PageLimitSchema.default(100).meta({ description: 'Page size, 1 to 500.' }),
   cursor: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,512}$/, 'must be a next_cursor value from a previous page')

@@ -30,6 +30,7 @@ import {
 import {
   HistoryQuerySchema,
   ProviderParamsSchema,
+  PublicScoresQuerySchema,
   PublicScoresResponseSchema,
   RiskIndicatorSchema,
   ScoreHistoryResponseSchema,
@@ -207,9 +208,11 @@ export const endpoints = {
     method: 'get',
     path: '/api/public/scores',
     summary: 'Headline scores and bands of every provider (public)',
-    description: 'Rate limited per client IP (120/minute). Served from a snapshot with a strong ETag.',
+    description:
+      'Rate limited per client IP (120/minute). Served from a snapshot with a strong ETag. Every provider by default; with `limit` or `cursor`, pages of the same list in name order.',
     tag: 'Public',
     limit: 'public_scores',
+    query: PublicScoresQuerySchema,
     success: { status: 200, description: 'Headline scores.', contentType: json, schema: PublicScoresResponseSchema },
     bodiless: [{ status: 304, description: 'Not modified: `If-None-Match` names the current ETag.' }],
     errors: ['invalid_request', 'rate_limited', 'unavailable'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   NextCursorSchema,
+  PageLimitSchema,
   PageQuery,
   PlannerTypeSchema,
   RiskBandSchema,
@@ -130,11 +131,23 @@ export const LIMITATIONS_DISCLOSURE =
   'change when inputs or the framework change. Inputs come from provider disclosures and third-party evidence that the ' +
   'operator does not guarantee.';
 
+/** The public list: every provider by default (one element each); `limit` or `cursor` asks for pages of it. */
+export const PublicScoresQuerySchema = z.strictObject({
+  limit: PageLimitSchema.optional().meta({
+    description: 'Page size, 1 to 500 (100 when only `cursor` is given). Without `limit` and `cursor`: every provider.',
+  }),
+  cursor: PageQuery.cursor,
+});
+
 export const PublicScoresResponseSchema = z
   .object({
     data: z.array(PublicScoreSchema),
     limitations_disclosure: z.string(),
     cached: z.boolean().meta({ description: 'True when served from the snapshot built at the last publication.' }),
+    next_cursor: NextCursorSchema.optional().meta({
+      description:
+        'On a page (`limit` or `cursor` given): the cursor of the next page, null on the last; also a `Link: <...>; rel="next"` header. Absent from the whole list.',
+    }),
   })
   .meta({ id: 'PublicScoresResponse' });
 

@@ -1,14 +1,13 @@
 import { type Endpoint, ERROR_CODES, PUBLIC_LIMITS, TIER_HOURLY_LIMIT, TIER_RANK } from '@svc/contracts';
 import { JsonSyntaxError, readJson } from '@svc/methodology';
-import cors from 'cors';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
 import { z } from 'zod';
 import type { Caller } from '../services/access.js';
 import { ServiceError } from '../services/errors.js';
 import type { LimitDecision } from '../services/rate-limit.js';
 import type { Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
+import { rateLimitHeaders, standardHeaders } from './headers.js';
 import { requestContext } from './middleware.js';
 import { ApiError, sendProblem } from './problem.js';
 import type { Reply, RouteModule } from './route.js';
@@ -34,43 +33,8 @@ export function buildApp(services: Services, options: AppOptions): Express {
   app.set('query parser', 'simple');
   app.set('siteUrl', services.siteUrl);
 
-  app.use(requestContext(services.logger));
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          'default-src': ["'none'"],
-          'base-uri': ["'none'"],
-          'form-action': ["'none'"],
-          'frame-ancestors': ["'none'"],
-        },
-      },
-      crossOriginResourcePolicy: { policy: 'cross-origin' },
-    }),
-  );
-  app.use(
-    '/api',
-    cors({
-      origin: '*',
-      // mcp-protocol-version: MCP clients in a browser send it on every request after initialize.
-      allowedHeaders: ['x-api-key', 'content-type', 'if-none-match', 'x-request-id', 'mcp-protocol-version'],
-      exposedHeaders: [
-        'x-request-id',
-        'RateLimit',
-        'RateLimit-Policy',
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'Retry-After',
-        'ETag',
-        'Link',
-      ],
-      maxAge: 600,
-      // The route's own OPTIONS answer (204 with Allow) or a 404 follows the CORS headers.
-      preflightContinue: true,
-    }),
-  );
+  // One middleware, not two: every layer costs each request a walk of the router.
+  app.use(requestContext(services.logger, standardHeaders().middleware));
 
   const methodsByPath = new Map<string, Set<string>>();
   for (const route of routes) {
@@ -116,7 +80,9 @@ function handlerOf(route: RouteModule, services: Services) {
       }
     }
     const params = e.params ? parsePart(e.params, req.params, 'path') : {};
-    const query = parsePart(e.query ?? noQuery, singleValued(req.query), 'query');
+    // A route without query parameters, asked without a query string: nothing to parse (the common case).
+    const query =
+      e.query || req.url.includes('?') ? parsePart(e.query ?? noQuery, singleValued(req.query), 'query') : {};
     const body = e.body ? parsePart(e.body, res.locals.body, 'body') : undefined;
     send(res, e, await route.handle({ params, query, body, caller, services, req }));
   };
@@ -139,8 +105,8 @@ function singleValued(query: Request['query']): Record<string, unknown> {
 }
 
 async function authenticate(req: Request, res: Response, services: Services, e: Endpoint): Promise<Caller> {
-  const presented = req.get('x-api-key');
-  if (presented === undefined || presented === '') {
+  const presented = req.headers['x-api-key'];
+  if (typeof presented !== 'string' || presented === '') {
     throw new ApiError('missing_api_key', 'this endpoint needs an API key in the x-api-key header');
   }
   const caller = await services.auth.authenticate(presented.trim());
@@ -175,22 +141,21 @@ async function spend(
 }
 
 function setLimitHeaders(res: Response, d: LimitDecision): void {
-  const name = d.windowSeconds === 3600 ? 'hour' : 'minute';
-  res.setHeader('RateLimit-Policy', `"${name}";q=${d.limit};w=${d.windowSeconds}`);
-  res.setHeader('RateLimit', `"${name}";r=${d.remaining};t=${d.resetSeconds}`);
-  res.setHeader('X-RateLimit-Limit', String(d.limit));
-  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
-  res.setHeader('X-RateLimit-Reset', String(Math.ceil(Date.now() / 1000) + d.resetSeconds));
+  for (const [name, value] of rateLimitHeaders(d)) res.setHeader(name, value);
 }
 
 function send(res: Response, e: Endpoint, reply: Reply): void {
-  res.status(reply.status ?? e.success.status);
+  res.statusCode = reply.status ?? e.success.status;
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  // Content-Length set here, not left to Node, so a HEAD answer carries it too (and keeps the connection).
   if (reply.jsonText !== undefined || reply.json !== undefined) {
+    const text = reply.jsonText ?? JSON.stringify(reply.json);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(reply.jsonText ?? JSON.stringify(reply.json));
+    res.setHeader('Content-Length', Buffer.byteLength(text));
+    res.end(text);
   } else if (reply.body !== undefined) {
     res.setHeader('Content-Type', reply.contentType ?? 'application/octet-stream');
+    res.setHeader('Content-Length', Buffer.byteLength(reply.body));
     res.end(reply.body);
   } else {
     res.end();

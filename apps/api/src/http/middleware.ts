@@ -1,32 +1,55 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { maskKeys } from '../services/access.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** A request id on every response (the caller's, when it is safe to echo), and one log line per request. */
-export function requestContext(logger: Logger) {
+/** The caller's request id when it is safe to echo, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * One log line when the answer is sent. Never the query string, headers or body: they may carry keys or personal
+ * data. `keyId` is read when the line is written (the key is known only after authentication).
+ */
+export function logWhenSent(
+  logger: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  path: string,
+  keyId: () => string | undefined,
+): void {
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    logger.info(
+      {
+        req_id: id,
+        method: req.method,
+        path: maskKeys(path),
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        key_id: keyId(),
+      },
+      'request',
+    );
+  });
+}
+
+/**
+ * A request id on every response (the caller's, when it is safe to echo), and one log line per request; then
+ * `then` (the standard headers), called from here rather than mounted after it.
+ */
+export function requestContext(logger: Logger, then: RequestHandler) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const incoming = req.get('x-request-id');
-    const id = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const id = requestIdOf(req);
     res.locals.requestId = id;
     res.setHeader('x-request-id', id);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      // Never the query string, headers or body: they may carry keys or personal data.
-      logger.info(
-        {
-          req_id: id,
-          method: req.method,
-          path: maskKeys(req.path),
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-          key_id: res.locals.keyId,
-        },
-        'request',
-      );
-    });
-    next();
+    logWhenSent(logger, req, res, id, req.path, () => res.locals.keyId);
+    then(req, res, next);
   };
 }

@@ -70,7 +70,7 @@ export function llmsTxt(site: string, framework: Framework): string {
       .join('; ')}.`,
     '- Limited responses carry `RateLimit`, `RateLimit-Policy`, `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds); a spent limit answers 429 `rate_limited` with `Retry-After` in seconds.',
     '- Lists take `limit` (1 to 500, default 100) and `cursor` (the previous page\'s `next_cursor`); `next_cursor` is null on the last page and the next page is also linked in a `Link: <...>; rel="next"` header.',
-    '- `GET /api/public/scores` has a strong `ETag`; send `If-None-Match` to get 304 when nothing changed.',
+    '- `GET /api/public/scores` lists every provider without parameters, or a page of them with `limit` or `cursor`; each answer has a strong `ETag`: send `If-None-Match` to get 304 when nothing changed.',
     '',
     '## Agent tools (preview)',
     '',

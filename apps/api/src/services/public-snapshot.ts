@@ -13,6 +13,13 @@ export interface SnapshotBody {
 /** A provider's headline as the public list serves it. */
 export type Headline = PublicScore;
 
+/** One read of the snapshot: the whole list's bytes, whether they were built before, and the rows behind them. */
+export interface SnapshotRead {
+  body: SnapshotBody;
+  cached: boolean;
+  headlines: readonly Headline[];
+}
+
 interface Snapshot {
   version: string;
   /** The rows behind the bytes, for searches that read the same data. */
@@ -31,7 +38,7 @@ interface Snapshot {
 export class PublicSnapshot {
   private snapshot: Snapshot | null = null;
   private checkedAt = 0;
-  private building: Promise<{ body: SnapshotBody; cached: boolean }> | null = null;
+  private building: Promise<SnapshotRead> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -49,9 +56,11 @@ export class PublicSnapshot {
     return this.snapshot?.headlines ?? [];
   }
 
-  async get(): Promise<{ body: SnapshotBody; cached: boolean }> {
+  async get(): Promise<SnapshotRead> {
     const now = this.clock.now().getTime();
-    if (this.snapshot && now - this.checkedAt < this.checkEveryMs) return { body: this.snapshot.cached, cached: true };
+    if (this.snapshot && now - this.checkedAt < this.checkEveryMs) {
+      return { body: this.snapshot.cached, cached: true, headlines: this.snapshot.headlines };
+    }
     if (!this.building) {
       this.building = this.refresh(now).finally(() => {
         this.building = null;
@@ -60,10 +69,12 @@ export class PublicSnapshot {
     return this.building;
   }
 
-  private async refresh(now: number): Promise<{ body: SnapshotBody; cached: boolean }> {
+  private async refresh(now: number): Promise<SnapshotRead> {
     const version = (await readMeta(this.store.db, PUBLICATION_VERSION)) ?? '0';
     this.checkedAt = now;
-    if (this.snapshot && this.snapshot.version === version) return { body: this.snapshot.cached, cached: true };
+    if (this.snapshot && this.snapshot.version === version) {
+      return { body: this.snapshot.cached, cached: true, headlines: this.snapshot.headlines };
+    }
     const rows = await listPublicHeadlines(this.store.db);
     const data: Headline[] = rows.map((r) => ({
       id: r.id,
@@ -78,9 +89,42 @@ export class PublicSnapshot {
     }));
     const body = (cached: boolean): SnapshotBody => {
       const bytes = Buffer.from(JSON.stringify({ data, limitations_disclosure: LIMITATIONS_DISCLOSURE, cached }));
-      return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"` };
+      return { bytes, etag: strongEtag(bytes) };
     };
+    // In position order by this process's own comparison, whatever the store's collation, so a page's cursor
+    // is found by the same rule the list was sorted by.
+    data.sort(byPosition);
     this.snapshot = { version, headlines: data, cached: body(true), fresh: body(false) };
-    return { body: this.snapshot.fresh, cached: false };
+    return { body: this.snapshot.fresh, cached: false, headlines: data };
   }
+}
+
+/** A strong ETag of these bytes: 32 characters of their SHA-256. */
+export function strongEtag(bytes: Buffer): string {
+  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+}
+
+/** Name, then id, by UTF-16 code units: the order of the public list and of its pages. */
+export function byPosition(a: { name: string; id: string }, b: { name: string; id: string }): number {
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** The headlines after a position (all when none), `limit` of them, and whether more follow. */
+export function headlinesAfter(
+  headlines: readonly Headline[],
+  after: { name: string; id: string } | undefined,
+  limit: number,
+): { page: Headline[]; more: boolean } {
+  // The first headline past the position, by binary search: the position's own provider may be gone since.
+  let start = 0;
+  if (after) {
+    let end = headlines.length;
+    while (start < end) {
+      const mid = (start + end) >>> 1;
+      if (byPosition(headlines[mid] as Headline, after) <= 0) start = mid + 1;
+      else end = mid;
+    }
+  }
+  return { page: headlines.slice(start, start + limit), more: start + limit < headlines.length };
 }

@@ -55,4 +55,41 @@ describe.each(engines)('prepared queries on %s', (engine) => {
       expect(await named(tx, 'inside', AT)).toEqual([{ id: 'ws_tx', name: 'inside' }]);
     });
   });
+
+  it('never reads inside another flow’s open transaction: SQLite waits for it to end, PostgreSQL reads what is committed', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let written = () => {};
+    const wrote = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    const open = store.db.transaction().execute(async (tx) => {
+      await insertWorkspace(tx, {
+        id: 'ws_open',
+        name: 'uncommitted',
+        webhook_secret_enc: 'x',
+        previous_webhook_secret_enc: null,
+        previous_secret_expires_at: null,
+        mcp_enabled: 0,
+        created_at: AT,
+      });
+      written();
+      await gate;
+    });
+    await wrote;
+    let answered: unknown = null;
+    const read = named(store.db, 'uncommitted', AT).then((rows) => {
+      answered = rows;
+      return rows;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (engine === 'sqlite') expect(answered).toBeNull();
+    else expect(answered).toEqual([]);
+    release();
+    await open;
+    expect(await read).toEqual(engine === 'sqlite' ? [{ id: 'ws_open', name: 'uncommitted' }] : []);
+    expect(await named(store.db, 'uncommitted', AT)).toEqual([{ id: 'ws_open', name: 'uncommitted' }]);
+  });
 });

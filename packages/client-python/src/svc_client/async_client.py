@@ -26,6 +26,7 @@ from .types import (
     PlannerType,
     PortfolioScore,
     ProviderSearchResponse,
+    PublicScore,
     PublicScoresResponse,
     RiskIndicator,
     ScoreHistoryResponse,
@@ -84,8 +85,11 @@ class AsyncClient:
 
     # ---- public ----
 
-    async def public_scores(self) -> PublicScoresResponse:
-        return await self._run(self._client.public_scores)
+    async def public_scores(self, limit: Optional[int] = None, cursor: Optional[str] = None) -> PublicScoresResponse:
+        return await self._run(self._client.public_scores, limit, cursor)
+
+    def iter_public_scores(self, page_size: Optional[int] = None) -> AsyncIterator[PublicScore]:
+        return _async_items(lambda cursor: self.public_scores(page_size or 100, cursor))
 
     async def changelog(
         self, since: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None

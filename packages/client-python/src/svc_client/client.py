@@ -25,6 +25,7 @@ from .types import (
     PlannerType,
     PortfolioScore,
     ProviderSearchResponse,
+    PublicScore,
     PublicScoresResponse,
     RiskIndicator,
     ScoreHistoryResponse,
@@ -82,9 +83,15 @@ class Client:
 
     # ---- public ----
 
-    def public_scores(self) -> PublicScoresResponse:
-        """Headline score and band of every provider. No key; 120 requests a minute per client IP."""
-        return cast(PublicScoresResponse, self._get_json("/api/public/scores"))
+    def public_scores(self, limit: Optional[int] = None, cursor: Optional[str] = None) -> PublicScoresResponse:
+        """Headline score and band of every provider, or with ``limit`` or ``cursor`` one page of them in name
+        order (``next_cursor`` then set). No key; 120 requests a minute per client IP."""
+        query = {"limit": limit, "cursor": cursor}
+        return cast(PublicScoresResponse, self._get_json("/api/public/scores", query))
+
+    def iter_public_scores(self, page_size: Optional[int] = None) -> Iterator[PublicScore]:
+        """Every provider's headline, page by page (``page_size`` per request, default 100)."""
+        return _items(lambda cursor: self.public_scores(page_size or 100, cursor))
 
     def changelog(
         self, since: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None

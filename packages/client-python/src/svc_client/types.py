@@ -123,7 +123,12 @@ class PublicScore(TypedDict):
     scored_at: str
 
 
-class PublicScoresResponse(TypedDict):
+class _PublicScoresPage(TypedDict, total=False):
+    next_cursor: Optional[str]
+    """On a page (``limit`` or ``cursor`` given): the next page's cursor, None on the last. Absent otherwise."""
+
+
+class PublicScoresResponse(_PublicScoresPage):
     data: List[PublicScore]
     limitations_disclosure: str
     cached: bool

@@ -383,3 +383,10 @@ export function improvedValueArb(criterion: CriterionDefinition, current: InputV
   );
   return step.map((delta) => numberOf(clampTo(d, from + BigInt(direction) * delta), d.places));
 }
+
+/**
+ * Lets the test worker's event loop run between the runs of a long property: vitest's worker answers its runner
+ * over a channel with a fixed 60 s timeout, and a property that computes for longer without a pause (seconds
+ * alone, a minute on a loaded machine) fails the run with "Timeout calling onTaskUpdate" though every test passed.
+ */
+export const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

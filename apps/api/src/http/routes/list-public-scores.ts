@@ -1,13 +1,40 @@
-import { endpoints } from '@svc/contracts';
+import { endpoints, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
+import { headlinesAfter, strongEtag } from '../../services/public-snapshot.js';
+import { decodeCursor, encodeCursor, isNamePosition, nextLink } from '../pagination.js';
+import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from '../public-scores.js';
+import type { Reply } from '../route.js';
 import { defineRoute } from '../route.js';
 
-/** The snapshot's bytes with a strong ETag; a matching If-None-Match gets 304 and no body. */
-export default defineRoute(endpoints.listPublicScores, async ({ services, req }) => {
-  const { body } = await services.snapshot.get();
-  const headers = { ETag: body.etag, 'Cache-Control': 'public, max-age=60' };
-  const ifNoneMatch = req.get('if-none-match');
-  if (ifNoneMatch?.split(',').some((tag) => tag.trim() === body.etag || tag.trim() === '*')) {
-    return { status: 304, headers };
+const DEFAULT_PAGE = 100;
+
+/**
+ * Every provider's headline from the snapshot, with a strong ETag; a matching If-None-Match gets 304 and no body.
+ * A plain GET is answered before Express (fast-path.ts) with the same headers; this route serves the rest: HEAD,
+ * and pages (`limit` or `cursor`), cut from the same snapshot in name order, each with an ETag of its own bytes.
+ */
+export default defineRoute(endpoints.listPublicScores, async ({ query, services, req }) => {
+  const read = await services.snapshot.get();
+  if (query.limit === undefined && query.cursor === undefined) {
+    return conditional(req.get('if-none-match'), read.body.etag, read.body.bytes);
   }
-  return { body: body.bytes, contentType: 'application/json', headers };
+  const limit = query.limit ?? DEFAULT_PAGE;
+  const { page, more } = headlinesAfter(read.headlines, decodeCursor(query.cursor, isNamePosition), limit);
+  const last = page[page.length - 1];
+  const nextCursor = more && last ? encodeCursor({ name: last.name, id: last.id }) : null;
+  const bytes = Buffer.from(
+    JSON.stringify({
+      data: page,
+      limitations_disclosure: LIMITATIONS_DISCLOSURE,
+      cached: read.cached,
+      next_cursor: nextCursor,
+    }),
+  );
+  const reply = conditional(req.get('if-none-match'), strongEtag(bytes), bytes);
+  return { ...reply, headers: { ...reply.headers, ...nextLink(req.path, { ...query, limit }, nextCursor) } };
 });
+
+function conditional(ifNoneMatch: string | undefined, etag: string, bytes: Buffer): Reply {
+  const headers = { ETag: etag, 'Cache-Control': PUBLIC_SCORES_CACHE_CONTROL };
+  if (matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
+  return { body: bytes, contentType: 'application/json', headers };
+}

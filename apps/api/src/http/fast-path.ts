@@ -1,0 +1,72 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { endpoints, PUBLIC_LIMITS } from '@svc/contracts';
+import type { Express } from 'express';
+import proxyaddr from 'proxy-addr';
+import type { Services } from '../services/services.js';
+import { rateLimitHeaders, standardHeaders } from './headers.js';
+import { logWhenSent, requestIdOf } from './middleware.js';
+import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from './public-scores.js';
+
+const PATH = endpoints.listPublicScores.path;
+const LIMIT = 'public_scores' satisfies typeof endpoints.listPublicScores.limit;
+
+/**
+ * The server's request listener: `GET /api/public/scores`, exactly that (no query, no other method), answered
+ * before Express, everything else by the app. It is the busiest route and the cheapest to answer (bytes built once
+ * per publication), so Express's own cost per request (its router and request and response objects, about four
+ * times the answer's) was most of its time; decision 0014.
+ *
+ * The answer is the one the Express route gives, header for header: the security and CORS headers recorded from
+ * the same middleware, the request id, the limit spent from the same bucket, the ETag and 304, the log line.
+ * Anything else is handed to Express before a byte is written: a refused limit (a refusal spends nothing, so
+ * Express decides the same and writes the problem), a snapshot that cannot be read (the store is away: 503), a
+ * client address that cannot be read.
+ */
+export function withPublicScoresFastPath(app: Express, services: Services): RequestListener {
+  const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  const { limit, windowSeconds } = PUBLIC_LIMITS[LIMIT];
+  const fixed = standardHeaders().api.flat();
+
+  /** The snapshot and an allowed limit decision, or null when Express must answer. */
+  const admit = async (req: IncomingMessage) => {
+    const { body } = await services.snapshot.get();
+    const decision = await services.limiter.consume(`ip:${LIMIT}:${proxyaddr(req, trust)}`, limit, windowSeconds);
+    return decision.allowed ? { body, decision } : null;
+  };
+
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let admitted: Awaited<ReturnType<typeof admit>>;
+    try {
+      admitted = await admit(req);
+    } catch {
+      admitted = null;
+    }
+    if (!admitted) {
+      app(req, res);
+      return;
+    }
+    const { body, decision } = admitted;
+    const id = requestIdOf(req);
+    logWhenSent(services.logger, req, res, id, PATH, () => undefined);
+    const headers = [...fixed, 'x-request-id', id, ...rateLimitHeaders(decision).flat()];
+    headers.push('ETag', body.etag, 'Cache-Control', PUBLIC_SCORES_CACHE_CONTROL);
+    if (matchesEtag(req.headers['if-none-match'], body.etag)) {
+      res.writeHead(304, headers).end();
+      return;
+    }
+    headers.push('Content-Type', 'application/json', 'Content-Length', String(body.bytes.length));
+    res.writeHead(200, headers).end(body.bytes);
+  };
+
+  return (req, res) => {
+    if (req.method !== 'GET' || req.url !== PATH) {
+      app(req, res);
+      return;
+    }
+    answer(req, res).catch((error: unknown) => {
+      services.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'public scores failed');
+      if (res.headersSent) res.destroy();
+      else app(req, res);
+    });
+  };
+}
