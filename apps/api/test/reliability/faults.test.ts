@@ -104,6 +104,19 @@ async function rowCount(store: Store, table: 'indicator_history' | 'webhook_even
   return Number(row.n);
 }
 
+/** `svc publish --all` again after an interruption: exactly the rest published, every provider fully once. */
+async function rerunPublishesTheRest(vars: Env, store: Store, providers: number, publishedBefore: number) {
+  const rerun = await runSvcJson<PublishReport>(vars, 'publish', '--all');
+  expect(rerun.code, rerun.stderr).toBe(0);
+  expect(rerun.json.counts).toEqual({
+    published: providers - publishedBefore,
+    unchanged: publishedBefore,
+    refused: 0,
+  });
+  for (const { id, ...state } of await ledger(store)) expect(state, id).toEqual(FULLY_PUBLISHED);
+  return rerun;
+}
+
 const during = (samples: readonly Sample[], from: number, to: number) =>
   samples.filter((s) => s.startedAt >= from && s.finishedAt <= to);
 
@@ -204,14 +217,7 @@ describe.skipIf(!postgresAvailable)('faults with real processes', () => {
     expect(status.components.store).toBe('ok');
 
     // The run again: it publishes exactly the rest; every provider once, with its one event and delivery.
-    const rerun = await runSvcJson<PublishReport>(vars, 'publish', '--all');
-    expect(rerun.code, rerun.stderr).toBe(0);
-    expect(rerun.json.counts).toEqual({
-      published: PROVIDERS - publishedBefore,
-      unchanged: publishedBefore,
-      refused: 0,
-    });
-    for (const { id, ...state } of await ledger(store)) expect(state, id).toEqual(FULLY_PUBLISHED);
+    const rerun = await rerunPublishesTheRest(vars, store, PROVIDERS, publishedBefore);
     expect(await eventsWithoutDeliveries(store)).toEqual([]);
     console.info(
       `faults/postgres: ${samples.length} requests (${JSON.stringify(tally(samples, (s) => `${s.target} ${s.status}`))}); ` +
@@ -467,14 +473,7 @@ describe.skipIf(!postgresAvailable)('faults with real processes', () => {
     expect(publishedBefore).toBeLessThan(PROVIDERS);
     expect(await rowCount(store, 'webhook_events')).toBe(publishedBefore);
 
-    const rerun = await runSvcJson<PublishReport>(vars, 'publish', '--all');
-    expect(rerun.code, rerun.stderr).toBe(0);
-    expect(rerun.json.counts).toEqual({
-      published: PROVIDERS - publishedBefore,
-      unchanged: publishedBefore,
-      refused: 0,
-    });
-    for (const { id, ...state } of await ledger(store)) expect(state, id).toEqual(FULLY_PUBLISHED);
+    const rerun = await rerunPublishesTheRest(vars, store, PROVIDERS, publishedBefore);
 
     const drain = await runSvcJson<{ attempts: number }>(vars, 'webhooks', 'dispatch', '--once');
     expect(drain.code, drain.stderr).toBe(0);
