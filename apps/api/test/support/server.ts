@@ -48,6 +48,8 @@ export interface TestServerOptions {
   clock?: Clock;
   /** PostgreSQL only: the database server URL the API connects through (a proxy); the schema is still a fresh one. */
   storeUrl?: string;
+  /** PostgreSQL only: the database (a URL on the test server) the fresh schema is made in, instead of the test one. */
+  postgresDatabaseUrl?: string;
 }
 
 /**
@@ -59,7 +61,7 @@ export function startTestServer(engine: Engine, options: TestServerOptions = {})
 }
 
 async function startOnce(engine: Engine, options: TestServerOptions): Promise<TestServer> {
-  const place = await freshLocation(engine);
+  const place = await freshLocation(engine, options.postgresDatabaseUrl);
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-api-'));
   const removePlaces = async () => {
     await place.cleanup();

@@ -1,5 +1,5 @@
 import type { McpToolInput } from '@svc/contracts';
-import { decodeCursor, isNumberPosition, pageOf } from '../../http/pagination.js';
+import { decodeCursor, NumberPosition, pageOf } from '../../http/pagination.js';
 import { ApiError } from '../../http/problem.js';
 import { ServiceError } from '../../services/errors.js';
 import { servedIndicatorJson } from '../../services/served.js';
@@ -20,7 +20,7 @@ export async function getScoreHistory(input: McpToolInput<'get_score_history'>, 
 
 function beforeOf(cursor: string | undefined): { n: number } | undefined {
   try {
-    return decodeCursor(cursor, isNumberPosition);
+    return decodeCursor(cursor, NumberPosition);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const message = 'is not a next_cursor value of this history';
