@@ -60,7 +60,7 @@ const positionText = z
   .string()
   .min(1)
   .max(500)
-  .refine((v) => !/[\u0000-\u001f\u007f-\u009f]/.test(v));
+  .refine((v) => !/\p{Cc}/u.test(v));
 /** An id of this service: letters, digits, `_` and `-` (UUIDs, `iss_…`, `whd_…`). */
 const positionId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 /** A stored timestamp as the store hands it back: ISO 8601, UTC or with an offset. */
