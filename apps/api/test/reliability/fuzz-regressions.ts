@@ -116,15 +116,15 @@ export const REGRESSIONS: Regression[] = [
     code: 'invalid_request',
   },
   {
-    rule: 'a request head over 16 KiB gets a 400 problem on an API route, not a bare 431',
+    rule: 'a request head over 16 KiB gets a 431 problem on an API route, not a bare 431',
     draft: () => draft('getStatus', 'GET', `/api/v1/status?x=${'x'.repeat(20_000)}`),
-    status: 400,
-    code: 'invalid_request',
+    status: 431,
+    code: 'headers_too_large',
   },
   {
-    rule: 'a request head over 16 KiB gets a 400 problem on a site page, not a bare 431',
+    rule: 'a request head over 16 KiB gets a 431 problem on a site page, not a bare 431',
     draft: () => draft('apiReference', 'GET', `/docs?x=${'x'.repeat(20_000)}`, { key: 'absent' }),
-    status: 400,
-    code: 'invalid_request',
+    status: 431,
+    code: 'headers_too_large',
   },
 ];

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tier } from '@svc/contracts';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
@@ -46,6 +47,8 @@ export interface TestServerOptions {
   /** Environment on top of the test defaults (loopback, any port, silent, a temporary SVC_DATA_DIR). */
   env?: Record<string, string>;
   clock?: Clock;
+  /** Where the server logs (by default nowhere: LOG_LEVEL silent). */
+  logger?: Logger;
   /** PostgreSQL only: the database server URL the API connects through (a proxy); the schema is still a fresh one. */
   storeUrl?: string;
   /** PostgreSQL only: the database (a URL on the test server) the fresh schema is made in, instead of the test one. */
@@ -81,7 +84,12 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
     if (storeLocation.kind !== 'postgres') throw new Error('storeUrl is for PostgreSQL stores');
     storeLocation = { ...storeLocation, url: options.storeUrl };
   }
-  const start = () => startServer(config, { storeLocation, ...(options.clock ? { clock: options.clock } : {}) });
+  const start = () =>
+    startServer(config, {
+      storeLocation,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
   const running = await start().catch(async (error: unknown) => {
     await removePlaces();
     throw error;
