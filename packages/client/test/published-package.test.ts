@@ -1,8 +1,16 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installTarballs, type Packed, pack, publishProblems, runNode, typecheck } from '../../../tooling/packed.mjs';
+import {
+  installTarballs,
+  type Packed,
+  pack,
+  publishProblems,
+  REPO,
+  runNode,
+  typecheck,
+} from '../../../tooling/packed.mjs';
 import { exampleProviders, type RealApi, startApi, UNKNOWN_PROVIDER_ID } from './support/api.js';
 
 /**
@@ -93,6 +101,13 @@ describe('@svc/client, packed with pnpm pack', () => {
     expect(packedNamed('@svc/contracts').manifest.dependencies?.['@svc/methodology']).toBe(
       packedNamed('@svc/methodology').version,
     );
+  });
+
+  it('gives in its README the install line the next test runs: npm install of the three tarballs', async () => {
+    const readme = await readFile(join(REPO, 'packages', 'client', 'README.md'), 'utf8');
+    const tarballs = PUBLISHED_TOGETHER.map((name) => `./${basename(packedNamed(name).tarball)}`);
+    expect(readme).toContain(`\nnpm install ${tarballs.join(' ')}\n`);
+    expect(readme).not.toMatch(/npm (i|install) @svc\//);
   });
 
   it('installs with npm into an empty project from its tarballs, and makes real calls to the running service with it', async () => {

@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installTarballs, type Packed, pack, publishProblems, REPO, runNode } from '../../../tooling/packed.mjs';
 import { buildPackage, currentFramework, serializePackage } from '../src/index.js';
@@ -30,7 +30,7 @@ const WORKED_EXAMPLE = { final_score: '78.46', risk_band: 'MEDIUM', confidence: 
 const SCORE_EXAMPLES = `
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { buildPackage, currentFramework, serializePackage, verifyPackage } from '@svc/methodology';
 
 const dir = process.env.EXAMPLES;
@@ -77,6 +77,11 @@ describe('@svc/methodology, packed with pnpm pack', () => {
     expect(packed.name).toBe('@svc/methodology');
     expect(publishProblems(packed)).toEqual([]);
     expect(Object.keys(packed.manifest.dependencies ?? {}).filter((name) => name.startsWith('@svc/'))).toEqual([]);
+  });
+
+  it('gives in its README the install line the next test runs: npm install of the tarball', async () => {
+    const readme = await readFile(join(REPO, 'packages', 'methodology', 'README.md'), 'utf8');
+    expect(readme).toContain(`\nnpm install ./${basename(packed.tarball)}\n`);
   });
 
   it('installs with npm into an empty project from the tarball alone and scores every DCRF v1.0 example to the published figures and package bytes', async () => {
