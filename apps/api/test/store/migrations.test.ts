@@ -12,6 +12,7 @@ const MIGRATIONS = [
   '0004-history-framework',
   '0005-path-to-next-band',
   '0006-list-indexes',
+  '0008-key-name-expiry',
 ];
 
 const TABLES = [
@@ -116,6 +117,36 @@ describe.each(engines)('migrations on %s', (engine) => {
     const ran = await Promise.all([migrateBesideOtherTests(a), migrateBesideOtherTests(b)]);
     expect(ran.flat()).toEqual(MIGRATIONS);
     expect(await tableNames(a)).toEqual(TABLES);
+  });
+
+  it('0008 keeps the keys issued before it: no name, no expiry, still found by their hash', async () => {
+    const p = await place();
+    const store = open(p);
+    await migrateBesideOtherTests(store);
+    await addWorkspace(store, 'kept');
+    // The store as it was before 0008: the two columns gone and the migration not recorded, a key in it.
+    await store.db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
+    await store.db.schema.alterTable('api_keys').dropColumn('name').execute();
+    await sql`delete from kysely_migration where name = '0008-key-name-expiry'`.execute(store.db);
+    await sql`insert into api_keys (id, workspace_id, prefix, key_hash, tier, created_at, last_used_at, revoked_at)
+      values ('key_old', 'ws_1', 'svc_live_abcdef', ${'ab'.repeat(32)}, 'PROFESSIONAL', '2026-07-01T00:00:00.000Z', null, null)`.execute(
+      store.db,
+    );
+    expect(await migrateBesideOtherTests(store)).toEqual(['0008-key-name-expiry']);
+    expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
+      {
+        id: 'key_old',
+        workspace_id: 'ws_1',
+        prefix: 'svc_live_abcdef',
+        key_hash: 'ab'.repeat(32),
+        tier: 'PROFESSIONAL',
+        created_at: '2026-07-01T00:00:00.000Z',
+        last_used_at: null,
+        revoked_at: null,
+        name: null,
+        expires_at: null,
+      },
+    ]);
   });
 
   it('ping answers on an open store and fails once it is closed', async () => {
