@@ -392,7 +392,7 @@ export const endpoints = withTransportErrors({
     path: '/api/v1/scores/export.csv',
     summary: 'Current Risk Indicators as CSV',
     description:
-      'One row per provider with its score, band, confidence and module scores. Text cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage return) are prefixed with an apostrophe.',
+      'One row per provider with its score, band, confidence and module scores, each column of figures at one precision (final_score 2 places, confidence 4, module scores 6). Text cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage return) are prefixed with an apostrophe.',
     tag: 'Analysis',
     tier: 'PROFESSIONAL',
     limit: 'key',

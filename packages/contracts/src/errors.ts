@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   invalid_api_key: {
     status: 401,
     title: 'Invalid API key',
-    about: 'The key is unknown or revoked (the two are not told apart).',
+    about: 'The key is unknown, revoked or expired (none of them told apart).',
   },
   insufficient_tier: {
     status: 403,

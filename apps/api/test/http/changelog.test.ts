@@ -211,6 +211,25 @@ describe.each(engines)('GET /api/public/changelog on %s', (engine) => {
       await expectInvalid(await server().get('/api/public/changelog?since=2026-02-30'), ['query.since']);
     });
 
+    const NOT_A_DATE =
+      'is not a date or time: write a date YYYY-MM-DD or a UTC timestamp, such as 2026-06-01 or 2026-06-01T12:00:00Z';
+    for (const [since, message] of [
+      ['yesterday', NOT_A_DATE],
+      ['2026-6-1', NOT_A_DATE],
+      ['1719792000', NOT_A_DATE],
+      ['2026-02-30', 'must be a real date and time: 2026-02-30 does not exist on the calendar'],
+      ['2026-13-01', 'must be a real date and time: 2026-13-01 does not exist on the calendar'],
+      ['2026-06-01T24:30:00Z', 'must be a real date and time: 2026-06-01T24:30:00Z does not exist on the calendar'],
+    ] as const) {
+      it(`since=${since} is refused with one plain message: "${message}"`, async () => {
+        const problem = await expectInvalid(
+          await server().get(`/api/public/changelog?since=${encodeURIComponent(since)}`),
+          ['query.since'],
+        );
+        expect(problem.errors).toEqual([{ path: 'query.since', message }]);
+      });
+    }
+
     it('a bad cursor gets 400 naming query.cursor', async () => {
       await expectInvalid(await server().get('/api/public/changelog?cursor=abc'), ['query.cursor']);
     });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { createKey, createWorkspace, hashKey, revokeKey } from '../../src/services/access.js';
+import { createKey, createWorkspace, enableMcp, hashKey, revokeKey } from '../../src/services/access.js';
 import { type PublishOutcome, publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { findApiKeyByHash } from '../../src/store/repositories/api-keys.js';
@@ -172,6 +172,19 @@ export async function revoke(server: TestServer, key: string): Promise<void> {
   const row = await findApiKeyByHash(server.services.store.db, hashKey(key));
   if (!row) throw new Error('no such key');
   await revokeKey(server.services.store, server.services.clock, row.id);
+}
+
+/**
+ * A key of `tier` in a new workspace (agent tools enabled, so the MCP route reaches the key check) that was
+ * issued two hours ago by the server's clock with a one-hour lifetime: expired an hour ago.
+ */
+export async function expiredKey(server: TestServer, tier: Tier = 'ENTERPRISE'): Promise<string> {
+  const { store, clock } = server.services;
+  const box = secretBox(Buffer.from(TEST_MASTER_KEY, 'hex'));
+  const twoHoursAgo: Clock = { now: () => new Date(clock.now().getTime() - 2 * 3_600_000) };
+  const ws = await createWorkspace(store, box, twoHoursAgo, `expired ${tier}`);
+  await enableMcp(store, ws.workspace_id, true);
+  return (await createKey(store, twoHoursAgo, ws.workspace_id, tier, { name: 'expired', expiresInMs: 3_600_000 })).key;
 }
 
 /** A key of the right form that was never issued. */
