@@ -46,7 +46,7 @@ describe('svc inputs', () => {
     expect(listed.json.map((s) => s.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
   });
 
-  it('an invalid folder stores nothing and lists every problem with its file and path (exit 1)', async () => {
+  it('an invalid folder stores nothing and lists every problem with its file and path (exit 2)', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'db', 'migrate').status).toBe(0);
     const dir = await folderOf(['worked-example.json']);
@@ -69,7 +69,7 @@ describe('svc inputs', () => {
       expect(run.stderr).not.toMatch(STACK_FRAME);
       expect((await contentsOf(store)).counts).toEqual(before.counts);
 
-      // Every file readable but two invalid: exit 1, every problem listed, still nothing stored.
+      // Every file readable but two invalid: still exit 2 (input that cannot be used), every problem listed, nothing stored.
       await rm(join(dir, 'zz-broken.json'));
       const json = svcJsonIn<{ code: string; problems: { file: string; path: string }[] }>(
         vars,
@@ -79,7 +79,7 @@ describe('svc inputs', () => {
         '--by',
         'alice',
       );
-      expect(json.status).toBe(1);
+      expect(json.status).toBe(2);
       expect(json.json.code).toBe('invalid_inputs');
       expect(new Set(json.json.problems.map((p) => p.file))).toEqual(
         new Set([join(dir, 'bad.json'), join(dir, 'worse.json')]),

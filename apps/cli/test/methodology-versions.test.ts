@@ -42,11 +42,11 @@ describe('svc methodology diff A B --inputs DIR', () => {
     expect(run.stdout).toMatch(/5 providers, \d+ band moves?/);
   });
 
-  it('lists invalid documents as problems (exit 1) after the ones it could compare', async () => {
+  it('lists invalid documents as problems (exit 2) after the ones it could compare', async () => {
     const dir = await folderOf(['worked-example.json']);
     await writeTemp('broken.json', { not: 'inputs' }, dir);
     const run = svc('methodology', 'diff', '1.0', '1.0', '--inputs', dir);
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect(run.stdout).toContain('Example Sats Lending');
     expect(run.stderr).toContain('1 of 2 files');
     expect(run.stderr).toContain('broken.json');
@@ -114,7 +114,7 @@ describe('svc methodology publish VERSION --signed-off-by NAME', () => {
   it('refuses an unsigned framework and a version the engine does not know, writing nothing', async () => {
     const vars = await embedded();
     const unsigned = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', ' ');
-    expect(unsigned.status).toBe(1);
+    expect(unsigned.status).toBe(2);
     expect(unsigned.stderr).toContain('sign-off');
     expect(svcIn(vars, 'methodology', 'publish', '1.0').status).toBe(2);
     expect(svcIn(vars, 'methodology', 'publish', '1.1', '--signed-off-by', 'Dana Risk').status).toBe(2);
