@@ -44,6 +44,7 @@ export {
   findRelease,
   listReleases,
   type PublishFrameworkResult,
+  publishedFramework,
   publishFramework,
 } from './services/frameworks.js';
 export {
