@@ -48,8 +48,10 @@ export {
   publishFramework,
 } from './services/frameworks.js';
 export {
+  approveAllPending,
   approveInputs,
   listInputs,
+  type PendingApproval,
   SubmissionError,
   type SubmissionProblem,
   type SubmissionRecord,

@@ -179,6 +179,49 @@ export async function approveInputs(
   });
 }
 
+export interface PendingApproval {
+  /** The submissions approved, by provider name. */
+  approved: SubmissionRecord[];
+  /** The pending submissions the approver submitted: still pending, for another analyst (maker-checker). */
+  refused: (SubmissionRecord & { reason: string })[];
+}
+
+/**
+ * Approves every pending submission the approver did not submit, in one transaction; each one they
+ * submitted stays pending and is reported with the maker-checker reason, as approveInputs refuses it.
+ */
+export async function approveAllPending(
+  store: Store,
+  clock: Clock,
+  approval: { by: string },
+): Promise<PendingApproval> {
+  const by = analyst(approval.by, 'approver');
+  return store.db.transaction().execute(async (tx) => {
+    const now = isoNow(clock);
+    const ids = [...new Set((await listSubmissions(tx, { pendingOnly: true })).map((row) => row.provider_id))];
+    const approved: SubmissionRecord[] = [];
+    const refused: PendingApproval['refused'] = [];
+    for (const id of ids) {
+      const pending = await latestPending(tx, id);
+      if (!pending) continue;
+      const document = parse(pending.document);
+      if (sameAnalyst(pending.submitted_by, by)) {
+        const reason = `${by} submitted these inputs and cannot approve them; another analyst must`;
+        refused.push({ ...recordOf(pending, document), reason });
+        continue;
+      }
+      await supersede(tx, id, 'APPROVED');
+      await markApproved(tx, pending.id, by, now);
+      approved.push(recordOf({ ...pending, status: 'APPROVED', approved_by: by, approved_at: now }, document));
+    }
+    return { approved: approved.sort(byProvider), refused: refused.sort(byProvider) };
+  });
+}
+
+function byProvider(a: SubmissionRecord, b: SubmissionRecord): number {
+  return compare(a.provider_name, b.provider_name) || compare(a.provider_id, b.provider_id);
+}
+
 /** Submissions, by provider name then newest first; only the pending ones when asked. */
 export async function listInputs(store: Store, options: { pendingOnly?: boolean } = {}): Promise<SubmissionRecord[]> {
   const rows = await listSubmissions(store.db, options);
