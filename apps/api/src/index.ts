@@ -52,11 +52,14 @@ export {
   findRelease,
   listReleases,
   type PublishFrameworkResult,
+  publishedFramework,
   publishFramework,
 } from './services/frameworks.js';
 export {
+  approveAllPending,
   approveInputs,
   listInputs,
+  type PendingApproval,
   SubmissionError,
   type SubmissionProblem,
   type SubmissionRecord,

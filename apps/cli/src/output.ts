@@ -21,17 +21,52 @@ export function modeOf(args: readonly string[]): Mode {
   return { json: before.includes('--json'), debug: before.includes('--debug') };
 }
 
+/** Whether the reader of standard output has gone (`svc … | head -1`): what is left to print is dropped. */
+let outputClosed = false;
+
+/**
+ * Ends the output quietly when its reader closes it, as Unix tools do: EPIPE on standard output or
+ * standard error is not a failure of the command, which finishes its work and keeps its own exit code;
+ * nothing more is written to the closed stream. Any other write failure (a full disk behind `>`) is
+ * reported on standard error and ends the run with the exit code of a file it cannot write (2).
+ * bin.ts installs it once, before the command runs.
+ */
+export function endOutputQuietlyWhenClosed(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (closedByReader(error)) outputClosed = true;
+    else cannotWriteOutput(error);
+  });
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (!closedByReader(error)) process.exit(EXIT_CODES.cannot_write);
+  });
+}
+
+function closedByReader(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED';
+}
+
+function cannotWriteOutput(error: NodeJS.ErrnoException): never {
+  outputClosed = true;
+  process.stderr.write(`error: cannot write to standard output: ${error.message}\n`);
+  process.exit(EXIT_CODES.cannot_write);
+}
+
+/** Every line of output goes through here. */
+function writeOut(text: string): void {
+  if (!outputClosed) process.stdout.write(text);
+}
+
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeOut(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** One JSON value on one line: for a long-running command whose output is a stream of lines. */
 export function printJsonLine(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  writeOut(`${JSON.stringify(value)}\n`);
 }
 
 export function printLines(...lines: string[]): void {
-  for (const line of lines) process.stdout.write(`${line}\n`);
+  for (const line of lines) writeOut(`${line}\n`);
 }
 
 /** A plain table: no colours, so the text is the same in a terminal, a pipe or a file. */

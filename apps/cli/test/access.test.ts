@@ -48,9 +48,9 @@ describe('svc workspace', () => {
     await expect(stat(join(vars.SVC_DATA_DIR, 'master.key'))).rejects.toThrow();
   });
 
-  it('a blank name is refused (exit 1)', async () => {
+  it('a blank name is bad usage (exit 2)', async () => {
     const run = svcIn(await embedded(), 'workspace', 'create', '   ');
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect(run.stderr).toBe('error: a workspace name is 1 to 200 characters\n');
   });
 
@@ -296,25 +296,26 @@ describe('svc key', () => {
     expect(run.stdout).toContain('it will not be shown again');
   });
 
-  it('an unknown workspace, an unknown key and a bad tier exit 1 with a clear message', async () => {
+  it('an unknown workspace or key exits 1 (refused), a bad tier 2 (bad usage), with a clear message', async () => {
     const vars = await embedded();
     const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
-    const cases: [string[], string, string][] = [
-      [['key', 'create', '--workspace', 'ws_nope', '--tier', 'FREE'], 'no workspace ws_nope', 'not_found'],
-      [['key', 'list', '--workspace', 'ws_nope'], 'no workspace ws_nope', 'not_found'],
-      [['key', 'revoke', 'key_nope'], 'no key key_nope', 'not_found'],
+    const cases: [string[], string, string, number][] = [
+      [['key', 'create', '--workspace', 'ws_nope', '--tier', 'FREE'], 'no workspace ws_nope', 'not_found', 1],
+      [['key', 'list', '--workspace', 'ws_nope'], 'no workspace ws_nope', 'not_found', 1],
+      [['key', 'revoke', 'key_nope'], 'no key key_nope', 'not_found', 1],
       [
         ['key', 'create', '--workspace', workspace_id, '--tier', 'GOLD'],
         'tier must be one of FREE, PROFESSIONAL, ENTERPRISE, CUSTOM',
         'invalid_value',
+        2,
       ],
     ];
-    for (const [args, message, code] of cases) {
+    for (const [args, message, code, exit] of cases) {
       const run = svcIn(vars, ...args);
-      expect(run.status, args.join(' ')).toBe(1);
+      expect(run.status, args.join(' ')).toBe(exit);
       expect(run.stderr).toBe(`error: ${message}\n`);
       const json = svcIn(vars, ...args, '--json');
-      expect(json.status).toBe(1);
+      expect(json.status).toBe(exit);
       expect(JSON.parse(json.stdout)).toEqual({ error: message, code });
     }
     const store = storeOf(vars);

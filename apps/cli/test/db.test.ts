@@ -9,7 +9,7 @@ import {
   svcIn,
   svcJsonIn,
 } from './operations.js';
-import { STACK_FRAME } from './svc.js';
+import { STACK_FRAME, WORKED_EXAMPLE } from './svc.js';
 
 interface SeedJson {
   store: string;
@@ -158,9 +158,15 @@ describe('svc: configuration from the environment', () => {
     });
   });
 
-  it('scoring does not read the configuration: a bad variable does not stop it', async () => {
-    const run = svcIn({ PORT: 'abc', DATABASE_URL: 'mysql://x' }, 'methodology', 'show', '--json');
-    expect(run.status).toBe(0);
+  it('scoring and verifying do not read the configuration: a bad variable does not stop them', async () => {
+    const run = svcIn({ PORT: 'abc', DATABASE_URL: 'mysql://x' }, 'score', WORKED_EXAMPLE, '--json');
+    expect(run.status, run.stderr).toBe(0);
+  });
+
+  it('methodology show reads the recorded sign-off from the configured store, so a bad variable stops it (exit 2)', async () => {
+    const run = svcIn({ DATABASE_URL: 'mysql://x' }, 'methodology', 'show');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^error: invalid configuration: DATABASE_URL: /);
   });
 
   it('an unreachable PostgreSQL is a clear failure (exit 2), without the password', () => {

@@ -16,11 +16,14 @@ import type { Store } from '../store/store.js';
 import { issuanceResource } from './served.js';
 import { emitEvent } from './webhooks/events.js';
 
-/** An administrative verb refused: `not_found` for an unknown id, `invalid_value` for data it cannot take. */
+/**
+ * An administrative verb refused: `not_found` for an unknown id, `invalid_value` for data it cannot take,
+ * `refused` when the records' state does not allow it (already withdrawn, already resolved).
+ */
 export class AdminError extends Error {
   override readonly name = 'AdminError';
   constructor(
-    readonly code: 'not_found' | 'invalid_value',
+    readonly code: 'not_found' | 'invalid_value' | 'refused',
     message: string,
     readonly problems: readonly { path: string; message: string }[] = [],
   ) {
@@ -87,11 +90,10 @@ export async function withdrawProvider(
     const provider = await findProvider(tx, providerId);
     if (!provider) throw new AdminError('not_found', `no provider ${providerId}`);
     if (provider.withdrawn_at !== null) {
-      throw new AdminError('invalid_value', `provider ${providerId} was already withdrawn at ${provider.withdrawn_at}`);
+      throw new AdminError('refused', `provider ${providerId} was already withdrawn at ${provider.withdrawn_at}`);
     }
     const current = provider.current_indicator_id ? await findIndicator(tx, provider.current_indicator_id) : undefined;
-    if (!current)
-      throw new AdminError('invalid_value', `provider ${providerId} has no published indicator to withdraw`);
+    if (!current) throw new AdminError('refused', `provider ${providerId} has no published indicator to withdraw`);
     const now = isoNow(clock);
     await tx
       .updateTable('providers')
@@ -325,10 +327,7 @@ export async function resolveRequest(
     const existing = await findCoverageRequest(tx, requestId);
     if (!existing) throw new AdminError('not_found', `no coverage request ${requestId}`);
     if (existing.status === 'RESOLVED') {
-      throw new AdminError(
-        'invalid_value',
-        `coverage request ${requestId} was already resolved at ${existing.resolved_at}`,
-      );
+      throw new AdminError('refused', `coverage request ${requestId} was already resolved at ${existing.resolved_at}`);
     }
     const now = isoNow(clock);
     await resolveCoverageRequest(tx, requestId, note, now);

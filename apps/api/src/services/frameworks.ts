@@ -111,6 +111,25 @@ export async function currentPublishedFramework(store: Store, date: string): Pro
   return release ? releasedFramework(release) : currentFramework();
 }
 
+/**
+ * A framework as every reader shows it (GET /api/v1/methodology, the agent tool, `svc methodology show`): the named
+ * version (as the engine keys it, e.g. "1.0"), or without one the framework in force on `date`. Its sign-off has one
+ * source: the release recorded when the version was published (`svc methodology publish`), and the engine's built-in
+ * sign-off only while no release of that version is recorded. The definition, and so its hash, is the engine's.
+ * Undefined for a version the engine does not know.
+ */
+export async function publishedFramework(
+  store: Store,
+  version: string | undefined,
+  date: string,
+): Promise<Framework | undefined> {
+  if (version === undefined) return currentPublishedFramework(store, date);
+  const known = frameworks.get(version);
+  if (!known) return undefined;
+  const release = await findReleaseRow(store.db, known.definition.version);
+  return release ? releasedFramework(release) : known;
+}
+
 /** The engine's definition for a release, bound to the release's sign-off. */
 function releasedFramework(release: FrameworkRelease): Framework {
   const known = frameworks.get(release.version);

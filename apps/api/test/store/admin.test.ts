@@ -101,7 +101,7 @@ describe.each(engines)('admin services on %s', (engine) => {
 
       // Twice is refused and changes nothing; so is an unknown provider.
       const before = await storeContents(store);
-      await refused(withdrawProvider(store, clock, id), 'invalid_value', /already withdrawn/);
+      await refused(withdrawProvider(store, clock, id), 'refused', /already withdrawn/);
       await refused(withdrawProvider(store, clock, UNKNOWN_PROVIDER_ID), 'not_found', /^no provider /);
       expect(await storeContents(store)).toEqual(before);
 
@@ -222,7 +222,7 @@ describe.each(engines)('admin services on %s', (engine) => {
       expect((await listRequests(store, 'RECEIVED')).map((r) => r.id)).toEqual(['cr_b']);
 
       const before = await storeContents(store);
-      await refused(resolveRequest(store, clock, 'cr_a', 'again'), 'invalid_value', /already resolved/);
+      await refused(resolveRequest(store, clock, 'cr_a', 'again'), 'refused', /already resolved/);
       await refused(resolveRequest(store, clock, 'cr_nope', 'x'), 'not_found', /no coverage request cr_nope/);
       await refused(resolveRequest(store, clock, 'cr_b', '   '), 'invalid_value', /resolution/);
       await refused(listRequests(store, 'OPEN'), 'invalid_value', /status must be one of RECEIVED, RESOLVED/);
