@@ -167,11 +167,10 @@ export const DeliveryParamsSchema = z.strictObject({ webhookId: WebhookIdSchema,
 
 export const WebhookCreateBodySchema = z
   .strictObject({
-    url: z
-      .string()
-      .min(1, 'must be an https URL')
-      .max(2048, 'must be at most 2048 characters')
-      .meta({ description: 'https only; private, loopback and metadata addresses are refused.' }),
+    url: z.string().min(1, 'must be an https URL').max(2048, 'must be at most 2048 characters').meta({
+      description:
+        'https only; private, loopback and metadata addresses are refused, and so are port 0 and the ports below 1024 other than 443.',
+    }),
     events: z
       .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }))
       .min(1, 'must name at least one event')

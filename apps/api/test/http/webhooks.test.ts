@@ -261,6 +261,18 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
         says: '10.0.0.1 is a private address',
       },
       {
+        proves: 'port 0 is refused: no receiver can listen there',
+        body: { url: 'https://93.184.216.34:0/hook', events: ['issuance.updated'] },
+        paths: ['body.url'],
+        says: 'port 0 is not a port a receiver can listen on',
+      },
+      {
+        proves: 'a system port below 1024 is refused, naming the ports allowed',
+        body: { url: 'https://93.184.216.34:25/hook', events: ['issuance.updated'] },
+        paths: ['body.url'],
+        says: 'port 25 is a system port (below 1024) that cannot be a webhook receiver; use 443 or 80',
+      },
+      {
         proves: 'a URL carrying a user name and password is refused',
         body: { url: 'https://user:pass@93.184.216.34/hook', events: ['issuance.updated'] },
         paths: ['body.url'],
@@ -509,6 +521,30 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
       expect(attempt).toMatchObject({ attempt: 1, status_code: 200, error: null, response_excerpt: 'ok' });
       expect(attempt?.duration_ms).toBeGreaterThanOrEqual(0);
       expect(Date.parse(attempt?.started_at ?? '')).toBeGreaterThanOrEqual(Date.parse(queued.created_at));
+    });
+
+    it('an endpoint stored with port 0 (registered before ports were checked) is not sent to: the attempt says why', async () => {
+      const { key } = await issue();
+      const r = await receiver();
+      const endpoint = await register(key, r.url);
+      const stale = endpoint.url.replace(/:\d+\//, ':0/');
+      expect(stale).not.toBe(endpoint.url);
+      await server()
+        .services.store.db.updateTable('webhook_endpoints')
+        .set({ url: stale })
+        .where('id', '=', endpoint.id)
+        .execute();
+      const queued = await ping(key, endpoint.id);
+      const tried = await until('the first attempt', async () => {
+        const found = (await log(key, endpoint.id)).data.find((d) => d.id === queued.id);
+        return found && found.attempt_log.length > 0 ? found : undefined;
+      });
+      expect(tried.attempt_log[0]).toMatchObject({
+        attempt: 1,
+        status_code: null,
+        error: 'not sent: port 0 is not a port a receiver can listen on',
+      });
+      expect(r.received).toHaveLength(0);
     });
 
     it('a publication reaches the endpoints subscribed to risk_indicator.published, with the contract data, and no other', async () => {
