@@ -1,3 +1,4 @@
+import { plainText } from '@svc/methodology';
 import { z } from 'zod';
 import { PageQuery, RiskBandSchema, RiskIndicatorIdSchema, TimestampSchema, UuidSchema } from './common.js';
 import { IssuanceSchema } from './resources.js';
@@ -175,7 +176,11 @@ export const WebhookCreateBodySchema = z
       .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }))
       .min(1, 'must name at least one event')
       .refine((list) => new Set(list).size === list.length, 'must not name an event twice'),
-    description: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters').optional(),
+    description: plainText(z.string())
+      .trim()
+      .min(1, 'must not be empty')
+      .max(500, 'must be at most 500 characters')
+      .optional(),
   })
   .meta({ id: 'WebhookCreate' });
 

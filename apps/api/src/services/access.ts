@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TIERS, type Tier } from '@svc/contracts';
+import { controlCharacterProblem } from '@svc/methodology';
 import { type Clock, isoNow } from '../clock.js';
 import {
   findApiKeyByHash,
@@ -48,6 +49,8 @@ export async function createWorkspace(
 ): Promise<CreatedWorkspace> {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) throw new AccessError('a workspace name is 1 to 200 characters');
+  const unreadable = controlCharacterProblem(name);
+  if (unreadable) throw new AccessError(`a workspace name ${unreadable}`);
   const id = newId('ws');
   const secret = newWebhookSecret();
   await insertWorkspace(store.db, {

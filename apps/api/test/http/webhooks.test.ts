@@ -210,8 +210,8 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
 
     it('a workspace may have 20 endpoints: the 21st is a 409 too_many_webhooks, and deleting one makes room', async () => {
       const { key } = await issue();
-      // Port 1 refuses at once; nothing emits methodology.published here, so nothing is sent anyway.
-      const url = (n: number) => `https://127.0.0.1:1/hooks/${n}`;
+      // Nothing emits methodology.published here, so nothing is sent (and port 1024 is not a system port).
+      const url = (n: number) => `https://127.0.0.1:1024/hooks/${n}`;
       const made: WebhookEndpoint[] = [];
       for (let n = 1; n <= 20; n++) made.push(await register(key, url(n), ['methodology.published']));
       const res = await server().send('POST', WEBHOOKS, { url: url(21), events: ['methodology.published'] }, key);
@@ -349,6 +349,18 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
         body: { url: 'https://93.184.216.34/hook', events: ['issuance.updated'], description: '   ' },
         paths: ['body.description'],
         says: 'must not be empty',
+      },
+      {
+        proves: 'a description with a terminal escape is refused, naming the character',
+        body: { url: 'https://93.184.216.34/hook', events: ['issuance.updated'], description: 'ops\u001b[2J' },
+        paths: ['body.description'],
+        says: 'must not hold control characters, bidirectional overrides or line separators; found U+001B at character 4',
+      },
+      {
+        proves: 'a description with a line break or a bidi override is refused',
+        body: { url: 'https://93.184.216.34/hook', events: ['issuance.updated'], description: 'ops\r\n\u202eteam' },
+        paths: ['body.description'],
+        says: 'found U+000D at character 4',
       },
       {
         proves: 'a body that is not an object is refused',
