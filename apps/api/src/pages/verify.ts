@@ -1,4 +1,5 @@
-import type { RiskIndicator } from '@svc/methodology';
+import type { NextBandPath, RiskIndicator } from '@svc/methodology';
+import { nextBandWords } from '../services/next-band-words.js';
 import { html, page } from './html.js';
 
 /** What the verification page shows: the stored indicator, its row's dates and hashes, and where it stands now. */
@@ -12,6 +13,8 @@ export interface VerifyView {
   resultSha256: string;
   /** The framework's short version ("1.0") when this service knows the framework, for the methodology link. */
   frameworkVersion: string | null;
+  /** The path to the next band stored beside the indicator; null until the service has computed it. */
+  pathToNextBand: NextBandPath | null;
   standing:
     | { kind: 'current' }
     | { kind: 'superseded'; currentId: string | null }
@@ -19,6 +22,8 @@ export interface VerifyView {
 }
 
 const when = (iso: string) => html`<time datetime="${iso}">${iso}</time>`;
+/** A calendar date (the evaluation date is a date, whatever time its timestamp carries). */
+const onDay = (iso: string) => html`<time datetime="${iso.slice(0, 10)}">${iso.slice(0, 10)}</time>`;
 
 export function verifyPage(view: VerifyView): string {
   const ri = view.indicator;
@@ -36,6 +41,7 @@ kept for verification, but a later one has replaced it for ${ri.name}${
           }.</p>`
         : html`<p class="note withdrawn"><strong>Withdrawn.</strong> Coverage of ${ri.name} was withdrawn on
 ${when(view.standing.withdrawnAt)}; this Risk Indicator is kept for verification but is no longer in force.</p>`;
+  const nextBand = nextBandWords(ri.final_score, ri.svc_decision_object, view.pathToNextBand);
   const modules = ri.score_commentary.modules.map(
     (m) => html`<tr><td>${m.module_id}</td><td>${m.label}</td><td>${m.score.toFixed(2)} of ${m.max}</td></tr>`,
   );
@@ -53,12 +59,12 @@ ${standing}
 <dt>Band</dt><dd>${ri.risk_band}</dd>
 <dt>Confidence</dt><dd>${ri.confidence.toFixed(4)}</dd>
 <dt>Framework</dt><dd>${ri.framework_version}</dd>
-<dt>Scored (evaluation date)</dt><dd>${when(ri.scored_at)}</dd>
+<dt>Scored (evaluation date)</dt><dd>${onDay(ri.scored_at)}</dd>
 <dt>Inputs approved</dt><dd>${when(view.scoreVerifiedAt)} <span class="muted">(score_verified_at)</span></dd>
 <dt>Published</dt><dd>${when(view.publishedAt)}</dd>
 </dl>
 <p>${ri.svc_decision_object.summary}</p>
-<h2>Modules</h2>
+${nextBand === null ? '' : html`<p class="next-band">${nextBand}</p>\n`}<h2>Modules</h2>
 <table><thead><tr><th>Module</th><th>Label</th><th>Score</th></tr></thead><tbody>
 ${modules}</tbody></table>
 <h2>Package hashes</h2>
