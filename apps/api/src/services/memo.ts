@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PortfolioScore, RiskIndicatorResponse } from '@svc/contracts';
+import { showControls } from '@svc/methodology';
 import { html, raw, type SafeHtml } from '../pages/html.js';
 import { nextBandWords } from './next-band-words.js';
 
@@ -27,7 +28,7 @@ export interface RenderedMemo {
 
 /** Text that Markdown would read as markup (a provider named `*Acme*` or `[x](y)`) is escaped. */
 function mdText(text: string): string {
-  return text.replace(/[\\`*_[\]<>#|~&]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
+  return showControls(text.replace(/\r?\n/g, ' ')).replace(/[\\`*_[\]<>#|~&]/g, (c) => `\\${c}`);
 }
 
 /**
@@ -63,8 +64,20 @@ function markdown(blocks: Block[]): string {
   return `${out.join('\n\n')}\n`;
 }
 
+/** Every text of the blocks with its control characters shown (`\u001b`), as a store written before the rule may hold them. */
+function visible(blocks: Block[]): Block[] {
+  const line = (i: Inline): Inline => (typeof i === 'string' ? showControls(i) : i);
+  return blocks.map((b): Block => {
+    if (b.kind === 'heading') return { ...b, text: showControls(b.text) };
+    if (b.kind === 'paragraph')
+      return { ...b, text: typeof b.text === 'string' ? showControls(b.text) : b.text.map(line) };
+    if (b.kind === 'list') return { ...b, items: b.items.map(showControls) };
+    return { ...b, rows: b.rows.map((r) => r.map((c) => (typeof c === 'string' ? showControls(c) : c))) };
+  });
+}
+
 function htmlBlocks(blocks: Block[]): SafeHtml {
-  return html`${blocks.map((b) => {
+  return html`${visible(blocks).map((b) => {
     if (b.kind === 'heading') return b.level === 1 ? html`<h1>${b.text}</h1>\n` : html`<h2>${b.text}</h2>\n`;
     if (b.kind === 'paragraph')
       return html`<p>${inlines(b.text).map((i) => (typeof i === 'string' ? i : 'code' in i ? html`<code>${i.code}</code>` : html`<a href="${i.link}">${i.link}</a>`))}</p>\n`;
@@ -115,7 +128,7 @@ ${body}</article>
 
 function render(title: string, blocks: Block[], format: MemoFormat): RenderedMemo {
   if (format === 'md') return { body: markdown(blocks), contentType: 'text/markdown; charset=utf-8' };
-  return { body: memoDocument(title, htmlBlocks(blocks)), contentType: 'text/html; charset=utf-8' };
+  return { body: memoDocument(showControls(title), htmlBlocks(blocks)), contentType: 'text/html; charset=utf-8' };
 }
 
 const score2 = (n: number) => n.toFixed(2);
