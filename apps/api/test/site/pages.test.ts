@@ -251,6 +251,8 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect(text).toContain('x-api-key');
     expect(text).toContain('PROFESSIONAL 1000');
     expect(text).toContain('ENTERPRISE 50000');
+    expect(text).toContain('holds no control characters, bidirectional overrides or line separators');
+    expect(text).toContain('port 0 or another port below 1024 other than 443');
     for (const path of ['/openapi.json', '/docs', '/docs/errors']) expect(text).toContain(`(${server.url}${path})`);
     // Every link is absolute and well formed.
     for (const m of text.matchAll(/\]\(([^)]+)\)/g)) expect(m[1]).toMatch(/^https?:\/\//);
