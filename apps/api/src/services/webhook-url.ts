@@ -125,7 +125,7 @@ function portRefusal(url: URL, allowLoopback: boolean): string | null {
   if (port === 80 && allowLoopback) return null;
   if (port === 0) return 'port 0 is not a port a receiver can listen on';
   if (port < 1024) {
-    const allowed = allowLoopback ? '443 or 80' : '443';
+    const allowed = allowLoopback ? '443, 80' : '443';
     return `port ${port} is a system port (below 1024) that cannot be a webhook receiver; use ${allowed} or a port from 1024 up`;
   }
   return null;

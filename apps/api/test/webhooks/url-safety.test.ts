@@ -213,7 +213,8 @@ const refused: Refused[] = [
     proves: 'a system port is refused where loopback is allowed too, naming 80 as allowed',
     url: 'http://127.0.0.1:25/',
     allowLoopback: true,
-    reason: 'port 25 is a system port (below 1024) that cannot be a webhook receiver; use 443 or 80',
+    reason:
+      'port 25 is a system port (below 1024) that cannot be a webhook receiver; use 443, 80 or a port from 1024 up',
   },
 ];
 
