@@ -1,3 +1,4 @@
+import { showControls } from '@svc/methodology';
 import Table from 'cli-table3';
 import { type Command, CommanderError } from 'commander';
 import { asCliError, type CliError, EXIT_CODES, type ProblemLine } from './errors.js';
@@ -56,28 +57,47 @@ function writeOut(text: string): void {
   if (!outputClosed) process.stdout.write(text);
 }
 
+/**
+ * The characters of the free-text rule that JSON.stringify leaves as they are (DEL, the C1 controls,
+ * the line separators, the bidi overrides and isolates, U+FFFE/U+FFFF): written as \u escapes, the
+ * JSON means the same and a terminal shows them instead of obeying them. (JSON.stringify already
+ * escapes the C0 controls and lone surrogates.)
+ */
+const JSON_UNSHOWN = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
+
+function visibleJson(text: string): string {
+  return text.replace(JSON_UNSHOWN, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+
 export function printJson(value: unknown): void {
-  writeOut(`${JSON.stringify(value, null, 2)}\n`);
+  writeOut(`${visibleJson(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** One JSON value on one line: for a long-running command whose output is a stream of lines. */
 export function printJsonLine(value: unknown): void {
-  writeOut(`${JSON.stringify(value)}\n`);
+  writeOut(`${visibleJson(JSON.stringify(value))}\n`);
 }
 
+/** Each line's text with control characters made visible (`\u001b`); the line breaks of a rendered table stay. */
 export function printLines(...lines: string[]): void {
-  for (const line of lines) writeOut(`${line}\n`);
+  for (const line of lines) writeOut(`${line.split('\n').map(showControls).join('\n')}\n`);
 }
 
-/** A plain table: no colours, so the text is the same in a terminal, a pipe or a file. */
+/**
+ * A plain table: no colours, so the text is the same in a terminal, a pipe or a file. Every cell's
+ * text is shown with its control characters made visible (a stored line break is `\u000a`, not a new
+ * line); a cell given as a list of lines is shown one line under another.
+ */
 export function renderTable(
   head: readonly string[],
-  rows: readonly (readonly string[])[],
+  rows: readonly (readonly (string | readonly string[])[])[],
   colWidths?: readonly number[],
 ): string {
   const wrapping = colWidths ? { colWidths: [...colWidths], wordWrap: true } : {};
   const table = new Table({ head: [...head], style: { head: [], border: [] }, ...wrapping });
-  for (const row of rows) table.push([...row]);
+  const cell = (c: string | readonly string[]) =>
+    typeof c === 'string' ? showControls(c) : c.map(showControls).join('\n');
+  for (const row of rows) table.push(row.map(cell));
   return table.toString();
 }
 
@@ -98,8 +118,8 @@ export function reportError(error: unknown, mode: Mode): number {
 }
 
 function writeErrorLines(failure: CliError): void {
-  process.stderr.write(`error: ${failure.headline}\n`);
-  for (const p of failure.problems) process.stderr.write(`  ${problemText(p)}\n`);
+  process.stderr.write(`error: ${showControls(failure.headline)}\n`);
+  for (const p of failure.problems) process.stderr.write(`  ${showControls(problemText(p))}\n`);
 }
 
 /** "file: path: message", leaving out what a problem does not have. */

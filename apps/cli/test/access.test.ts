@@ -272,8 +272,14 @@ describe('svc key', () => {
     for (const [name, message] of [
       ['   ', 'a key name is 1 to 200 characters'],
       ['x'.repeat(201), 'a key name is 1 to 200 characters'],
-      ['tab\there', 'a key name may not hold control characters (line breaks, tabs, escapes, bidi overrides)'],
-      ['\u001b[2Jwiped', 'a key name may not hold control characters (line breaks, tabs, escapes, bidi overrides)'],
+      [
+        'tab\there',
+        'a key name must not hold control characters, bidirectional overrides or line separators; found U+0009 at character 4',
+      ],
+      [
+        '\u001b[2Jwiped',
+        'a key name must not hold control characters, bidirectional overrides or line separators; found U+001B at character 1',
+      ],
     ] as const) {
       const run = svcIn(vars, ...base, '--name', name);
       expect(run.status).not.toBe(0);

@@ -1,4 +1,4 @@
-import { FrameworkDefinitionSchema, SignOffSchema } from '@svc/methodology';
+import { FrameworkDefinitionSchema, plainText, SignOffSchema } from '@svc/methodology';
 import { z } from 'zod';
 import {
   NextCursorSchema,
@@ -166,14 +166,17 @@ export const ChangelogResponseSchema = z
 
 export const CoverageRequestBodySchema = z
   .strictObject({
-    provider_name: z.string().trim().min(2, 'must be 2 to 200 characters').max(200, 'must be 2 to 200 characters'),
+    provider_name: plainText(z.string())
+      .trim()
+      .min(2, 'must be 2 to 200 characters')
+      .max(200, 'must be 2 to 200 characters'),
     website: z
       .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
       .max(2048, 'must be at most 2048 characters')
       .optional(),
     contact_email: z.email({ error: 'must be an email address' }).max(254).optional(),
     planner_type: PlannerTypeSchema.optional(),
-    message: z.string().max(2000, 'must be at most 2000 characters').optional(),
+    message: plainText(z.string(), 'multiline').max(2000, 'must be at most 2000 characters').optional(),
   })
   .meta({ id: 'CoverageRequest' });
 

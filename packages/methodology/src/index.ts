@@ -64,3 +64,4 @@ export {
 export type { Difference } from './package/diff.js';
 export { type Verification, verifyPackage } from './package/verify.js';
 export { checkInputs, InputsError, score, withEvaluationDate } from './score.js';
+export { codePointName, controlCharacterProblem, isPlainText, plainText, showControls, type TextKind } from './text.js';

@@ -80,6 +80,7 @@ export function llmsTxt(site: string, framework: Framework): string {
     '## Errors',
     '',
     `Errors are RFC 9457 problem details (\`application/problem+json\`): \`type\` (${site}/docs/errors#<code>), \`title\`, \`status\`, \`detail\`, \`instance\`, \`code\`, \`request_id\`, and \`errors: [{path, message}]\` for invalid values.`,
+    'Free text (names, descriptions; a `message` may run over lines) holds no control characters, bidirectional overrides or line separators: such a value is a 400 naming its path and the character. Webhook URLs on port 0 or another port below 1024 other than 443 are refused.',
     '',
     ...(Object.keys(ERROR_CODES) as ErrorCode[]).map(
       (code) =>

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TIERS, type Tier } from '@svc/contracts';
+import { controlCharacterProblem } from '@svc/methodology';
 import { type Clock, isoNow, systemClock } from '../clock.js';
 import {
   findApiKeyByHash,
@@ -54,6 +55,8 @@ export async function createWorkspace(
 ): Promise<CreatedWorkspace> {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) throw new AccessError('a workspace name is 1 to 200 characters');
+  const unreadable = controlCharacterProblem(name);
+  if (unreadable) throw new AccessError(`a workspace name ${unreadable}`);
   const id = newId('ws');
   const secret = newWebhookSecret();
   await insertWorkspace(store.db, {
@@ -191,10 +194,6 @@ export interface KeyOptions {
 /** The longest lifetime a key may be given at creation: ten years. */
 export const MAX_KEY_LIFETIME_MS = 3650 * 86_400_000;
 
-/** C0 and C1 controls, and the bidirectional overrides and isolates that reorder what a terminal shows. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-
 /** Issues a key: 32 random bytes behind the prefix, shown once, stored only as its SHA-256. */
 export async function createKey(
   store: Store,
@@ -208,9 +207,8 @@ export async function createKey(
   if (name !== null && (name.length < 1 || name.length > 200)) {
     throw new AccessError('a key name is 1 to 200 characters');
   }
-  if (name !== null && CONTROL.test(name)) {
-    throw new AccessError('a key name may not hold control characters (line breaks, tabs, escapes, bidi overrides)');
-  }
+  const unreadable = name === null ? null : controlCharacterProblem(name);
+  if (unreadable) throw new AccessError(`a key name ${unreadable}`);
   const lifetime = options.expiresInMs;
   if (lifetime !== undefined && (!Number.isSafeInteger(lifetime) || lifetime <= 0 || lifetime > MAX_KEY_LIFETIME_MS)) {
     throw new AccessError('a key expires more than 0 and at most 3650 days (ten years) after it is created');

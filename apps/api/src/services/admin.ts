@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ISSUANCE_STATUSES, ISSUANCE_TYPES, type RiskBand, UuidSchema } from '@svc/contracts';
+import { controlCharacterProblem, plainText } from '@svc/methodology';
 import { z } from 'zod';
 import { type Clock, isoNow } from '../clock.js';
 import { insertChange } from '../store/repositories/changelog.js';
@@ -84,6 +85,8 @@ export async function withdrawProvider(
   if (why !== null && (why.length < 1 || why.length > 2000)) {
     throw new AdminError('invalid_value', 'a withdrawal reason is 1 to 2000 characters');
   }
+  const unreadable = reason === undefined ? null : controlCharacterProblem(reason);
+  if (unreadable) throw new AdminError('invalid_value', `a withdrawal reason ${unreadable}`);
   return store.db.transaction().execute(async (tx) => {
     // Taken first, as publishing does: it serialises writers on PostgreSQL.
     await increment(tx, PUBLICATION_VERSION);
@@ -146,7 +149,10 @@ function calendarDate(value: string): boolean {
 }
 
 const text = (what: string, max: number) =>
-  z.string().trim().min(1, `${what} is 1 to ${max} characters`).max(max, `${what} is 1 to ${max} characters`);
+  plainText(z.string())
+    .trim()
+    .min(1, `${what} is 1 to ${max} characters`)
+    .max(max, `${what} is 1 to ${max} characters`);
 
 /** The issuance record's field rules (the contracts' IssuanceSchema, made strict for writing). */
 const IssuanceFieldsSchema = z.object({
@@ -323,6 +329,8 @@ export async function resolveRequest(
   const note = resolution.trim();
   if (note.length < 1 || note.length > 2000)
     throw new AdminError('invalid_value', 'a resolution is 1 to 2000 characters');
+  const unreadable = controlCharacterProblem(resolution, 'multiline');
+  if (unreadable) throw new AdminError('invalid_value', `a resolution ${unreadable}`);
   return store.db.transaction().execute(async (tx) => {
     const existing = await findCoverageRequest(tx, requestId);
     if (!existing) throw new AdminError('not_found', `no coverage request ${requestId}`);

@@ -1,4 +1,5 @@
 import {
+  controlCharacterProblem,
   currentFramework,
   defineFramework,
   type Framework,
@@ -54,6 +55,8 @@ export async function publishFramework(
       `${definition.framework_version} has no chief risk officer sign-off: name who signed it off`,
     );
   }
+  const unreadable = controlCharacterProblem(request.signedOffBy);
+  if (unreadable) throw new FrameworkError(`the name of who signed it off (--signed-off-by) ${unreadable}`);
   const known = frameworks.get(definition.version);
   if (!known) {
     throw new FrameworkError(`the engine knows no framework version ${definition.version}: it cannot be published`);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   canonicalJson,
+  controlCharacterProblem,
   currentFramework,
   type Framework,
   type InputsDocument,
@@ -70,6 +71,8 @@ function analyst(name: string, role: string): string {
   if (trimmed.length < 1 || trimmed.length > 200) {
     throw new SubmissionError('invalid_value', `the ${role}'s name (--by) is 1 to 200 characters`);
   }
+  const unreadable = controlCharacterProblem(name);
+  if (unreadable) throw new SubmissionError('refused', `the ${role}'s name (--by) ${unreadable}`);
   return trimmed;
 }
 

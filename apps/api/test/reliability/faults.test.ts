@@ -126,7 +126,7 @@ describe.skipIf(!postgresAvailable)('faults with real processes', () => {
     const pg = await proxyOf(POSTGRES_URL);
     const { store, databaseUrl } = await newStore();
     const ids = await approvedProviders(store, PROVIDERS);
-    const watcher = await subscriber(store, 'http://127.0.0.1:9/hook');
+    const watcher = await subscriber(store, 'http://127.0.0.1:65535/hook');
     const [detailId] = ids as [string];
     await publishRun(store, systemClock, { providers: [detailId] });
     const vars = await apiEnv({
