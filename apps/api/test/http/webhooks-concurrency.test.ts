@@ -7,8 +7,8 @@ import { engines } from '../support/stores.js';
 const WEBHOOKS = '/api/v1/webhooks';
 const ListSchema = WebhooksListResponseSchema.strict();
 
-// Port 1 refuses at once; nothing here emits methodology.published, so nothing is sent anyway.
-const quietBody = (path: string) => ({ url: `https://127.0.0.1:1${path}`, events: ['methodology.published'] });
+// Nothing listens on port 65535 here; nothing here emits methodology.published, so nothing is sent anyway.
+const quietBody = (path: string) => ({ url: `https://127.0.0.1:65535${path}`, events: ['methodology.published'] });
 
 describe.each(engines)('webhook registrations arriving at once on %s', (engine) => {
   const server = useServer(engine);
