@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { withdrawProvider } from '../../src/services/admin.js';
-import { manualClock } from '../support/clock.js';
+import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { example, LOW_BAND_ID, WORKED_ID } from '../support/documents.js';
 import { publish, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
 
 describe.each(engines)('a withdrawn provider on %s', (engine) => {
-  const clock = manualClock();
+  const clock = manualClock(AFTER_EXAMPLES);
   let key = '';
   const server = useServer(
     engine,

@@ -69,7 +69,7 @@ import {
 import { findWorkspace, insertWorkspace } from '../../src/store/repositories/workspaces.js';
 import type { Database } from '../../src/store/schema.js';
 import type { Dialect, Store } from '../../src/store/store.js';
-import { manualClock } from '../support/clock.js';
+import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { exampleDocument, framework } from '../support/documents.js';
 import { engines, type FreshStore, freshStore } from '../support/stores.js';
 
@@ -499,7 +499,7 @@ async function seed(s: FreshStore): Promise<void> {
     disabled_reason: null,
     deleted_at: null,
   });
-  const clock = manualClock(AT);
+  const clock = manualClock(AFTER_EXAMPLES);
   for (const document of PROVIDERS) {
     const outcome = await publishIndicator(s, clock, { document, framework, approvedAt: AT });
     if (outcome.status !== 'published') throw new Error(`seed: ${outcome.status}`);
