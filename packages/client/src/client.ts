@@ -13,6 +13,7 @@ import type {
   DeliveriesParams,
   DeliveriesResponse,
   ExportParams,
+  HistoryEntry,
   HistoryParams,
   Holding,
   Issuance,
@@ -150,17 +151,20 @@ export class SvcClient {
     return this.#http.json(get(path`/api/v1/scores/${providerId}`), options);
   }
 
-  /** GET /api/v1/scores/{providerId}/history (PROFESSIONAL): one page of published indicators, newest first. */
+  /**
+   * GET /api/v1/scores/{providerId}/history (PROFESSIONAL): one page of the history, newest first: published
+   * indicators, and withdrawals as entries of their own (`entry_type: "withdrawal"`; see `isWithdrawal`).
+   */
   history(providerId: string, params: HistoryParams = {}, options?: RequestOptions): Promise<ScoreHistoryResponse> {
     return this.#http.json(get(path`/api/v1/scores/${providerId}/history`, params), options);
   }
 
-  /** Every published indicator of a provider, newest first, page after page. */
+  /** Every entry of a provider's history (publications and withdrawals), newest first, page after page. */
   iterHistory(
     providerId: string,
     params: Unpaged<HistoryParams> = {},
     options?: RequestOptions,
-  ): AsyncGenerator<RiskIndicatorResponse> {
+  ): AsyncGenerator<HistoryEntry> {
     return eachItem((cursor) => this.history(providerId, { ...params, cursor }, options));
   }
 

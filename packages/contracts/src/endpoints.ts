@@ -127,7 +127,12 @@ export const endpoints = {
     operationId: 'getScoreHistory',
     method: 'get',
     path: '/api/v1/scores/{providerId}/history',
-    summary: "A provider's published Risk Indicators, newest first",
+    summary: "A provider's published Risk Indicators and withdrawals, newest first",
+    description:
+      'Every publication (a Risk Indicator) and every withdrawal (an entry of its own, `entry_type: "withdrawal"`, ' +
+      'with the indicator withdrawn, its score and band, and the reason), newest first. A withdrawal follows the ' +
+      'publication it withdrew, so a provider withdrawn and published again from the same inputs lists the same ' +
+      '`risk_indicator_id` twice with its withdrawal between.',
     tag: 'Scores',
     tier: 'PROFESSIONAL',
     limit: 'key',

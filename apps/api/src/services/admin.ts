@@ -12,6 +12,7 @@ import {
 import { findIssuance, type IssuanceRow, listIssuances, upsertIssuance } from '../store/repositories/issuances.js';
 import { increment, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import { findIndicator, findProvider, listProvidersWithIndicator } from '../store/repositories/providers.js';
+import { insertWithdrawal } from '../store/repositories/withdrawals.js';
 import type { Store } from '../store/store.js';
 import { issuanceResource } from './served.js';
 import { emitEvent } from './webhooks/events.js';
@@ -90,9 +91,20 @@ export async function withdrawProvider(
       throw new AdminError('invalid_value', `provider ${providerId} was already withdrawn at ${provider.withdrawn_at}`);
     }
     const current = provider.current_indicator_id ? await findIndicator(tx, provider.current_indicator_id) : undefined;
-    if (!current)
+    if (!current || provider.current_seq === null)
       throw new AdminError('invalid_value', `provider ${providerId} has no published indicator to withdraw`);
     const now = isoNow(clock);
+    // Kept in the provider's history, right after the publication it ends.
+    await insertWithdrawal(tx, {
+      after_seq: provider.current_seq,
+      provider_id: providerId,
+      risk_indicator_id: current.risk_indicator_id,
+      framework_version: current.framework_version,
+      previous_score: current.final_score,
+      previous_band: current.risk_band,
+      reason: why,
+      withdrawn_at: now,
+    });
     await tx
       .updateTable('providers')
       .set({ withdrawn_at: now, current_indicator_id: null, current_seq: null, updated_at: now })

@@ -17,6 +17,7 @@ from .types import (
     CoverageRequestReceipt,
     DeliveriesResponse,
     DeliveryStatus,
+    HistoryEntry,
     Issuance,
     IssuancesResponse,
     IssuanceStatus,
@@ -145,7 +146,7 @@ class AsyncClient:
     ) -> ScoreHistoryResponse:
         return await self._run(self._client.history, provider_id, limit, cursor)
 
-    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> AsyncIterator[RiskIndicator]:
+    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> AsyncIterator[HistoryEntry]:
         return _async_items(lambda cursor: self.history(provider_id, page_size, cursor))
 
     async def methodology(self, version: Optional[str] = None) -> MethodologyResponse:

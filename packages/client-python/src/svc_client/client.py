@@ -13,6 +13,7 @@ from .types import (
     CoverageRequestReceipt,
     DeliveriesResponse,
     DeliveryStatus,
+    HistoryEntry,
     Holding,
     InputOverride,
     InputValue,
@@ -154,12 +155,13 @@ class Client:
     def history(
         self, provider_id: str, limit: Optional[int] = None, cursor: Optional[str] = None
     ) -> ScoreHistoryResponse:
-        """One page of a provider's published Risk Indicators, newest first."""
+        """One page of a provider's history, newest first: published Risk Indicators, and withdrawals as entries of
+        their own (``entry_type == "withdrawal"``; see ``svc_client.is_withdrawal``)."""
         path = f"/api/v1/scores/{path_segment(provider_id)}/history"
         return cast(ScoreHistoryResponse, self._get_json(path, {"limit": limit, "cursor": cursor}))
 
-    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> Iterator[RiskIndicator]:
-        """Every Risk Indicator published for a provider, newest first."""
+    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> Iterator[HistoryEntry]:
+        """Every entry of a provider's history (publications and withdrawals), newest first."""
         return _items(lambda cursor: self.history(provider_id, page_size, cursor))
 
     def methodology(self, version: Optional[str] = None) -> MethodologyResponse:

@@ -162,9 +162,32 @@ class ScoresListResponse(TypedDict):
     next_cursor: Optional[str]
 
 
+class HistoryWithdrawal(TypedDict):
+    """A withdrawal in a provider's history: an entry of its own, right after the publication it withdrew."""
+
+    entry_type: Literal["withdrawal"]
+    provider_id: str
+    withdrawn_at: str
+    withdrawn_risk_indicator_id: str
+    previous_score: float
+    previous_band: RiskBand
+    framework_version: str
+    reason: Optional[str]
+
+
+#: One entry of a provider's history: a published Risk Indicator, or a withdrawal (see ``is_withdrawal``).
+HistoryEntry = Union[RiskIndicator, HistoryWithdrawal]
+
+
+def is_withdrawal(entry: Any) -> bool:
+    """Whether a history entry is a withdrawal rather than a published Risk Indicator."""
+    return isinstance(entry, dict) and entry.get("entry_type") == "withdrawal"
+
+
 class ScoreHistoryResponse(TypedDict):
     provider_id: str
-    data: List[RiskIndicator]
+    #: Publications (Risk Indicators) and withdrawals (``entry_type == "withdrawal"``), newest first.
+    data: List[HistoryEntry]
     next_cursor: Optional[str]
 
 

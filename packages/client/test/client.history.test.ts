@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HistoryEntry, isWithdrawal, SvcClient } from '../src/index.js';
+import { example, type RealApi, startApi } from './support/api.js';
+
+/** A withdrawal in a provider's history, read through the client against the real API. */
+
+let api: RealApi;
+let client: SvcClient;
+const WORKED = example('worked-example').provider;
+
+beforeAll(async () => {
+  api = await startApi();
+  await api.publish([example('worked-example')]);
+  await api.withdraw(WORKED.id, 'ceased lending');
+  // Published again from the same inputs: the same content-addressed indicator id as before the withdrawal.
+  await api.publish([example('worked-example')]);
+  client = new SvcClient({ baseUrl: api.url, apiKey: await api.key('PROFESSIONAL') });
+}, 60_000);
+
+afterAll(async () => {
+  await api?.stop();
+});
+
+const kinds = (entries: readonly HistoryEntry[]) =>
+  entries.map((e) => (isWithdrawal(e) ? `withdrawal of ${e.withdrawn_risk_indicator_id}` : e.risk_indicator_id));
+
+describe('history with a withdrawal', () => {
+  it('history lists the withdrawal as an entry of its own, between the two publications', async () => {
+    const { data } = await client.history(WORKED.id);
+    const current = (await client.score(WORKED.id)).risk_indicator_id;
+    expect(kinds(data)).toEqual([current, `withdrawal of ${current}`, current]);
+    const withdrawal = data.find(isWithdrawal);
+    expect(withdrawal).toMatchObject({ entry_type: 'withdrawal', reason: 'ceased lending', previous_band: 'MEDIUM' });
+  });
+
+  it('iterHistory yields the same entries one page at a time', async () => {
+    const entries: HistoryEntry[] = [];
+    for await (const entry of client.iterHistory(WORKED.id, { limit: 1 })) entries.push(entry);
+    expect(kinds(entries)).toEqual(kinds((await client.history(WORKED.id)).data));
+  });
+});
