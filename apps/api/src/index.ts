@@ -32,7 +32,7 @@ export {
   listRequests,
   type ProviderSummary,
   REQUEST_STATUSES,
-  resolveRequest,
+  setRequestStatus,
   updateIssuance,
   type Withdrawal,
   withdrawProvider,

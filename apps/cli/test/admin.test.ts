@@ -310,7 +310,7 @@ describe('svc requests', () => {
         .execute(),
     );
 
-  it('list (newest first, by status, never the fingerprint), resolve once', async () => {
+  it('list (newest first, by status, never the fingerprint); set IN_REVIEW, then a final COVERED or DECLINED with a note, once', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'requests', 'list').stdout).toBe('no coverage requests\n'); // migrates the fresh store
     await insertRequest(vars, 'cr_aaaaaaaaaaaaaaaaaaaaaaaa', '2026-06-01T00:00:00.000Z');
@@ -330,65 +330,80 @@ describe('svc requests', () => {
       resolved_at: null,
       resolution: null,
     });
-    expect(svcIn(vars, 'requests', 'list').stdout).toMatch(/Request id .*Provider .*Received .*Status .*Resolution/);
+    expect(svcIn(vars, 'requests', 'list').stdout).toMatch(/Request id .*Provider .*Received .*Status .*Note/);
 
-    const resolved = svcJsonIn<Record<string, unknown>>(
+    const reviewed = svcJsonIn<Record<string, unknown>>(
       vars,
       'requests',
-      'resolve',
+      'set',
       'cr_aaaaaaaaaaaaaaaaaaaaaaaa',
-      '--resolution',
+      '--status',
+      'in_review',
+    );
+    expect(reviewed.status, reviewed.stderr).toBe(0);
+    expect(reviewed.json).toMatchObject({ status: 'IN_REVIEW', resolution: null, resolved_at: null });
+    const covered = svcJsonIn<Record<string, unknown>>(
+      vars,
+      'requests',
+      'set',
+      'cr_aaaaaaaaaaaaaaaaaaaaaaaa',
+      '--status',
+      'COVERED',
+      '--note',
       'scheduled for August',
     );
-    expect(resolved.status, resolved.stderr).toBe(0);
-    expect(resolved.json).toMatchObject({
+    expect(covered.status, covered.stderr).toBe(0);
+    expect(covered.json).toMatchObject({
       id: 'cr_aaaaaaaaaaaaaaaaaaaaaaaa',
-      status: 'RESOLVED',
+      status: 'COVERED',
       resolution: 'scheduled for August',
       resolved_at: expect.stringMatching(ISO),
     });
-    expect(resolved.json).not.toHaveProperty('fingerprint');
-    const onlyResolved = svcJsonIn<Record<string, unknown>[]>(vars, 'requests', 'list', '--status', 'resolved');
-    expect(onlyResolved.json.map((r) => r.id)).toEqual(['cr_aaaaaaaaaaaaaaaaaaaaaaaa']);
-    expect(svcIn(vars, 'requests', 'resolve', 'cr_bbbbbbbbbbbbbbbbbbbbbbbb', '--resolution', 'no').stdout).toMatch(
-      /^coverage request cr_b+ \(Provider cr_b+\) resolved at \S+\n$/,
-    );
+    expect(covered.json).not.toHaveProperty('fingerprint');
+    const onlyCovered = svcJsonIn<Record<string, unknown>[]>(vars, 'requests', 'list', '--status', 'covered');
+    expect(onlyCovered.json.map((r) => r.id)).toEqual(['cr_aaaaaaaaaaaaaaaaaaaaaaaa']);
+    expect(
+      svcIn(vars, 'requests', 'set', 'cr_bbbbbbbbbbbbbbbbbbbbbbbb', '--status', 'DECLINED', '--note', 'no').stdout,
+    ).toBe('coverage request cr_bbbbbbbbbbbbbbbbbbbbbbbb (Provider cr_bbbbbbbbbbbbbbbbbbbbbbbb) is now DECLINED\n');
     expect(svcIn(vars, 'requests', 'list', '--status', 'RECEIVED').stdout).toBe('no RECEIVED coverage requests\n');
 
-    const args = ['requests', 'resolve', 'cr_aaaaaaaaaaaaaaaaaaaaaaaa', '--resolution', 'again'];
-    await refusedUnchanged(vars, 1, /^error: coverage request cr_a+ was already resolved at /, ...args);
+    const set = (id: string, ...rest: string[]) => ['requests', 'set', id, ...rest];
+    await refusedUnchanged(
+      vars,
+      1,
+      /^error: coverage request cr_a+ is already COVERED \(at \S+\); a final status is not changed\n$/,
+      ...set('cr_aaaaaaaaaaaaaaaaaaaaaaaa', '--status', 'DECLINED', '--note', 'again'),
+    );
     await refusedUnchanged(
       vars,
       1,
       /^error: no coverage request cr_nope\n$/,
-      'requests',
-      'resolve',
-      'cr_nope',
-      '--resolution',
-      'x',
+      ...set('cr_nope', '--status', 'IN_REVIEW'),
+    );
+    await insertRequest(vars, 'cr_cccccccccccccccccccccccc', '2026-06-03T00:00:00.000Z');
+    await refusedUnchanged(
+      vars,
+      1,
+      /^error: DECLINED needs a note for the requester \(--note\)\n/,
+      ...set('cr_cccccccccccccccccccccccc', '--status', 'DECLINED'),
     );
     await refusedUnchanged(
       vars,
       1,
-      /^error: a resolution is 1 to 2000 characters\n$/,
-      'requests',
-      'resolve',
-      'cr_nope',
-      '--resolution',
-      ' ',
-    );
-    await refusedUnchanged(
-      vars,
-      2,
-      /required option '--resolution <text>' not specified/,
-      'requests',
-      'resolve',
-      'cr_x',
+      /^error: a note is 1 to 2000 characters\n/,
+      ...set('cr_cccccccccccccccccccccccc', '--status', 'IN_REVIEW', '--note', ' '),
     );
     await refusedUnchanged(
       vars,
       1,
-      /^error: status must be one of RECEIVED, RESOLVED\n$/,
+      /^error: the status must be one of IN_REVIEW, COVERED, DECLINED\n/,
+      ...set('cr_cccccccccccccccccccccccc', '--status', 'RESOLVED'),
+    );
+    await refusedUnchanged(vars, 2, /required option '--status <status>' not specified/, 'requests', 'set', 'cr_x');
+    await refusedUnchanged(
+      vars,
+      1,
+      /^error: status must be one of RECEIVED, IN_REVIEW, COVERED, DECLINED\n$/,
       'requests',
       'list',
       '--status',

@@ -10,6 +10,7 @@ import type {
   ComputationResult,
   CoverageRequestBody,
   CoverageRequestReceipt,
+  CoverageRequestStatus,
   DeliveriesParams,
   DeliveriesResponse,
   ExportParams,
@@ -124,9 +125,17 @@ export class SvcClient {
     return this.#http.text(get('/api/public/changelog.atom'), options);
   }
 
-  /** POST /api/public/score-request: ask for a provider to be covered. No key needed; 5 per hour per client IP. */
+  /**
+   * POST /api/public/score-request: ask for a provider to be covered. No key needed; 5 per hour per client IP. The
+   * same request again within 24 hours answers the same `request_id` (and its status now) without spending that.
+   */
   requestScore(body: CoverageRequestBody, options?: RequestOptions): Promise<CoverageRequestReceipt> {
     return this.#http.json(post('/api/public/score-request', body), options);
+  }
+
+  /** GET /api/public/score-request/{requestId}: what became of a coverage request (status and note). No key. */
+  scoreRequestStatus(requestId: string, options?: RequestOptions): Promise<CoverageRequestStatus> {
+    return this.#http.json(get(path`/api/public/score-request/${requestId}`), options);
   }
 
   /** GET /api/v1/status: platform status, data freshness and framework version. No key needed. */

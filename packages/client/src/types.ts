@@ -37,6 +37,7 @@ export type {
   Comparison,
   CoverageRequestBody,
   CoverageRequestReceipt,
+  CoverageRequestStatus,
   ErrorCode,
   FieldProblem,
   HistoryWithdrawal,

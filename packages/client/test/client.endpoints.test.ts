@@ -100,6 +100,16 @@ describe('public endpoints, without a key', () => {
     conforms('requestScore', receipt);
     expect(receipt.status).toBe('RECEIVED');
   });
+
+  it('scoreRequestStatus answers the status and note of a coverage request, and 404 for an unknown one', async () => {
+    const receipt = await anonymous.requestScore({ provider_name: 'Nebula Status', contact_email: 'a@nebula.example' });
+    const status = await anonymous.scoreRequestStatus(receipt.request_id);
+    conforms('getScoreRequest', status);
+    expect(status).toEqual({ request_id: receipt.request_id, status: 'RECEIVED', resolution_note: null });
+    const missing = await anonymous.scoreRequestStatus(`cr_${'0'.repeat(24)}`).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(SvcApiError);
+    expect((missing as SvcApiError).code).toBe('not_found');
+  });
 });
 
 describe('scores and methodology', () => {

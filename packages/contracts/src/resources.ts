@@ -170,13 +170,38 @@ export const CoverageRequestBodySchema = z
   })
   .meta({ id: 'CoverageRequest' });
 
+/** What became of a coverage request: received, being reviewed, covered, or declined (the last two are final). */
+export const COVERAGE_REQUEST_STATUSES = ['RECEIVED', 'IN_REVIEW', 'COVERED', 'DECLINED'] as const;
+export const CoverageRequestStatusSchema = z.enum(COVERAGE_REQUEST_STATUSES);
+
+export const CoverageRequestIdSchema = z
+  .string()
+  .regex(/^cr_[0-9a-f]{24}$/, 'must be a request id: cr_ followed by 24 lower-case hex digits')
+  .meta({ example: 'cr_5f1c2a9e0b7d4c3a8e6f1b2d' });
+
 export const CoverageRequestResponseSchema = z
   .object({
-    request_id: z.string(),
-    status: z.literal('RECEIVED'),
+    request_id: CoverageRequestIdSchema,
+    status: CoverageRequestStatusSchema.meta({
+      description: 'RECEIVED for a new request; a resubmission answers the status the request has now.',
+    }),
     received_at: TimestampSchema,
   })
   .meta({ id: 'CoverageRequestReceipt' });
+
+export const CoverageRequestParamsSchema = z.strictObject({ requestId: CoverageRequestIdSchema });
+
+/** What the requester may see of a request: its status and the resolution note, nothing they sent. */
+export const CoverageRequestStatusResponseSchema = z
+  .object({
+    request_id: CoverageRequestIdSchema,
+    status: CoverageRequestStatusSchema,
+    resolution_note: z
+      .string()
+      .nullable()
+      .meta({ description: "The operator's note to the requester; null until one is written." }),
+  })
+  .meta({ id: 'CoverageRequestStatus' });
 
 export type MethodologyResponse = z.infer<typeof MethodologyResponseSchema>;
 export type Issuance = z.infer<typeof IssuanceSchema>;
@@ -186,3 +211,4 @@ export type ChangelogEntry = z.infer<typeof ChangelogEntrySchema>;
 export type ChangelogQuery = z.infer<typeof ChangelogQuerySchema>;
 export type CoverageRequestBody = z.infer<typeof CoverageRequestBodySchema>;
 export type CoverageRequestReceipt = z.infer<typeof CoverageRequestResponseSchema>;
+export type CoverageRequestStatus = z.infer<typeof CoverageRequestStatusResponseSchema>;

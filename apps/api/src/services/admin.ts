@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { ISSUANCE_STATUSES, ISSUANCE_TYPES, type RiskBand, UuidSchema } from '@svc/contracts';
+import {
+  COVERAGE_REQUEST_STATUSES,
+  ISSUANCE_STATUSES,
+  ISSUANCE_TYPES,
+  type RiskBand,
+  UuidSchema,
+} from '@svc/contracts';
 import { z } from 'zod';
 import { type Clock, isoNow } from '../clock.js';
 import { insertChange } from '../store/repositories/changelog.js';
@@ -7,7 +13,7 @@ import {
   type CoverageRequestRow,
   findCoverageRequest,
   listCoverageRequests,
-  resolveCoverageRequest,
+  updateCoverageRequest,
 } from '../store/repositories/coverage-requests.js';
 import { findIssuance, type IssuanceRow, listIssuances, upsertIssuance } from '../store/repositories/issuances.js';
 import { increment, PUBLICATION_VERSION } from '../store/repositories/meta.js';
@@ -313,7 +319,10 @@ export async function listIssuanceRecords(
 
 // ---- coverage requests ----
 
-export const REQUEST_STATUSES = ['RECEIVED', 'RESOLVED'] as const;
+export const REQUEST_STATUSES = COVERAGE_REQUEST_STATUSES;
+type RequestStatus = (typeof COVERAGE_REQUEST_STATUSES)[number];
+/** COVERED and DECLINED are final: the requester has had the answer. */
+const FINAL_STATUSES: readonly string[] = ['COVERED', 'DECLINED'];
 
 /** Coverage requests, newest first, optionally of one status. */
 export async function listRequests(store: Store, status?: string): Promise<CoverageRequestRow[]> {
@@ -323,27 +332,51 @@ export async function listRequests(store: Store, status?: string): Promise<Cover
   return listCoverageRequests(store.db, { status, limit: 10_000 });
 }
 
-/** Resolves a received coverage request with a note; resolving one twice is refused and changes nothing. */
-export async function resolveRequest(
+/**
+ * Moves a coverage request on: RECEIVED to IN_REVIEW, and either of them to COVERED or DECLINED (final, and
+ * with a note for the requester, who reads it at GET /api/public/score-request/{id}). A note given replaces the
+ * previous one; none keeps it. A final request is not changed again; a refusal changes nothing.
+ */
+export async function setRequestStatus(
   store: Store,
   clock: Clock,
   requestId: string,
-  resolution: string,
+  change: { status: string; note?: string | undefined },
 ): Promise<CoverageRequestRow> {
-  const note = resolution.trim();
-  if (note.length < 1 || note.length > 2000)
-    throw new AdminError('invalid_value', 'a resolution is 1 to 2000 characters');
+  const status = change.status.trim().toUpperCase();
+  const settable = REQUEST_STATUSES.filter((s) => s !== 'RECEIVED');
+  if (!(settable as readonly string[]).includes(status)) {
+    throw new AdminError('invalid_value', `the status must be one of ${settable.join(', ')}`, [
+      { path: '--status', message: `must be one of ${settable.join(', ')}` },
+    ]);
+  }
+  const note = change.note === undefined ? undefined : change.note.trim();
+  if (note !== undefined && (note.length < 1 || note.length > 2000)) {
+    throw new AdminError('invalid_value', 'a note is 1 to 2000 characters', [
+      { path: '--note', message: 'must be 1 to 2000 characters' },
+    ]);
+  }
   return store.db.transaction().execute(async (tx) => {
     const existing = await findCoverageRequest(tx, requestId);
     if (!existing) throw new AdminError('not_found', `no coverage request ${requestId}`);
-    if (existing.status === 'RESOLVED') {
+    if (FINAL_STATUSES.includes(existing.status)) {
       throw new AdminError(
         'invalid_value',
-        `coverage request ${requestId} was already resolved at ${existing.resolved_at}`,
+        `coverage request ${requestId} is already ${existing.status} (at ${existing.resolved_at}); a final status is not changed`,
       );
     }
-    const now = isoNow(clock);
-    await resolveCoverageRequest(tx, requestId, note, now);
-    return { ...existing, status: 'RESOLVED', resolution: note, resolved_at: now };
+    if (existing.status === status) {
+      throw new AdminError('invalid_value', `coverage request ${requestId} is already ${status}`);
+    }
+    const final = FINAL_STATUSES.includes(status);
+    const resolution = note ?? existing.resolution;
+    if (final && resolution === null) {
+      throw new AdminError('invalid_value', `${status} needs a note for the requester (--note)`, [
+        { path: '--note', message: `is required for ${status}` },
+      ]);
+    }
+    const resolvedAt = final ? isoNow(clock) : null;
+    await updateCoverageRequest(tx, requestId, { status, resolution, resolvedAt });
+    return { ...existing, status: status as RequestStatus, resolution, resolved_at: resolvedAt };
   });
 }

@@ -34,7 +34,7 @@ import {
   findCoverageRequest,
   insertCoverageRequest,
   listCoverageRequests,
-  resolveCoverageRequest,
+  updateCoverageRequest,
 } from '../../src/store/repositories/coverage-requests.js';
 import { findIssuance, listIssuances, upsertIssuance } from '../../src/store/repositories/issuances.js';
 import { increment, PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
@@ -66,6 +66,7 @@ import {
   retireEndpoint,
   subscribedEndpoints,
 } from '../../src/store/repositories/webhooks.js';
+import { listWithdrawals } from '../../src/store/repositories/withdrawals.js';
 import { findWorkspace, insertWorkspace } from '../../src/store/repositories/workspaces.js';
 import type { Database } from '../../src/store/schema.js';
 import type { Dialect, Store } from '../../src/store/store.js';
@@ -90,6 +91,7 @@ const LARGE = new Set([
   'providers',
   'risk_indicators',
   'indicator_history',
+  'withdrawals',
   'changelog',
   'api_keys',
   'approved_inputs',
@@ -160,6 +162,14 @@ const CASES: Case[] = [
     seek: { table: 'indicator_history', column: 'seq' },
     run: (db) => listHistory(db, P1, { beforeSeq: 5, limit: 101 }),
   },
+  // withdrawals
+  { name: 'listWithdrawals, newest', kind: 'ordered', run: (db) => listWithdrawals(db, P1, { limit: 101 }) },
+  {
+    name: 'listWithdrawals, before a publication',
+    kind: 'ordered',
+    seek: { table: 'withdrawals', column: 'after_seq' },
+    run: (db) => listWithdrawals(db, P1, { beforeSeq: 5, limit: 101 }),
+  },
   // api keys
   { name: 'findApiKeyByHash', kind: 'lookup', run: (db) => findApiKeyByHash(db, KEY_HASH) },
   { name: 'listApiKeys of a workspace', kind: 'lookup', run: (db) => listApiKeys(db, seeded.workspaceId) },
@@ -204,7 +214,11 @@ const CASES: Case[] = [
   // coverage requests
   { name: 'findByFingerprint', kind: 'lookup', run: (db) => findByFingerprint(db, 'f'.repeat(64), AT) },
   { name: 'findCoverageRequest', kind: 'lookup', run: (db) => findCoverageRequest(db, 'req_1') },
-  { name: 'resolveCoverageRequest', kind: 'lookup', run: (db) => resolveCoverageRequest(db, 'req_1', 'done', AT) },
+  {
+    name: 'updateCoverageRequest',
+    kind: 'lookup',
+    run: (db) => updateCoverageRequest(db, 'req_1', { status: 'COVERED', resolution: 'done', resolvedAt: AT }),
+  },
   {
     name: 'listCoverageRequests, by status',
     kind: 'ordered',

@@ -10,7 +10,7 @@ import {
   findByFingerprint,
   insertCoverageRequest,
   listCoverageRequests,
-  resolveCoverageRequest,
+  updateCoverageRequest,
 } from '../../src/store/repositories/coverage-requests.js';
 import {
   type AnnouncedPosition,
@@ -174,6 +174,7 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
       expect(await findByFingerprint(store.db, 'fp', '2026-06-30T09:00:00.000Z')).toEqual({
         id: 'cr_1',
         received_at: '2026-07-01T09:00:00.000Z',
+        status: 'RECEIVED',
       });
       // The 24 h window starting exactly at the first request still includes it.
       expect((await findByFingerprint(store.db, 'fp', '2026-07-01T09:00:00.000Z'))?.id).toBe('cr_1');
@@ -193,15 +194,14 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
         'cr_0',
       ]);
       expect((await listCoverageRequests(store.db, { limit: 2 })).map((r) => r.id)).toEqual(['cr_3', 'cr_1']);
-      expect(await resolveCoverageRequest(store.db, 'cr_1', 'covered: published', '2026-07-02T00:00:00.000Z')).toBe(
-        true,
-      );
-      expect(await resolveCoverageRequest(store.db, 'cr_missing', 'x', '2026-07-02T00:00:00.000Z')).toBe(false);
-      const resolved = await listCoverageRequests(store.db, { status: 'RESOLVED', limit: 10 });
+      const covered = { status: 'COVERED', resolution: 'covered: published', resolvedAt: '2026-07-02T00:00:00.000Z' };
+      expect(await updateCoverageRequest(store.db, 'cr_1', covered)).toBe(true);
+      expect(await updateCoverageRequest(store.db, 'cr_missing', covered)).toBe(false);
+      const resolved = await listCoverageRequests(store.db, { status: 'COVERED', limit: 10 });
       expect(resolved).toEqual([
         {
           ...request('cr_1', { received_at: '2026-07-01T11:00:00.000Z' }),
-          status: 'RESOLVED',
+          status: 'COVERED',
           resolution: 'covered: published',
           resolved_at: '2026-07-02T00:00:00.000Z',
         },

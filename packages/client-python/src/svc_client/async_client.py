@@ -15,6 +15,7 @@ from .types import (
     Comparison,
     ComputationPackage,
     CoverageRequestReceipt,
+    CoverageRequestStatus,
     DeliveriesResponse,
     DeliveryStatus,
     HistoryEntry,
@@ -122,6 +123,9 @@ class AsyncClient:
             planner_type=planner_type,
             message=message,
         )
+
+    async def score_request_status(self, request_id: str) -> CoverageRequestStatus:
+        return await self._run(self._client.score_request_status, request_id)
 
     async def status(self) -> StatusResponse:
         return await self._run(self._client.status)

@@ -11,6 +11,7 @@ from .types import (
     Comparison,
     ComputationPackage,
     CoverageRequestReceipt,
+    CoverageRequestStatus,
     DeliveriesResponse,
     DeliveryStatus,
     HistoryEntry,
@@ -119,7 +120,7 @@ class Client:
         message: Optional[str] = None,
     ) -> CoverageRequestReceipt:
         """Asks for a provider to be covered. No key; 5 requests an hour per client IP. The same request again
-        within 24 hours returns the same ``request_id``."""
+        within 24 hours returns the same ``request_id`` (and the status it has now) without spending that budget."""
         body = _without_none(
             provider_name=provider_name,
             website=website,
@@ -128,6 +129,12 @@ class Client:
             message=message,
         )
         return cast(CoverageRequestReceipt, self._post_json("/api/public/score-request", body))
+
+    def score_request_status(self, request_id: str) -> CoverageRequestStatus:
+        """What became of a coverage request (``cr_…``): its status (RECEIVED, IN_REVIEW, COVERED, DECLINED) and
+        the resolution note. No key."""
+        path = f"/api/public/score-request/{path_segment(request_id)}"
+        return cast(CoverageRequestStatus, self._get_json(path, {}))
 
     def status(self) -> StatusResponse:
         """Platform status, data freshness and framework version. No key, not rate limited."""

@@ -297,10 +297,22 @@ class ChangelogResponse(TypedDict):
     next_cursor: Optional[str]
 
 
+CoverageRequestStatusName = Literal["RECEIVED", "IN_REVIEW", "COVERED", "DECLINED"]
+
+
 class CoverageRequestReceipt(TypedDict):
     request_id: str
-    status: Literal["RECEIVED"]
+    #: RECEIVED for a new request; a resubmission answers the status the request has now.
+    status: CoverageRequestStatusName
     received_at: str
+
+
+class CoverageRequestStatus(TypedDict):
+    """What became of a coverage request: its status and the operator's note, nothing the requester sent."""
+
+    request_id: str
+    status: CoverageRequestStatusName
+    resolution_note: Optional[str]
 
 
 # ---- analysis ----
