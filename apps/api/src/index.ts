@@ -25,6 +25,7 @@ export {
 export {
   AdminError,
   addIssuance,
+  closeIssuance,
   type IssuanceChanges,
   type IssuanceFields,
   listIssuanceRecords,

@@ -117,7 +117,7 @@ describe('svc provider', () => {
 
 interface Issuance {
   id: string;
-  target_amount: string;
+  target_amount: number;
   status: string;
   [field: string]: unknown;
 }
@@ -153,7 +153,7 @@ const BAD: [string[], RegExp][] = [
 ];
 
 describe('svc issuances', () => {
-  it('add, update, list: exact amounts, iss_ ids, clock timestamps, filters', async () => {
+  it('add, update, list: amounts as the API serves them (a number; the store keeps the exact text), iss_ ids, clock timestamps, filters', async () => {
     const vars = await embedded();
     publishWorked(vars);
     const added = svcJsonIn<Issuance>(vars, ...ADD, '--provider', WORKED_ID, '--coupon-rate', '8');
@@ -167,7 +167,7 @@ describe('svc issuances', () => {
       type: 'preferred_share',
       status: 'ANNOUNCED',
       currency: 'USD',
-      target_amount: '25000000.10',
+      target_amount: 25000000.1,
       coupon_rate_pct: 8,
       coupon_frequency: null,
       expected_pricing_date: null,
@@ -175,7 +175,7 @@ describe('svc issuances', () => {
       updated_at: expect.stringMatching(ISO),
     });
     const stored = (await withStoreOf(vars, contentsOf)).issuances;
-    expect(stored).toEqual([added.json]);
+    expect(stored).toEqual([{ ...added.json, target_amount: '25000000.10' }]);
 
     const updated = svcJsonIn<Issuance>(
       vars,
@@ -226,7 +226,7 @@ describe('svc issuances', () => {
     ]);
     const table = svcIn(vars, 'issuances', 'list').stdout;
     expect(table).toMatch(/Issuance id .*Issuer .*Instrument .*Type .*Status .*Amount .*Pricing/);
-    expect(table).toContain('25000000.10 USD');
+    expect(table).toContain('25000000.1 USD');
     expect(svcIn(vars, 'issuances', 'list', '--type', 'bond', '--status', 'PRICING').stdout).toBe('no issuances\n');
   });
 
@@ -263,7 +263,7 @@ describe('svc issuances', () => {
     await refusedUnchanged(
       vars,
       1,
-      /^error: status must be one of ANNOUNCED, PRICING\n$/,
+      /^error: status must be one of ANNOUNCED, PRICING, PRICED, CANCELLED\n$/,
       'issuances',
       'list',
       '--status',
@@ -286,6 +286,51 @@ describe('svc issuances', () => {
       code: 'invalid_value',
       problems: [{ path: 'target_amount', message: expect.stringMatching(/positive decimal/) }],
     });
+  });
+});
+
+describe('svc issuances close', () => {
+  it('PRICED or CANCELLED takes an issuance off the upcoming list; include-closed shows it; a closed one changes no more', async () => {
+    const vars = await embedded();
+    const kept = svcJsonIn<Issuance>(vars, ...ADD);
+    const priced = svcJsonIn<Issuance>(vars, ...ADD, '--type', 'bond');
+    expect(priced.status, priced.stderr).toBe(0);
+    const closed = svcJsonIn<Issuance>(vars, 'issuances', 'close', priced.json.id, '--status', 'priced');
+    expect(closed.status, closed.stderr).toBe(0);
+    expect(closed.json).toEqual({ ...priced.json, status: 'PRICED', updated_at: expect.stringMatching(ISO) });
+    const ids = (...args: string[]) => svcJsonIn<Issuance[]>(vars, 'issuances', 'list', ...args).json.map((i) => i.id);
+    expect(ids()).toEqual([kept.json.id]);
+    expect(ids('--include-closed').sort()).toEqual([kept.json.id, priced.json.id].sort());
+    expect(ids('--status', 'PRICED')).toEqual([priced.json.id]);
+    expect(svcIn(vars, 'issuances', 'close', kept.json.id, '--status', 'CANCELLED').stdout).toBe(
+      `issuance ${kept.json.id} closed: Example Sats Lending, 8.00% Series A Preferred (CANCELLED)\n`,
+    );
+    expect(ids()).toEqual([]);
+
+    const closedAgain = /^error: issuance iss_[0-9a-f]{24} is closed \(PRICED at \S+\); it changes no more\n$/;
+    await refusedUnchanged(vars, 1, closedAgain, 'issuances', 'close', priced.json.id, '--status', 'CANCELLED');
+    await refusedUnchanged(vars, 1, closedAgain, 'issuances', 'update', priced.json.id, '--status', 'PRICING');
+    await refusedUnchanged(
+      vars,
+      1,
+      /^error: an issuance closes as PRICED or CANCELLED\n/,
+      'issuances',
+      'close',
+      priced.json.id,
+      '--status',
+      'ANNOUNCED',
+    );
+    await refusedUnchanged(
+      vars,
+      1,
+      /^error: no issuance iss_0+\n$/,
+      'issuances',
+      'close',
+      `iss_${'0'.repeat(24)}`,
+      '--status',
+      'PRICED',
+    );
+    await refusedUnchanged(vars, 2, /required option '--status <status>' not specified/, 'issuances', 'close', 'iss_x');
   });
 });
 

@@ -1,4 +1,5 @@
-"""A withdrawal in a provider's history, read through both clients from the real service."""
+"""What the operator records and the clients read back from the real service: a withdrawal in a provider's history,
+and an issuance closed off the upcoming list."""
 
 from __future__ import annotations
 
@@ -57,6 +58,20 @@ class History(unittest.TestCase):
                 return [entry async for entry in client.iter_history(WORKED_ID, page_size=1)]
 
         self.assertEqual(asyncio.run(collect()), whole)
+
+
+class ClosedIssuances(unittest.TestCase):
+    def test_a_closed_issuance_leaves_the_upcoming_list_and_include_closed_shows_it(self) -> None:
+        free = Client(SERVICE.url, api_key=SERVICE.keys["FREE"])
+        upcoming = free.issuances(limit=500)["data"]
+        closing = upcoming[0]["id"]
+        self.assertTrue(closing.startswith("iss_"))
+        self.assertIsInstance(upcoming[0]["target_amount"], (int, float))
+        SERVICE.cli("issuances", "close", closing, "--status", "CANCELLED")
+        self.assertNotIn(closing, [i["id"] for i in free.issuances(limit=500)["data"]])
+        everything = {i["id"]: i["status"] for i in free.iter_issuances(page_size=2, include_closed=True)}
+        self.assertEqual(everything[closing], "CANCELLED")
+        self.assertEqual(len(everything), len(upcoming))
 
 
 if __name__ == "__main__":

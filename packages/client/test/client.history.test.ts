@@ -1,8 +1,9 @@
+import { closeIssuance } from '@svc/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HistoryEntry, isWithdrawal, SvcClient } from '../src/index.js';
 import { example, type RealApi, startApi } from './support/api.js';
 
-/** A withdrawal in a provider's history, read through the client against the real API. */
+/** What the operator records, read through the client against the real API: a withdrawal, a closed issuance. */
 
 let api: RealApi;
 let client: SvcClient;
@@ -37,5 +38,21 @@ describe('history with a withdrawal', () => {
     const entries: HistoryEntry[] = [];
     for await (const entry of client.iterHistory(WORKED.id, { limit: 1 })) entries.push(entry);
     expect(kinds(entries)).toEqual(kinds((await client.history(WORKED.id)).data));
+  });
+});
+
+describe('closed issuances', () => {
+  it('issuances lists the upcoming ones; include_closed also the closed, with their status', async () => {
+    const free = new SvcClient({ baseUrl: api.url, apiKey: await api.key('FREE') });
+    const kept = await api.addIssuance('Kept Capital');
+    const closed = await api.addIssuance('Closed Capital');
+    const { store, clock } = api.running.services;
+    await closeIssuance(store, clock, closed, 'PRICED');
+    expect((await free.issuances()).data.map((i) => i.id)).toEqual([kept]);
+    const all = await free.issuances({ include_closed: true });
+    expect(all.data.map((i) => [i.id, i.status, typeof i.target_amount])).toEqual([
+      [closed, 'PRICED', 'number'],
+      [kept, 'ANNOUNCED', 'number'],
+    ]);
   });
 });

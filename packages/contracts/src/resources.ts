@@ -64,24 +64,35 @@ export const ComputationPackageSchema = z
 
 // ---- issuances ----
 
+/** The statuses of an upcoming issuance (the specification's), which the list's `status` filter takes. */
 export const ISSUANCE_STATUSES = ['ANNOUNCED', 'PRICING'] as const;
+/** An issuance closed by the operator (`svc issuances close`): no longer upcoming, listed only with include_closed. */
+export const ISSUANCE_CLOSED_STATUSES = ['PRICED', 'CANCELLED'] as const;
 export const ISSUANCE_TYPES = ['preferred_share', 'bond'] as const;
 
 export const IssuancesQuerySchema = z.strictObject({
   status: z.enum(ISSUANCE_STATUSES).optional(),
   type: z.enum(ISSUANCE_TYPES).optional(),
+  include_closed: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional()
+    .meta({ description: 'Also list the closed issuances (PRICED, CANCELLED); without it only upcoming ones.' }),
   ...PageQuery,
 });
 
 export const IssuanceSchema = z
   .object({
-    id: z.string(),
+    id: z
+      .string()
+      .regex(/^iss_[0-9a-f]{24}$/)
+      .meta({ example: 'iss_217037c80cb44ee69ca32c6e' }),
     issuer_name: z.string(),
     provider_id: UuidSchema.nullable(),
     instrument_name: z.string(),
     ticker: z.string().nullable(),
     type: z.enum(ISSUANCE_TYPES),
-    status: z.enum(ISSUANCE_STATUSES),
+    status: z.enum([...ISSUANCE_STATUSES, ...ISSUANCE_CLOSED_STATUSES]),
     currency: z.string().meta({ example: 'USD' }),
     target_amount: z.number(),
     coupon_rate_pct: z.number().nullable(),

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import {
   COVERAGE_REQUEST_STATUSES,
+  ISSUANCE_CLOSED_STATUSES,
   ISSUANCE_STATUSES,
   ISSUANCE_TYPES,
+  type Issuance,
   type RiskBand,
   UuidSchema,
 } from '@svc/contracts';
@@ -247,8 +249,8 @@ function rowOf(id: string, fields: Fields, announcedAt: string, updatedAt: strin
   };
 }
 
-/** Records a new issuance (id iss_ + 24 hex digits), announced now. */
-export async function addIssuance(store: Store, clock: Clock, input: IssuanceFields): Promise<IssuanceRow> {
+/** Records a new issuance (id iss_ + 24 hex digits), announced now; answers it as the API serves it. */
+export async function addIssuance(store: Store, clock: Clock, input: IssuanceFields): Promise<Issuance> {
   const fields = validIssuance({
     ...input,
     provider_id: input.provider_id ?? null,
@@ -262,7 +264,7 @@ export async function addIssuance(store: Store, clock: Clock, input: IssuanceFie
     const now = isoNow(clock);
     const row = rowOf(newId('iss'), fields, now, now);
     await upsertIssuance(tx, row);
-    return row;
+    return issuanceResource(row);
   });
 }
 
@@ -275,12 +277,13 @@ export async function updateIssuance(
   clock: Clock,
   id: string,
   changes: IssuanceChanges,
-): Promise<IssuanceRow> {
+): Promise<Issuance> {
   const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   if (Object.keys(given).length === 0) throw new AdminError('invalid_value', 'give at least one field to change');
   return store.db.transaction().execute(async (tx) => {
     const existing = await findIssuance(tx, id);
     if (!existing) throw new AdminError('not_found', `no issuance ${id}`);
+    refuseClosed(existing);
     const fields = validIssuance({
       ...existing,
       coupon_rate_pct: existing.coupon_rate_pct === null ? null : String(existing.coupon_rate_pct),
@@ -300,21 +303,64 @@ export async function updateIssuance(
         data: { issuance: issuanceResource(row), changed_fields: changed },
       });
     }
-    return row;
+    return issuanceResource(row);
   });
 }
 
+function refuseClosed(row: IssuanceRow): void {
+  if ((ISSUANCE_CLOSED_STATUSES as readonly string[]).includes(row.status)) {
+    throw new AdminError(
+      'invalid_value',
+      `issuance ${row.id} is closed (${row.status} at ${row.updated_at}); it changes no more`,
+    );
+  }
+}
+
+/**
+ * Closes an issuance: PRICED (it was issued) or CANCELLED. It leaves the upcoming list (GET /api/v1/issuances
+ * shows it only with include_closed=true) and an `issuance.updated` event says so. A closed one is not changed.
+ */
+export async function closeIssuance(store: Store, clock: Clock, id: string, status: string): Promise<Issuance> {
+  const closing = status.trim().toUpperCase();
+  if (!(ISSUANCE_CLOSED_STATUSES as readonly string[]).includes(closing)) {
+    throw new AdminError('invalid_value', `an issuance closes as ${ISSUANCE_CLOSED_STATUSES.join(' or ')}`, [
+      { path: '--status', message: `must be ${ISSUANCE_CLOSED_STATUSES.join(' or ')}` },
+    ]);
+  }
+  return store.db.transaction().execute(async (tx) => {
+    const existing = await findIssuance(tx, id);
+    if (!existing) throw new AdminError('not_found', `no issuance ${id}`);
+    refuseClosed(existing);
+    const row = { ...existing, status: closing, updated_at: isoNow(clock) };
+    await upsertIssuance(tx, row);
+    await emitEvent(tx, {
+      type: 'issuance.updated',
+      at: row.updated_at,
+      data: { issuance: issuanceResource(row), changed_fields: ['status'] },
+    });
+    return issuanceResource(row);
+  });
+}
+
+/** Issuances as the API serves them, newest announced first: the upcoming ones, or every one with includeClosed. */
 export async function listIssuanceRecords(
   store: Store,
-  filter: { status?: string | undefined; type?: string | undefined } = {},
-): Promise<IssuanceRow[]> {
-  if (filter.status !== undefined && !(ISSUANCE_STATUSES as readonly string[]).includes(filter.status)) {
-    throw new AdminError('invalid_value', `status must be one of ${ISSUANCE_STATUSES.join(', ')}`);
+  filter: { status?: string | undefined; type?: string | undefined; includeClosed?: boolean | undefined } = {},
+): Promise<Issuance[]> {
+  const statuses = [...ISSUANCE_STATUSES, ...ISSUANCE_CLOSED_STATUSES] as readonly string[];
+  if (filter.status !== undefined && !statuses.includes(filter.status)) {
+    throw new AdminError('invalid_value', `status must be one of ${statuses.join(', ')}`);
   }
   if (filter.type !== undefined && !(ISSUANCE_TYPES as readonly string[]).includes(filter.type)) {
     throw new AdminError('invalid_value', `type must be one of ${ISSUANCE_TYPES.join(', ')}`);
   }
-  return listIssuances(store.db, { status: filter.status, type: filter.type, limit: 10_000 });
+  const rows = await listIssuances(store.db, {
+    status: filter.status,
+    type: filter.type,
+    includeClosed: filter.includeClosed,
+    limit: 10_000,
+  });
+  return rows.map(issuanceResource);
 }
 
 // ---- coverage requests ----

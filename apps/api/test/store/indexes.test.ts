@@ -197,7 +197,12 @@ const CASES: Case[] = [
   // issuances
   { name: 'findIssuance', kind: 'lookup', run: (db) => findIssuance(db, 'iss_1') },
   { name: 'upsertIssuance', kind: 'lookup', run: (db) => upsertIssuance(db, issuance('iss_1')) },
-  { name: 'listIssuances', kind: 'ordered', run: (db) => listIssuances(db, { limit: 101 }) },
+  { name: 'listIssuances, upcoming', kind: 'ordered', run: (db) => listIssuances(db, { limit: 101 }) },
+  {
+    name: 'listIssuances, closed ones too',
+    kind: 'ordered',
+    run: (db) => listIssuances(db, { includeClosed: true, limit: 101 }),
+  },
   {
     name: 'listIssuances, by status and type, after a position',
     kind: 'ordered',

@@ -125,7 +125,7 @@ describe.each(engines)('migrations on %s', (engine) => {
     expect(await tableNames(a)).toEqual(TABLES);
   });
 
-  it('0007 keeps the data: past withdrawals enter the history, resolved coverage requests become COVERED or DECLINED', async () => {
+  it('0007 keeps the data: past withdrawals enter the history, resolved coverage requests become COVERED or DECLINED, issuance ids take the iss_ scheme', async () => {
     const store = open(await place());
     await migrateBesideOtherTests(store);
     const clock = manualClock(AFTER_EXAMPLES);
@@ -162,6 +162,28 @@ describe.each(engines)('migrations on %s', (engine) => {
       .set({ status: 'RECEIVED', resolved_at: null, resolution: null })
       .where('id', '=', 'cr_open')
       .execute();
+    const issuance = (id: string) =>
+      store.db
+        .insertInto('issuances')
+        .values({
+          id,
+          issuer_name: 'Demo Issuer',
+          provider_id: null,
+          instrument_name: 'Demo Note',
+          ticker: null,
+          type: 'bond',
+          status: 'ANNOUNCED',
+          currency: 'USD',
+          target_amount: '1000.50',
+          coupon_rate_pct: null,
+          coupon_frequency: null,
+          expected_pricing_date: null,
+          announced_at: '2026-07-01T00:00:00.000Z',
+          updated_at: '2026-07-01T00:00:00.000Z',
+        })
+        .execute();
+    await issuance('217037c8-0cb4-4ee6-9ca3-2c6eabb3f290'); // a demo issuance of before: a UUID
+    await issuance('iss_0123456789abcdef01234567');
     // The store as it was before 0007: no withdrawals table, and 0007 not recorded.
     await store.db.schema.dropTable('withdrawals').execute();
     await sql`delete from kysely_migration where name = '0007-record-history'`.execute(store.db);
@@ -183,6 +205,10 @@ describe.each(engines)('migrations on %s', (engine) => {
         reason: null,
         withdrawn_at: '2026-08-01T09:01:00.000Z',
       },
+    ]);
+    expect(await store.db.selectFrom('issuances').select(['id', 'target_amount']).orderBy('id').execute()).toEqual([
+      { id: 'iss_0123456789abcdef01234567', target_amount: '1000.50' },
+      { id: 'iss_217037c80cb44ee69ca32c6e', target_amount: '1000.50' },
     ]);
     const requests = await store.db
       .selectFrom('coverage_requests')

@@ -140,7 +140,7 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
         issuance('iss_f', { announced_at: '2026-06-30T09:00:00.000Z' }),
       ];
       for (const row of rows) await upsertIssuance(store.db, row);
-      const walk = async (filter: { status?: string; type?: string }, limit: number) => {
+      const walk = async (filter: { status?: string; type?: string; includeClosed?: boolean }, limit: number) => {
         const ids: string[] = [];
         let after: AnnouncedPosition | undefined;
         for (;;) {
@@ -152,10 +152,19 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
         }
       };
       for (const limit of [1, 2, 4, 10]) {
-        expect(await walk({}, limit)).toEqual(['iss_e', 'iss_d', 'iss_c', 'iss_b', 'iss_a', 'iss_f']);
+        expect(await walk({ includeClosed: true }, limit)).toEqual([
+          'iss_e',
+          'iss_d',
+          'iss_c',
+          'iss_b',
+          'iss_a',
+          'iss_f',
+        ]);
+        // Without includeClosed, only the upcoming ones (ANNOUNCED, PRICING): the PRICED ones are closed.
+        expect(await walk({}, limit)).toEqual(['iss_d', 'iss_c', 'iss_a', 'iss_f']);
       }
       expect(await walk({ status: 'ANNOUNCED' }, 2)).toEqual(['iss_d', 'iss_c', 'iss_a', 'iss_f']);
-      expect(await walk({ type: 'LOAN' }, 1)).toEqual(['iss_e', 'iss_c']);
+      expect(await walk({ type: 'LOAN', includeClosed: true }, 1)).toEqual(['iss_e', 'iss_c']);
       expect(await walk({ status: 'PRICED', type: 'BOND' }, 5)).toEqual(['iss_b']);
     });
   });

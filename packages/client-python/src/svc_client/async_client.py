@@ -170,16 +170,22 @@ class AsyncClient:
         type: Optional[IssuanceType] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        *,
+        include_closed: bool = False,
     ) -> IssuancesResponse:
-        return await self._run(self._client.issuances, status, type, limit, cursor)
+        return await self._run(self._client.issuances, status, type, limit, cursor, include_closed=include_closed)
 
     def iter_issuances(
         self,
         status: Optional[IssuanceStatus] = None,
         type: Optional[IssuanceType] = None,
         page_size: Optional[int] = None,
+        *,
+        include_closed: bool = False,
     ) -> AsyncIterator[Issuance]:
-        return _async_items(lambda cursor: self.issuances(status, type, page_size, cursor))
+        return _async_items(
+            lambda cursor: self.issuances(status, type, page_size, cursor, include_closed=include_closed)
+        )
 
     # ---- analysis ----
 

@@ -191,9 +191,18 @@ class Client:
         type: Optional[IssuanceType] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        *,
+        include_closed: bool = False,
     ) -> IssuancesResponse:
-        """One page of upcoming issuances (preferred shares and bonds), newest first."""
-        query = {"status": status, "type": type, "limit": limit, "cursor": cursor}
+        """One page of upcoming issuances (preferred shares and bonds), newest first; with ``include_closed`` the
+        closed ones (PRICED, CANCELLED) too."""
+        query = {
+            "status": status,
+            "type": type,
+            "limit": limit,
+            "cursor": cursor,
+            "include_closed": True if include_closed else None,
+        }
         return cast(IssuancesResponse, self._get_json("/api/v1/issuances", query))
 
     def iter_issuances(
@@ -201,9 +210,11 @@ class Client:
         status: Optional[IssuanceStatus] = None,
         type: Optional[IssuanceType] = None,
         page_size: Optional[int] = None,
+        *,
+        include_closed: bool = False,
     ) -> Iterator[Issuance]:
-        """Every upcoming issuance, newest first."""
-        return _items(lambda cursor: self.issuances(status, type, page_size, cursor))
+        """Every upcoming issuance (and closed one, with ``include_closed``), newest first."""
+        return _items(lambda cursor: self.issuances(status, type, page_size, cursor, include_closed=include_closed))
 
     # ---- analysis (PROFESSIONAL and above) ----
 

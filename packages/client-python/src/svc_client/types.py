@@ -9,7 +9,10 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 PlannerType = Literal["btc", "fiat", "stablecoin"]
 RiskBand = Literal["LOW", "MEDIUM", "ELEVATED", "HIGH", "SEVERE"]
 Tier = Literal["FREE", "PROFESSIONAL", "ENTERPRISE", "CUSTOM"]
+#: The statuses of an upcoming issuance, which the list's ``status`` filter takes.
 IssuanceStatus = Literal["ANNOUNCED", "PRICING"]
+#: Every status an issuance has: the upcoming ones, and PRICED or CANCELLED once closed.
+IssuanceRecordStatus = Literal["ANNOUNCED", "PRICING", "PRICED", "CANCELLED"]
 IssuanceType = Literal["preferred_share", "bond"]
 ChangeType = Literal["NEW", "SCORE_CHANGE", "BAND_CHANGE", "WITHDRAWN"]
 MatchKind = Literal["exact", "prefix", "word_prefix", "substring"]
@@ -244,7 +247,7 @@ class Issuance(TypedDict):
     instrument_name: str
     ticker: Optional[str]
     type: IssuanceType
-    status: IssuanceStatus
+    status: IssuanceRecordStatus
     currency: str
     target_amount: float
     coupon_rate_pct: Optional[float]

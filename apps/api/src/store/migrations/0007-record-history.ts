@@ -11,6 +11,8 @@ import type { Dialect } from '../store.js';
  * - coverage requests: RECEIVED and RESOLVED become RECEIVED, IN_REVIEW, COVERED and DECLINED. A request
  *   resolved before is COVERED when a provider of exactly that name has a published indicator now, else
  *   DECLINED; its note is kept.
+ * - issuances: one id scheme, iss_ and 24 hex digits. The demo's UUID ids become iss_ and the first 24 hex
+ *   digits of the UUID (the ids the demo data set now has, so a re-seed finds them).
  */
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema
@@ -40,4 +42,7 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
         select 1 from providers p where p.name = coverage_requests.provider_name and p.current_indicator_id is not null
       ) then 'COVERED' else 'DECLINED' end
     where status = 'RESOLVED'`.execute(db);
+
+  await sql`update issuances set id = 'iss_' || substr(replace(lower(id), '-', ''), 1, 24)
+    where substr(id, 1, 4) <> 'iss_'`.execute(db);
 }
