@@ -34,6 +34,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SVC_INSTANCES: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1000).default(1),
   SVC_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  SVC_BODY_TIMEOUT: duration('10s', 100, 120_000),
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   SVC_MCP_ENABLED: bool.default(false),
   SVC_WEBHOOK_RETRY_SCHEDULE: z
@@ -86,6 +87,8 @@ export interface Config {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   instances: number;
   storeTimeoutMs: number;
+  /** How long a request body may take to arrive in full before the answer is 408. */
+  bodyTimeoutMs: number;
   shutdownGraceMs: number;
   mcpEnabled: boolean;
   webhooks: {
@@ -130,6 +133,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     instances: e.SVC_INSTANCES,
     storeTimeoutMs: e.SVC_STORE_TIMEOUT_MS,
+    bodyTimeoutMs: e.SVC_BODY_TIMEOUT,
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
     mcpEnabled: e.SVC_MCP_ENABLED,
     webhooks: {

@@ -116,7 +116,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config, options: ServiceOptions = {}): Promise<RunningServer> {
   const services = await createServices(config, options);
-  const app = buildApp(services, { trustProxy: config.trustProxy });
+  const app = buildApp(services, { trustProxy: config.trustProxy, bodyTimeoutMs: config.bodyTimeoutMs });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer(withPublicScoresFastPath(app, services));
     // A listen error (port in use, no permission) rejects; once listening, errors belong to the connections.
@@ -131,8 +131,10 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
   });
   services.dispatcher?.start();
   server.keepAliveTimeout = 5_000;
+  // Headers must arrive within 10 s; a body within the body timeout (the JSON reader answers 408 problem+json). The
+  // request timeout is Node's last resort for a request that neither the reader nor a route ever finishes reading.
   server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  server.requestTimeout = Math.max(30_000, config.bodyTimeoutMs + 5_000);
   server.on('clientError', answerClientError(services.siteUrl));
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

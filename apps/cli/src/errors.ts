@@ -1,24 +1,43 @@
 import { FrameworkError, InputsError, JsonSyntaxError } from '@svc/methodology';
 
-/** Every way a command can fail, each with its exit code: 1 when the data is wrong, 2 when it cannot be used at all. */
+/**
+ * Every way a command can fail, each with its exit code. One rule for every command:
+ * 0 the work was done; 1 the work was refused (by the maker-checker rule, by the state of the
+ * records, an id naming nothing in the store, a provider refused publication) or did not reproduce;
+ * 2 bad usage or input that cannot be used (an unknown option, a value outside its domain, a file
+ * that cannot be read, that is not JSON or not a valid document of the kind the command takes), or
+ * a configuration, store or place to write that cannot be used.
+ */
 export const EXIT_CODES = {
   usage: 2,
+  invalid_value: 2,
   unreadable: 2,
   not_json: 2,
   empty_directory: 2,
+  invalid_inputs: 2,
+  invalid_package: 2,
   unknown_framework: 2,
   cannot_write: 2,
-  invalid_package: 2,
-  internal: 2,
   invalid_config: 2,
   store_unavailable: 2,
   master_key_unusable: 2,
   cannot_listen: 2,
-  invalid_inputs: 1,
-  does_not_reproduce: 1,
+  internal: 2,
+  refused: 1,
   not_found: 1,
-  invalid_value: 1,
+  does_not_reproduce: 1,
 } as const;
+
+/** The rule as `--help` and the README state it. */
+export const EXIT_RULE = [
+  'Exit status (every command):',
+  '  0  done',
+  '  1  the work was refused (maker-checker, the state of the records, an unknown id, a provider',
+  '     refused publication) or the package did not reproduce',
+  '  2  bad usage or input that cannot be used (an unknown option, a value outside its domain, a file',
+  '     that cannot be read, is not JSON or is not a valid document of its kind), or a configuration,',
+  '     store or output that cannot be used',
+].join('\n');
 
 export type ErrorCode = keyof typeof EXIT_CODES;
 

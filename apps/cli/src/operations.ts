@@ -85,7 +85,7 @@ export function explain(api: Api, error: unknown, config?: Config): unknown {
     return new CliError(code, error.message, { cause: error });
   }
   if (error instanceof api.SubmissionError) {
-    const code = error.code === 'refused' ? 'invalid_value' : error.code;
+    const code = error.code;
     const problems = error.problems.map((p) => ({ file: p.source, path: p.path, message: p.message }));
     return new CliError(code, error.message, { problems, cause: error });
   }

@@ -1,3 +1,4 @@
+import { showControls } from '@svc/methodology';
 import Table from 'cli-table3';
 import { type Command, CommanderError } from 'commander';
 import { asCliError, type CliError, EXIT_CODES, type ProblemLine } from './errors.js';
@@ -21,28 +22,82 @@ export function modeOf(args: readonly string[]): Mode {
   return { json: before.includes('--json'), debug: before.includes('--debug') };
 }
 
+/** Whether the reader of standard output has gone (`svc … | head -1`): what is left to print is dropped. */
+let outputClosed = false;
+
+/**
+ * Ends the output quietly when its reader closes it, as Unix tools do: EPIPE on standard output or
+ * standard error is not a failure of the command, which finishes its work and keeps its own exit code;
+ * nothing more is written to the closed stream. Any other write failure (a full disk behind `>`) is
+ * reported on standard error and ends the run with the exit code of a file it cannot write (2).
+ * bin.ts installs it once, before the command runs.
+ */
+export function endOutputQuietlyWhenClosed(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (closedByReader(error)) outputClosed = true;
+    else cannotWriteOutput(error);
+  });
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (!closedByReader(error)) process.exit(EXIT_CODES.cannot_write);
+  });
+}
+
+function closedByReader(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED';
+}
+
+function cannotWriteOutput(error: NodeJS.ErrnoException): never {
+  outputClosed = true;
+  process.stderr.write(`error: cannot write to standard output: ${error.message}\n`);
+  process.exit(EXIT_CODES.cannot_write);
+}
+
+/** Every line of output goes through here. */
+function writeOut(text: string): void {
+  if (!outputClosed) process.stdout.write(text);
+}
+
+/**
+ * The characters of the free-text rule that JSON.stringify leaves as they are (DEL, the C1 controls,
+ * the line separators, the bidi overrides and isolates, U+FFFE/U+FFFF): written as \u escapes, the
+ * JSON means the same and a terminal shows them instead of obeying them. (JSON.stringify already
+ * escapes the C0 controls and lone surrogates.)
+ */
+const JSON_UNSHOWN = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
+
+function visibleJson(text: string): string {
+  return text.replace(JSON_UNSHOWN, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeOut(`${visibleJson(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** One JSON value on one line: for a long-running command whose output is a stream of lines. */
 export function printJsonLine(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  writeOut(`${visibleJson(JSON.stringify(value))}\n`);
 }
 
+/** Each line's text with control characters made visible (`\u001b`); the line breaks of a rendered table stay. */
 export function printLines(...lines: string[]): void {
-  for (const line of lines) process.stdout.write(`${line}\n`);
+  for (const line of lines) writeOut(`${line.split('\n').map(showControls).join('\n')}\n`);
 }
 
-/** A plain table: no colours, so the text is the same in a terminal, a pipe or a file. */
+/**
+ * A plain table: no colours, so the text is the same in a terminal, a pipe or a file. Every cell's
+ * text is shown with its control characters made visible (a stored line break is `\u000a`, not a new
+ * line); a cell given as a list of lines is shown one line under another.
+ */
 export function renderTable(
   head: readonly string[],
-  rows: readonly (readonly string[])[],
+  rows: readonly (readonly (string | readonly string[])[])[],
   colWidths?: readonly number[],
 ): string {
   const wrapping = colWidths ? { colWidths: [...colWidths], wordWrap: true } : {};
   const table = new Table({ head: [...head], style: { head: [], border: [] }, ...wrapping });
-  for (const row of rows) table.push([...row]);
+  const cell = (c: string | readonly string[]) =>
+    typeof c === 'string' ? showControls(c) : c.map(showControls).join('\n');
+  for (const row of rows) table.push(row.map(cell));
   return table.toString();
 }
 
@@ -63,8 +118,8 @@ export function reportError(error: unknown, mode: Mode): number {
 }
 
 function writeErrorLines(failure: CliError): void {
-  process.stderr.write(`error: ${failure.headline}\n`);
-  for (const p of failure.problems) process.stderr.write(`  ${problemText(p)}\n`);
+  process.stderr.write(`error: ${showControls(failure.headline)}\n`);
+  for (const p of failure.problems) process.stderr.write(`  ${showControls(problemText(p))}\n`);
 }
 
 /** "file: path: message", leaving out what a problem does not have. */

@@ -13,6 +13,7 @@ import { registerServe } from './commands/serve.js';
 import { registerVerify } from './commands/verify.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import { registerWorkspace } from './commands/workspace.js';
+import { EXIT_RULE } from './errors.js';
 import type { Environment } from './operations.js';
 import { modeOf, reportError } from './output.js';
 
@@ -43,10 +44,17 @@ export function buildProgram(env: Environment = {}): Command {
   registerWorkspace(program, env);
   registerKey(program, env);
   registerWebhooks(program, env);
+  withExitRule(program);
   return program;
 }
 
-/** Runs one command line and returns the exit code: 0 done, 1 the data is wrong, 2 it could not be used. */
+/** Every command's --help ends with the one exit rule. */
+function withExitRule(command: Command): void {
+  command.addHelpText('after', `\n${EXIT_RULE}`);
+  for (const sub of command.commands) withExitRule(sub);
+}
+
+/** Runs one command line and returns the exit code (EXIT_CODES: 0 done, 1 refused or not reproduced, 2 bad usage or unusable input). */
 export async function run(argv: readonly string[], env: Environment = {}): Promise<number> {
   try {
     process.exitCode = 0;

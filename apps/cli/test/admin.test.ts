@@ -111,7 +111,7 @@ describe('svc provider', () => {
     expect(run.stdout).toMatch(/^provider 7d1f7c1e-\S+ \(Example Sats Lending\) withdrawn at \S+\nwas 78\.46 MEDIUM/);
     const twice = svcJsonIn(vars, 'provider', 'withdraw', WORKED_ID);
     expect(twice.status).toBe(1);
-    expect(twice.json).toEqual({ error: expect.stringMatching(/already withdrawn/), code: 'invalid_value' });
+    expect(twice.json).toEqual({ error: expect.stringMatching(/already withdrawn/), code: 'refused' });
   });
 });
 
@@ -235,7 +235,7 @@ describe('svc issuances', () => {
     const added = svcJsonIn<Issuance>(vars, ...ADD);
     expect(added.status, added.stderr).toBe(0);
     for (const [flags, message] of BAD) {
-      await refusedUnchanged(vars, 1, message, 'issuances', 'update', added.json.id, ...flags);
+      await refusedUnchanged(vars, 2, message, 'issuances', 'update', added.json.id, ...flags);
     }
   });
 
@@ -245,8 +245,8 @@ describe('svc issuances', () => {
     expect(added.status, added.stderr).toBe(0);
     const id = added.json.id;
     const headline = /^error: not a valid issuance \(1 problem\); nothing was written\n/;
-    await refusedUnchanged(vars, 1, headline, ...ADD, '--type', 'warrant');
-    for (const [flags, message] of BAD) await refusedUnchanged(vars, 1, message, ...ADD, ...flags);
+    await refusedUnchanged(vars, 2, headline, ...ADD, '--type', 'warrant');
+    for (const [flags, message] of BAD) await refusedUnchanged(vars, 2, message, ...ADD, ...flags);
     await refusedUnchanged(vars, 1, /^error: no provider 0f0f0f0f/, ...ADD, '--provider', UNKNOWN_ID);
     await refusedUnchanged(
       vars,
@@ -258,11 +258,11 @@ describe('svc issuances', () => {
       '--status',
       'PRICING',
     );
-    await refusedUnchanged(vars, 1, /^error: give at least one field to change\n$/, 'issuances', 'update', id);
+    await refusedUnchanged(vars, 2, /^error: give at least one field to change\n$/, 'issuances', 'update', id);
     await refusedUnchanged(vars, 2, /required option '--target-amount <amount>' not specified/, ...ADD.slice(0, -2));
     await refusedUnchanged(
       vars,
-      1,
+      2,
       /^error: status must be one of ANNOUNCED, PRICING, PRICED, CANCELLED\n$/,
       'issuances',
       'list',
@@ -271,7 +271,7 @@ describe('svc issuances', () => {
     );
     await refusedUnchanged(
       vars,
-      1,
+      2,
       /^error: type must be one of preferred_share, bond\n$/,
       'issuances',
       'list',
@@ -280,7 +280,7 @@ describe('svc issuances', () => {
     );
 
     const json = svcJsonIn<Record<string, unknown>>(vars, ...ADD, '--target-amount', '-1');
-    expect(json.status).toBe(1);
+    expect(json.status).toBe(2);
     expect(json.json).toEqual({
       error: 'not a valid issuance (1 problem); nothing was written',
       code: 'invalid_value',
@@ -312,7 +312,7 @@ describe('svc issuances close', () => {
     await refusedUnchanged(vars, 1, closedAgain, 'issuances', 'update', priced.json.id, '--status', 'PRICING');
     await refusedUnchanged(
       vars,
-      1,
+      2,
       /^error: an issuance closes as PRICED or CANCELLED\n/,
       'issuances',
       'close',
@@ -428,26 +428,26 @@ describe('svc requests', () => {
     await insertRequest(vars, 'cr_cccccccccccccccccccccccc', '2026-06-03T00:00:00.000Z');
     await refusedUnchanged(
       vars,
-      1,
+      2,
       /^error: DECLINED needs a note for the requester \(--note\)\n/,
       ...set('cr_cccccccccccccccccccccccc', '--status', 'DECLINED'),
     );
     await refusedUnchanged(
       vars,
-      1,
+      2,
       /^error: a note is 1 to 2000 characters\n/,
       ...set('cr_cccccccccccccccccccccccc', '--status', 'IN_REVIEW', '--note', ' '),
     );
     await refusedUnchanged(
       vars,
-      1,
+      2,
       /^error: the status must be one of IN_REVIEW, COVERED, DECLINED\n/,
       ...set('cr_cccccccccccccccccccccccc', '--status', 'RESOLVED'),
     );
     await refusedUnchanged(vars, 2, /required option '--status <status>' not specified/, 'requests', 'set', 'cr_x');
     await refusedUnchanged(
       vars,
-      1,
+      2,
       /^error: status must be one of RECEIVED, IN_REVIEW, COVERED, DECLINED\n$/,
       'requests',
       'list',

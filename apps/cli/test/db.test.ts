@@ -9,7 +9,7 @@ import {
   svcIn,
   svcJsonIn,
 } from './operations.js';
-import { STACK_FRAME } from './svc.js';
+import { STACK_FRAME, WORKED_EXAMPLE } from './svc.js';
 
 interface SeedJson {
   store: string;
@@ -63,7 +63,7 @@ describe('svc db migrate', () => {
     const vars = await embedded();
     const first = svcIn(vars, 'db', 'migrate');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 7 migrations`);
+    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 8 migrations`);
     expect(first.stdout).toContain('0001-initial');
     const second = svcIn(vars, 'db', 'migrate');
     expect(second.status).toBe(0);
@@ -84,6 +84,7 @@ describe('svc db migrate', () => {
         '0005-path-to-next-band',
         '0006-list-indexes',
         '0007-record-history',
+        '0008-keys-and-best-band-paths',
       ],
       up_to_date: false,
     });
@@ -158,9 +159,15 @@ describe('svc: configuration from the environment', () => {
     });
   });
 
-  it('scoring does not read the configuration: a bad variable does not stop it', async () => {
-    const run = svcIn({ PORT: 'abc', DATABASE_URL: 'mysql://x' }, 'methodology', 'show', '--json');
-    expect(run.status).toBe(0);
+  it('scoring and verifying do not read the configuration: a bad variable does not stop them', async () => {
+    const run = svcIn({ PORT: 'abc', DATABASE_URL: 'mysql://x' }, 'score', WORKED_EXAMPLE, '--json');
+    expect(run.status, run.stderr).toBe(0);
+  });
+
+  it('methodology show reads the recorded sign-off from the configured store, so a bad variable stops it (exit 2)', async () => {
+    const run = svcIn({ DATABASE_URL: 'mysql://x' }, 'methodology', 'show');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^error: invalid configuration: DATABASE_URL: /);
   });
 
   it('an unreachable PostgreSQL is a clear failure (exit 2), without the password', () => {

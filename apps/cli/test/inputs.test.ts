@@ -46,7 +46,7 @@ describe('svc inputs', () => {
     expect(listed.json.map((s) => s.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
   });
 
-  it('import refuses a document dated after the present, naming each date (exit 1), and stores nothing', async () => {
+  it('import refuses a document dated after the present, naming each date (exit 2, input it cannot use), and stores nothing', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'db', 'migrate').status).toBe(0);
     const doc = await readExample();
@@ -55,7 +55,7 @@ describe('svc inputs', () => {
     const store = storeOf(vars);
     const before = await contentsOf(store);
     const run = svcIn(vars, 'inputs', 'import', file, '--by', 'alice');
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect(run.stderr).toContain(`${file}: evaluation_date: 2030-01-01 is after the present`);
     expect(run.stderr).toContain(
       `${file}: inputs.operating_history_years.approved_at: 2029-06-02T10:00:00Z is after the present`,
@@ -64,7 +64,7 @@ describe('svc inputs', () => {
     expect(await contentsOf(store)).toEqual(before);
   });
 
-  it('an invalid folder stores nothing and lists every problem with its file and path (exit 1)', async () => {
+  it('an invalid folder stores nothing and lists every problem with its file and path (exit 2)', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'db', 'migrate').status).toBe(0);
     const dir = await folderOf(['worked-example.json']);
@@ -87,7 +87,7 @@ describe('svc inputs', () => {
       expect(run.stderr).not.toMatch(STACK_FRAME);
       expect((await contentsOf(store)).counts).toEqual(before.counts);
 
-      // Every file readable but two invalid: exit 1, every problem listed, still nothing stored.
+      // Every file readable but two invalid: still exit 2 (input that cannot be used), every problem listed, nothing stored.
       await rm(join(dir, 'zz-broken.json'));
       const json = svcJsonIn<{ code: string; problems: { file: string; path: string }[] }>(
         vars,
@@ -97,7 +97,7 @@ describe('svc inputs', () => {
         '--by',
         'alice',
       );
-      expect(json.status).toBe(1);
+      expect(json.status).toBe(2);
       expect(json.json.code).toBe('invalid_inputs');
       expect(new Set(json.json.problems.map((p) => p.file))).toEqual(
         new Set([join(dir, 'bad.json'), join(dir, 'worse.json')]),
@@ -158,5 +158,96 @@ describe('svc inputs', () => {
     const empty = join(await tempDir(), 'empty');
     await mkdir(empty);
     expect(svcIn(vars, 'inputs', 'import', empty, '--by', 'alice').status).toBe(2);
+  });
+});
+
+const LOW_ID = '6102dd70-63e8-440e-9dd8-904f07489671';
+const CAPS_ID = '1ac85512-395c-43f8-be97-43173a941f7a';
+
+describe('svc inputs approve --all-pending', () => {
+  it("approves every pending submission, listing each; the approver's own stay pending (maker-checker, exit 1)", async () => {
+    const vars = await embedded();
+    const alice = svcIn(
+      vars,
+      'inputs',
+      'import',
+      await folderOf(['worked-example.json', 'low-band.json']),
+      '--by',
+      'alice',
+    );
+    expect(alice.status, alice.stderr).toBe(0);
+    const bobs = svcIn(vars, 'inputs', 'import', await folderOf(['multiple-caps.json']), '--by', 'bob');
+    expect(bobs.status, bobs.stderr).toBe(0);
+
+    const run = svcIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'Bob ');
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toBe('');
+    const [approvedPart = '', refusedPart = ''] = run.stdout.split(/\n(?=1 submission not approved)/);
+    expect(approvedPart).toMatch(/^2 submissions approved by Bob; publish with: /);
+    expect(approvedPart).toContain(WORKED_ID);
+    expect(approvedPart).toContain(LOW_ID);
+    expect(approvedPart).not.toContain(CAPS_ID);
+    expect(refusedPart).toMatch(
+      /^1 submission not approved: Bob submitted it, so another analyst must approve \(maker-checker\):/,
+    );
+    expect(refusedPart).toContain(CAPS_ID);
+
+    const records = svcJsonIn<Submission[]>(vars, 'inputs', 'list').json;
+    const statusOf = (id: string) => records.filter((r) => r.provider_id === id).map((r) => [r.status, r.approved_by]);
+    expect(statusOf(WORKED_ID)).toEqual([['APPROVED', 'Bob']]);
+    expect(statusOf(LOW_ID)).toEqual([['APPROVED', 'Bob']]);
+    expect(statusOf(CAPS_ID)).toEqual([['PENDING', null]]);
+
+    const carol = svcJsonIn<{ approved: Submission[]; refused: unknown[] }>(
+      vars,
+      'inputs',
+      'approve',
+      '--all-pending',
+      '--by',
+      'carol',
+    );
+    expect(carol.status, carol.stderr).toBe(0);
+    expect(carol.json.approved.map((r) => [r.provider_id, r.status, r.approved_by])).toEqual([
+      [CAPS_ID, 'APPROVED', 'carol'],
+    ]);
+    expect(carol.json.refused).toEqual([]);
+
+    const none = svcIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'carol');
+    expect(none.status).toBe(0);
+    expect(none.stdout).toBe('no submissions are pending approval\n');
+  });
+
+  it('--json lists the refused ones with the reason', async () => {
+    const vars = await embedded();
+    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
+    const run = svcJsonIn<{ approved: Submission[]; refused: (Submission & { reason: string })[] }>(
+      vars,
+      'inputs',
+      'approve',
+      '--all-pending',
+      '--by',
+      'alice',
+    );
+    expect(run.status).toBe(1);
+    expect(run.json.approved).toEqual([]);
+    expect(run.json.refused).toEqual([
+      expect.objectContaining({
+        provider_id: WORKED_ID,
+        status: 'PENDING',
+        reason: 'alice submitted these inputs and cannot approve them; another analyst must',
+      }),
+    ]);
+  });
+
+  it('takes provider ids or --all-pending: both, or neither, is bad usage (exit 2) and changes nothing', async () => {
+    const vars = await embedded();
+    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
+    const both = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--all-pending', '--by', 'bob');
+    expect(both.status).toBe(2);
+    expect(both.stderr).toBe('error: name providers or give --all-pending, not both\n');
+    const neither = svcIn(vars, 'inputs', 'approve', '--by', 'bob');
+    expect(neither.status).toBe(2);
+    expect(neither.stderr).toBe('error: name the providers whose submissions to approve, or --all-pending\n');
+    expect(svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending').json).toHaveLength(1);
   });
 });

@@ -1,8 +1,10 @@
 import type { Store } from '@svc/api';
 import { describe, expect, it } from 'vitest';
 import { draft11 } from './draft-framework.js';
-import { type Env, embedded, storeOf, svcIn, svcJsonIn } from './operations.js';
-import { EXAMPLES, folderOf, svc, svcJson, writeTemp } from './svc.js';
+import { type Env, embedded, freshSchema, postgresAvailable, storeOf, svcIn, svcJsonIn } from './operations.js';
+import { EXAMPLES, folderOf, svc, svcJson, WORKED_EXAMPLE, writeTemp } from './svc.js';
+
+const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
 
 interface Move {
   file: string;
@@ -42,11 +44,11 @@ describe('svc methodology diff A B --inputs DIR', () => {
     expect(run.stdout).toMatch(/5 providers, \d+ band moves?/);
   });
 
-  it('lists invalid documents as problems (exit 1) after the ones it could compare', async () => {
+  it('lists invalid documents as problems (exit 2) after the ones it could compare', async () => {
     const dir = await folderOf(['worked-example.json']);
     await writeTemp('broken.json', { not: 'inputs' }, dir);
     const run = svc('methodology', 'diff', '1.0', '1.0', '--inputs', dir);
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect(run.stdout).toContain('Example Sats Lending');
     expect(run.stderr).toContain('1 of 2 files');
     expect(run.stderr).toContain('broken.json');
@@ -93,7 +95,9 @@ describe('svc methodology publish VERSION --signed-off-by NAME', () => {
     expect(svcIn(vars, 'inputs', 'approve', ...ids, '--by', 'bob').status).toBe(0);
 
     const run = svcJsonIn<PublishJson>(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
-    expect(run.status, run.stderr).toBe(0);
+    // The examples hold documents below the confidence threshold: refused, so exit 1 as `svc publish`.
+    expect(run.json.rescore?.counts.refused).toBeGreaterThan(0);
+    expect(run.status, run.stderr).toBe(1);
     expect(run.json.created).toBe(true);
     expect(run.json.release).toMatchObject({
       version: '1.0',
@@ -105,7 +109,7 @@ describe('svc methodology publish VERSION --signed-off-by NAME', () => {
     expect(await releasesIn(vars)).toHaveLength(1);
 
     const again = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
-    expect(again.status, again.stderr).toBe(0);
+    expect(again.status, again.stderr).toBe(1);
     expect(again.stdout).toContain('was already published');
     expect(again.stdout).toContain('Re-score of every provider');
     expect(await releasesIn(vars)).toHaveLength(1);
@@ -114,10 +118,99 @@ describe('svc methodology publish VERSION --signed-off-by NAME', () => {
   it('refuses an unsigned framework and a version the engine does not know, writing nothing', async () => {
     const vars = await embedded();
     const unsigned = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', ' ');
-    expect(unsigned.status).toBe(1);
+    expect(unsigned.status).toBe(2);
     expect(unsigned.stderr).toContain('sign-off');
     expect(svcIn(vars, 'methodology', 'publish', '1.0').status).toBe(2);
     expect(svcIn(vars, 'methodology', 'publish', '1.1', '--signed-off-by', 'Dana Risk').status).toBe(2);
     expect(await releasesIn(vars)).toEqual([]);
+  });
+});
+
+interface ShowJson {
+  sha256: string;
+  sign_off: { role: string; signed_off_by: string; signed_off_on: string } | null;
+  definition: unknown;
+}
+
+/** A fresh store of each engine: SVC_DATA_DIR, or a PostgreSQL schema when PostgreSQL answers here. */
+const STORES: [string, () => Promise<{ vars: Env; drop(): Promise<void> }>][] = [
+  ['SQLite', async () => ({ vars: await embedded(), drop: async () => {} })],
+  ...(postgresAvailable
+    ? ([
+        [
+          'PostgreSQL',
+          async () => {
+            const schema = await freshSchema();
+            return { vars: { ...(await embedded()), DATABASE_URL: schema.url }, drop: schema.drop };
+          },
+        ],
+      ] as [string, () => Promise<{ vars: Env; drop(): Promise<void> }>][])
+    : []),
+];
+
+describe.each(STORES)('svc methodology publish, then show, on %s', (_name, fresh) => {
+  it('show prints the sign-off the release recorded (one source of truth); the framework keeps its bytes', async () => {
+    const { vars, drop } = await fresh();
+    try {
+      const builtIn = svcJsonIn<ShowJson>(vars, 'methodology', 'show');
+      expect(builtIn.status, builtIn.stderr).toBe(0);
+      expect(builtIn.json.sign_off?.signed_off_on).toBe('2026-04-01');
+
+      const published = svcJsonIn<PublishJson & { release: { signed_off_at: string } }>(
+        vars,
+        'methodology',
+        'publish',
+        '1.0',
+        '--signed-off-by',
+        'Dana Risk',
+      );
+      expect(published.status, published.stderr).toBe(0);
+      const on = published.json.release.signed_off_at.slice(0, 10);
+      expect(on).not.toBe('2026-04-01');
+
+      for (const args of [[], ['--framework', '1.0'], ['--framework', 'DCRF v1.0']]) {
+        const shown = svcJsonIn<ShowJson>(vars, 'methodology', 'show', ...args);
+        expect(shown.status, shown.stderr).toBe(0);
+        expect(shown.json.sign_off).toEqual({
+          role: 'chief_risk_officer',
+          signed_off_by: 'Dana Risk',
+          signed_off_on: on,
+        });
+        expect(shown.json.sha256).toBe(builtIn.json.sha256);
+        expect(JSON.stringify(shown.json.definition)).toBe(JSON.stringify(builtIn.json.definition));
+      }
+      const text = svcIn(vars, 'methodology', 'show');
+      expect(text.stdout).toContain(`signed off by Dana Risk (chief_risk_officer) on ${on}`);
+      expect(text.stdout).not.toContain('on 2026-04-01');
+    } finally {
+      await drop();
+    }
+  });
+
+  it('exits 1 when the re-score refused a provider, as svc publish does; 0 when none was', async () => {
+    const { vars, drop } = await fresh();
+    try {
+      const dir = await folderOf(['worked-example.json', 'missing-inputs.json']);
+      const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', dir, '--by', 'alice');
+      expect(imported.status, imported.stderr).toBe(0);
+      const ids = imported.json.map((s) => s.provider_id);
+      expect(svcIn(vars, 'inputs', 'approve', ...ids, '--by', 'bob').status).toBe(0);
+      const publish = svcIn(vars, 'publish', '--all', '--dry-run');
+      expect(publish.status).toBe(1);
+
+      const run = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stdout).toContain('Refused (not published)');
+      const json = svcJsonIn<PublishJson>(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
+      expect(json.status).toBe(1);
+      expect(json.json.rescore?.counts.refused).toBe(1);
+
+      const clean = await embedded();
+      expect(svcIn(clean, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
+      expect(svcIn(clean, 'inputs', 'approve', WORKED_ID, '--by', 'bob').status).toBe(0);
+      expect(svcIn(clean, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk').status).toBe(0);
+    } finally {
+      await drop();
+    }
   });
 });

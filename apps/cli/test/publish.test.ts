@@ -64,8 +64,10 @@ describe('svc publish', () => {
     expect(first.json.outcomes[0]).toMatchObject({ provider_id: WORKED_ID, status: 'published', change: 'NEW' });
     const second = svcIn(vars, 'publish', '--all');
     expect(second.status, second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/│ unchanged +│ 1 +│/);
-    expect(second.stdout).toMatch(/│ published +│ 0 +│/);
+    expect(second.stdout).toContain('published 0, unchanged 1, refused 0:');
+    expect(second.stdout).toMatch(
+      /│ Example Sats Lending +│ 7d1f7c1e-\S+ +│ unchanged +│ 78\.46 +│ MEDIUM +│ unchanged +│ 78\.46 MEDIUM +│/,
+    );
     await withStoreOf(vars, async (store) => {
       const { counts } = await contentsOf(store);
       expect(counts).toMatchObject({ indicator_history: 1, risk_indicators: 1, changelog: 1 });
@@ -293,5 +295,94 @@ describe('svc publish --all killed part-way (crash safety)', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+/** The worked example with another collateral coverage ratio: a new submission of the same provider. */
+async function workedWithCoverage(ratio: number): Promise<string> {
+  const document = await readExample();
+  const input = document.inputs.collateral_coverage_ratio;
+  if (!input) throw new Error('no collateral_coverage_ratio');
+  input.value = ratio;
+  return writeTemp(`worked-${ratio}.json`, document);
+}
+
+/** The row of one provider in the text report: its cells, trimmed. */
+function rowOf(stdout: string, name: string): string[] {
+  const line = stdout.split('\n').find((l) => l.startsWith(`│ ${name} `));
+  if (!line) throw new Error(`no row for ${name} in:\n${stdout}`);
+  return line
+    .split('│')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
+}
+
+describe('svc publish: each provider with its score, band and move', () => {
+  it('new on a first publication, then up, down or unchanged from the indicator in force before', async () => {
+    const vars = await embedded();
+    importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json']));
+    const first = svcIn(vars, 'publish', '--all');
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain('published 2, unchanged 0, refused 0:');
+    expect(first.stdout).toMatch(/Provider +│ Provider id +│ Outcome +│ Score +│ Band +│ Move +│ Before/);
+    expect(rowOf(first.stdout, 'Example Sats Lending')).toEqual([
+      'Example Sats Lending',
+      WORKED_ID,
+      'published',
+      '78.46',
+      'MEDIUM',
+      'new',
+      '-',
+    ]);
+    const low = svcJsonIn<Report>(vars, 'publish', '--all', '--dry-run').json.outcomes.find(
+      (o) => o.provider_id !== WORKED_ID,
+    );
+    expect(low).toMatchObject({ status: 'unchanged' });
+
+    importAndApprove(vars, await workedWithCoverage(2.5));
+    const up = svcIn(vars, 'publish', WORKED_ID);
+    expect(up.status, up.stderr).toBe(0);
+    const upRow = rowOf(up.stdout, 'Example Sats Lending');
+    expect(upRow.slice(2, 4)).toEqual(['published', expect.any(String)]);
+    expect(Number(upRow[3])).toBeGreaterThan(78.46);
+    expect(upRow[5]).toMatch(/^up( \(MEDIUM -> LOW\))?$/);
+    expect(upRow[6]).toBe('78.46 MEDIUM');
+
+    importAndApprove(vars, await workedWithCoverage(1.1));
+    const down = svcJsonIn<Report & { outcomes: { final_score: number; previous_score: number | null }[] }>(
+      vars,
+      'publish',
+      WORKED_ID,
+    );
+    expect(down.status, down.stderr).toBe(0);
+    const outcome = down.json.outcomes[0];
+    expect(outcome?.previous_score).toBe(Number(upRow[3]));
+    expect(outcome?.final_score).toBeLessThan(Number(upRow[3]));
+    const again = svcIn(vars, 'publish', WORKED_ID);
+    expect(rowOf(again.stdout, 'Example Sats Lending').slice(2)).toEqual([
+      'unchanged',
+      outcome?.final_score.toFixed(2),
+      expect.any(String),
+      'unchanged',
+      expect.stringMatching(new RegExp(`^${outcome?.final_score.toFixed(2).replace('.', '\\.')} `)),
+    ]);
+  });
+
+  it('a dry run shows the move it would make, a refused provider shows none', async () => {
+    const vars = await embedded();
+    importAndApprove(vars, await folderOf(['worked-example.json', 'missing-inputs.json']));
+    const dry = svcIn(vars, 'publish', '--all', '--dry-run');
+    expect(dry.status).toBe(1);
+    expect(dry.stdout).toContain('would be published 1, would be unchanged 0, would be refused 1:');
+    expect(dry.stdout).toMatch(/Provider +│ Provider id +│ Would be +│ Score/);
+    expect(rowOf(dry.stdout, 'Example Sats Lending').slice(2)).toEqual(['published', '78.46', 'MEDIUM', 'new', '-']);
+    const refused = dry.stdout.split('\n').find((l) => l.includes(MISSING_ID) && l.includes('refused'));
+    expect(
+      refused
+        ?.split('│')
+        .slice(3, -1)
+        .map((c) => c.trim()),
+    ).toEqual(['refused', '-', '-', '-', '-']);
+    expect(dry.stdout).toContain('Refused (not published):');
   });
 });

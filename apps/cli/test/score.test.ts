@@ -150,18 +150,18 @@ describe('svc score: a folder', () => {
     expect(run.stderr).toBe('');
   });
 
-  it('still scores the valid documents when one is invalid, lists its problems and exits 1', async () => {
+  it('still scores the valid documents when one is invalid, lists its problems and exits 2', async () => {
     const dir = await folderOf(['low-band.json', 'worked-example.json']);
     await writeTemp('broken.json', await brokenDocument(), dir);
     const run = svcJson('score', dir);
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     const body = run.json as { error: string; problems: { file: string; path: string }[]; results: RiskIndicator[] };
     expect(body.error).toContain('1 of 3 files');
     expect(body.results.map((r) => r.name)).toEqual(['Example Harbour Custody', 'Example Sats Lending']);
     expect(body.problems).toHaveLength(4);
     expect(body.problems.every((p) => p.file.endsWith('broken.json'))).toBe(true);
     const text = svc('score', dir);
-    expect(text.status).toBe(1);
+    expect(text.status).toBe(2);
     expect(text.stdout).toContain('Example Sats Lending');
     expect(text.stderr).toContain('broken.json: provider.yield_min');
   });
@@ -201,7 +201,7 @@ describe('svc score --package', () => {
     await writeTemp('broken.json', await brokenDocument(), dir);
     const out = join(await tempDir(), 'packages', 'nested');
     const run = svc('score', dir, '--package', out);
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect((await readdir(out)).sort()).toEqual(['low-band.package.json', 'worked-example.package.json']);
     for (const name of await readdir(out)) expect(svc('verify', join(out, name)).status).toBe(0);
   });
@@ -209,16 +209,16 @@ describe('svc score --package', () => {
   it('writes no package for an invalid document', async () => {
     const out = join(await tempDir(), 'never.package.json');
     const run = svc('score', await writeTemp('broken.json', await brokenDocument()), '--package', out);
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     await expect(readFile(out)).rejects.toThrow();
   });
 });
 
 describe('svc score: invalid input', () => {
-  it('refuses an invalid document with exit 1, naming the file and every problem with its path', async () => {
+  it('refuses an invalid document with exit 2, naming the file and every problem with its path', async () => {
     const file = await writeTemp('broken.json', await brokenDocument());
     const run = svc('score', file);
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     const lines = run.stderr.trim().split('\n');
     expect(lines[0]).toBe(`error: ${file}: not a valid approved-inputs document (4 problems); nothing was scored`);
@@ -235,7 +235,7 @@ describe('svc score: invalid input', () => {
 
   it('prints only a JSON error object listing every problem in --json mode', async () => {
     const run = svcJson('score', await writeTemp('broken.json', await brokenDocument()));
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     const body = run.json as { error: string; code: string; problems: { path: string; message: string }[] };
     expect(body.code).toBe('invalid_inputs');
     expect(body.problems.map((p) => p.path)).toEqual([
@@ -249,7 +249,7 @@ describe('svc score: invalid input', () => {
   it('refuses a number of more than 15 significant digits instead of rounding it', async () => {
     const text = (await readFile(WORKED_EXAMPLE, 'utf8')).replace('"value": 1.35,', '"value": 1.3500000000000001,');
     const run = svc('score', await writeTemp('precise.json', text));
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect(run.stderr).toContain('inputs.collateral_coverage_ratio.value: ');
     expect(run.stderr).toContain('15 significant digits');
   });
@@ -305,9 +305,9 @@ describe('svc score --date', () => {
     expect(svc('score', WORKED_EXAMPLE).stderr).toBe('');
   });
 
-  it('reports every as_of after the new date as a validation problem (exit 1)', () => {
+  it('reports every as_of after the new date as a validation problem (exit 2)', () => {
     const run = svcJson('score', WORKED_EXAMPLE, '--date', '2026-05-01');
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     const problems = (run.json as { problems: { path: string; message: string }[] }).problems;
     expect(problems).toHaveLength(14);
     expect(problems.every((p) => p.path.endsWith('.as_of') && p.message.includes('2026-05-01'))).toBe(true);

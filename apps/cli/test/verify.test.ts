@@ -131,12 +131,31 @@ describe('svc verify: files it cannot use', () => {
   });
 
   it('refuses JSON that is not a computation package with exit 2, listing the problems', async () => {
-    const run = svcJson('verify', WORKED_EXAMPLE);
+    const file = await writeTemp('other.json', { report: 'quarterly', figures: [1, 2] });
+    const run = svcJson('verify', file);
     expect(run.status).toBe(2);
     const body = run.json as { code: string; status: string; problems: { path: string }[] };
     expect(body.code).toBe('invalid_package');
     expect(body.status).toBe('invalid');
     expect(body.problems.map((p) => p.path)).toContain('package_format');
-    expect(run.stderr).toContain(`${WORKED_EXAMPLE}: package_format: `);
+    expect(svc('verify', file).stderr).toContain(`${file}: package_format: `);
+  });
+
+  it('says an approved-inputs document is not a package and points to svc score, in one line (exit 2)', async () => {
+    for (const file of [WORKED_EXAMPLE, await writeTemp('inputs.json', await readFile(WORKED_EXAMPLE, 'utf8'))]) {
+      const run = svc('verify', file);
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `error: ${file}: an approved-inputs document, not a computation package: score it with \`svc score ${file}\`, and add --package OUT to write the package that svc verify checks\n`,
+      );
+      const json = svcJson('verify', file);
+      expect(json.status).toBe(2);
+      expect(json.json).toEqual({
+        error: expect.stringContaining('an approved-inputs document, not a computation package'),
+        code: 'invalid_package',
+        status: 'invalid',
+      });
+    }
   });
 });

@@ -1,6 +1,7 @@
 """The real service for a test module, started as users start it: the built `svc` CLI on a fresh temporary store.
 
-Builds nothing: turbo's test task builds the CLI first (this package's devDependencies name it). Also puts the
+Builds nothing: turbo builds the CLI first (``@svc/cli#build`` in this package's turbo.json; not a
+devDependency, whose ``bin`` pnpm would link before the build). Also puts the
 package's ``src`` folder on ``sys.path``, so importing this module first lets the tests import ``svc_client``
 without installing it.
 """

@@ -152,12 +152,32 @@ class Deliveries(unittest.TestCase):
 
     def test_delete_webhook_removes_the_endpoint(self) -> None:
         client = Client(SERVICE.url, api_key=SERVICE.keys["PROFESSIONAL"])
-        endpoint = client.create_webhook("http://127.0.0.1:9/gone", ["issuance.updated", "methodology.published"])
+        endpoint = client.create_webhook("http://127.0.0.1:65535/gone", ["issuance.updated", "methodology.published"])
         self.assertIsNone(client.delete_webhook(endpoint["id"]))
         self.assertNotIn(endpoint["id"], [w["id"] for w in client.list_webhooks()["data"]])
         with self.assertRaises(SvcApiError) as caught:
             client.delete_webhook(endpoint["id"])
         self.assertEqual(caught.exception.code, "not_found")
+
+    def test_port_0_and_system_ports_are_refused_with_400_naming_the_url(self) -> None:
+        client = Client(SERVICE.url, api_key=SERVICE.keys["PROFESSIONAL"])
+        for url, reason in [
+            ("http://127.0.0.1:0/hook", "port 0 is not a port a receiver can listen on"),
+            ("http://127.0.0.1:22/hook", "port 22 is a system port (below 1024)"),
+        ]:
+            with self.assertRaises(SvcApiError) as caught:
+                client.create_webhook(url, ["risk_indicator.published"])
+            self.assertEqual(caught.exception.code, "invalid_request")
+            self.assertEqual([e["path"] for e in caught.exception.errors], ["body.url"])
+            self.assertIn(reason, caught.exception.errors[0]["message"])
+
+    def test_a_description_with_a_control_character_is_refused_naming_it(self) -> None:
+        client = Client(SERVICE.url, api_key=SERVICE.keys["PROFESSIONAL"])
+        with self.assertRaises(SvcApiError) as caught:
+            client.create_webhook("https://93.184.216.34/hook", ["risk_indicator.published"], "ops\x1b[2J")
+        self.assertEqual(caught.exception.code, "invalid_request")
+        self.assertEqual([e["path"] for e in caught.exception.errors], ["body.description"])
+        self.assertIn("found U+001B at character 4", caught.exception.errors[0]["message"])
 
     def test_a_private_address_is_refused_with_400_naming_the_url(self) -> None:
         client = Client(SERVICE.url, api_key=SERVICE.keys["PROFESSIONAL"])

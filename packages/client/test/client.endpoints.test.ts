@@ -191,6 +191,26 @@ describe('webhooks, end to end: registered, pinged, delivered signed, redelivere
     webhookId = endpoint.id;
   });
 
+  it('createWebhook refuses port 0, a system port and a description with a control character, naming the field', async () => {
+    const refusals: [Parameters<SvcClient['createWebhook']>[0], string, string][] = [
+      [{ url: 'http://127.0.0.1:0/hook', events: ['issuance.updated'] }, 'body.url', 'port 0 is not a port'],
+      [{ url: 'http://127.0.0.1:22/hook', events: ['issuance.updated'] }, 'body.url', 'port 22 is a system port'],
+      [
+        { url: `${receiver.url}/hook`, events: ['issuance.updated'], description: 'ops\u001b[2J' },
+        'body.description',
+        'found U+001B at character 4',
+      ],
+    ];
+    for (const [body, path, says] of refusals) {
+      const error = await professional.createWebhook(body).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SvcApiError);
+      const problem = (error as SvcApiError).problem;
+      expect((error as SvcApiError).code).toBe('invalid_request');
+      expect(problem?.errors?.[0]?.path).toBe(path);
+      expect(problem?.errors?.[0]?.message).toContain(says);
+    }
+  });
+
   it('listWebhooks lists it', async () => {
     const list = await professional.listWebhooks();
     conforms('listWebhooks', list);

@@ -86,6 +86,19 @@ export interface Endpoint {
   errors: ErrorCode[];
 }
 
+/**
+ * The HTTP layer's own refusals, which any operation can meet: a request head over 16 KiB (431), a request that does
+ * not arrive in time (408), and, for an operation that serves a body, an Accept header excluding its media types (406).
+ */
+function withTransportErrors<T extends Record<string, Endpoint>>(list: T): T {
+  for (const e of Object.values(list)) {
+    const transport: ErrorCode[] = ['request_timeout', 'headers_too_large'];
+    if (e.success.contentType) transport.push('not_acceptable');
+    e.errors = [...new Set([...e.errors, ...transport])];
+  }
+  return list;
+}
+
 const keyed: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'insufficient_tier', 'rate_limited', 'unavailable'];
 const json = 'application/json';
 const memo = {
@@ -95,7 +108,7 @@ const memo = {
   otherContentTypes: ['text/html'],
 } as const satisfies Endpoint['success'];
 
-export const endpoints = {
+export const endpoints = withTransportErrors({
   listScores: {
     operationId: 'listScores',
     method: 'get',
@@ -413,7 +426,7 @@ export const endpoints = {
     path: '/api/v1/scores/export.csv',
     summary: 'Current Risk Indicators as CSV',
     description:
-      'One row per provider with its score, band, confidence and module scores. Text cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage return) are prefixed with an apostrophe.',
+      'One row per provider with its score, band, confidence and module scores, each column of figures at one precision (final_score 2 places, confidence 4, module scores 6). Text cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage return) are prefixed with an apostrophe.',
     tag: 'Analysis',
     tier: 'PROFESSIONAL',
     limit: 'key',
@@ -529,7 +542,7 @@ export const endpoints = {
       ...keyed,
     ],
   },
-} satisfies Record<string, Endpoint>;
+} satisfies Record<string, Endpoint>);
 
 export type EndpointName = keyof typeof endpoints;
 

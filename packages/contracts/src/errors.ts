@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   invalid_api_key: {
     status: 401,
     title: 'Invalid API key',
-    about: 'The key is unknown or revoked (the two are not told apart).',
+    about: 'The key is unknown, revoked or expired (none of them told apart).',
   },
   insufficient_tier: {
     status: 403,
@@ -38,6 +38,12 @@ export const ERROR_CODES = {
     title: 'Not acceptable',
     about: 'The `Accept` header excludes every media type the endpoint serves.',
   },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    about:
+      'The request body did not arrive in full within 10 seconds (or the headers within 10 seconds); send it again.',
+  },
   webhook_disabled: {
     status: 409,
     title: 'Webhook endpoint disabled',
@@ -53,6 +59,11 @@ export const ERROR_CODES = {
     status: 415,
     title: 'Unsupported media type',
     about: 'Request bodies must be `application/json`.',
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'Request header fields too large',
+    about: 'The request line and headers are limited to 16 KiB.',
   },
   rate_limited: {
     status: 429,

@@ -180,11 +180,14 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
 
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string() } } });
 
-/** Any page's answer to a request the server cannot read: a malformed percent-encoding, headers over 16 KiB. */
-const unreadable = {
-  description: ERROR_CODES.invalid_request.title,
+const problemOf = (code: keyof typeof ERROR_CODES) => ({
+  description: ERROR_CODES[code].title,
   content: { 'application/problem+json': { schema: ProblemSchema } },
-};
+});
+/** Any page's answer to a request the server cannot read: a malformed percent-encoding, not HTTP at all. */
+const unreadable = problemOf('invalid_request');
+/** Any page's answers from the HTTP layer itself: a request that does not arrive in time, headers over 16 KiB. */
+const transport = { 408: problemOf('request_timeout'), 431: problemOf('headers_too_large') };
 
 const sitePages: RouteConfig[] = [
   {
@@ -198,6 +201,7 @@ const sitePages: RouteConfig[] = [
       200: text('text/html', 'The page.'),
       400: unreadable,
       404: text('text/html', 'No such Risk Indicator.'),
+      ...transport,
     },
   },
   {
@@ -209,6 +213,7 @@ const sitePages: RouteConfig[] = [
     responses: {
       200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.object({}).loose() } } },
       400: unreadable,
+      ...transport,
     },
   },
   {
@@ -217,7 +222,7 @@ const sitePages: RouteConfig[] = [
     operationId: 'apiReference',
     summary: 'Interactive API reference',
     tags: ['Site'],
-    responses: { 200: text('text/html', 'The reference page.'), 400: unreadable },
+    responses: { 200: text('text/html', 'The reference page.'), 400: unreadable, ...transport },
   },
   {
     method: 'get',
@@ -225,6 +230,6 @@ const sitePages: RouteConfig[] = [
     operationId: 'llmsTxt',
     summary: 'Machine-readable description of the service (llms.txt)',
     tags: ['Site'],
-    responses: { 200: text('text/plain', 'Markdown text.'), 400: unreadable },
+    responses: { 200: text('text/plain', 'Markdown text.'), 400: unreadable, ...transport },
   },
 ];

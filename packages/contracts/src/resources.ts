@@ -1,4 +1,4 @@
-import { FrameworkDefinitionSchema, SignOffSchema } from '@svc/methodology';
+import { FrameworkDefinitionSchema, plainText, SignOffSchema } from '@svc/methodology';
 import { z } from 'zod';
 import {
   NextCursorSchema,
@@ -139,8 +139,15 @@ export const CHANGE_TYPES = ['NEW', 'SCORE_CHANGE', 'BAND_CHANGE', 'WITHDRAWN'] 
 export const ChangelogQuerySchema = z.strictObject({
   since: z
     .string()
-    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z)?$/, 'must be a date YYYY-MM-DD or a UTC timestamp')
-    .refine(isRealTime, 'must be a real date and time (e.g. 2026-02-30 does not exist)')
+    .regex(
+      /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z)?$/,
+      'is not a date or time: write a date YYYY-MM-DD or a UTC timestamp, such as 2026-06-01 or 2026-06-01T12:00:00Z',
+    )
+    // Only a value written as a date is checked against the calendar, so "yesterday" gets the one message above.
+    .refine(isRealTime, {
+      when: (payload) => payload.issues.length === 0,
+      error: (issue) => `must be a real date and time: ${String(issue.input)} does not exist on the calendar`,
+    })
     .optional()
     .meta({ description: 'Only changes at or after this date or UTC timestamp.' }),
   ...PageQuery,
@@ -170,14 +177,17 @@ export const ChangelogResponseSchema = z
 
 export const CoverageRequestBodySchema = z
   .strictObject({
-    provider_name: z.string().trim().min(2, 'must be 2 to 200 characters').max(200, 'must be 2 to 200 characters'),
+    provider_name: plainText(z.string())
+      .trim()
+      .min(2, 'must be 2 to 200 characters')
+      .max(200, 'must be 2 to 200 characters'),
     website: z
       .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
       .max(2048, 'must be at most 2048 characters')
       .optional(),
     contact_email: z.email({ error: 'must be an email address' }).max(254).optional(),
     planner_type: PlannerTypeSchema.optional(),
-    message: z.string().max(2000, 'must be at most 2000 characters').optional(),
+    message: plainText(z.string(), 'multiline').max(2000, 'must be at most 2000 characters').optional(),
   })
   .meta({ id: 'CoverageRequest' });
 

@@ -101,7 +101,10 @@ export const PathToNextBandSchema = z
     current_band: RiskBandSchema,
     next_band: RiskBandSchema.nullable().meta({ description: 'null in the best band (LOW).' }),
     next_band_min_score: z.number().nullable(),
-    steps: z.array(NextBandStepSchema).meta({ description: 'One per criterion, in framework order.' }),
+    steps: z.array(NextBandStepSchema).meta({
+      description:
+        'One per criterion, in framework order; empty in the best band (LOW), where `summary` says there is no next band.',
+    }),
     summary: z.string(),
   })
   .meta({

@@ -1,3 +1,4 @@
+import { plainText } from '@svc/methodology';
 import { z } from 'zod';
 import { PageQuery, RiskBandSchema, RiskIndicatorIdSchema, TimestampSchema, UuidSchema } from './common.js';
 import { IssuanceSchema } from './resources.js';
@@ -167,16 +168,19 @@ export const DeliveryParamsSchema = z.strictObject({ webhookId: WebhookIdSchema,
 
 export const WebhookCreateBodySchema = z
   .strictObject({
-    url: z
-      .string()
-      .min(1, 'must be an https URL')
-      .max(2048, 'must be at most 2048 characters')
-      .meta({ description: 'https only; private, loopback and metadata addresses are refused.' }),
+    url: z.string().min(1, 'must be an https URL').max(2048, 'must be at most 2048 characters').meta({
+      description:
+        'https only; private, loopback and metadata addresses are refused, and so are port 0 and the ports below 1024 other than 443.',
+    }),
     events: z
       .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }))
       .min(1, 'must name at least one event')
       .refine((list) => new Set(list).size === list.length, 'must not name an event twice'),
-    description: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters').optional(),
+    description: plainText(z.string())
+      .trim()
+      .min(1, 'must not be empty')
+      .max(500, 'must be at most 500 characters')
+      .optional(),
   })
   .meta({ id: 'WebhookCreate' });
 

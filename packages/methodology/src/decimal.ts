@@ -45,6 +45,14 @@ export function fixed(value: Dec, places: number): string {
   return text.startsWith('-0') && /^-0(\.0+)?$/.test(text) ? text.slice(1) : text;
 }
 
+/**
+ * A figure (a JSON number of the engine, at most `places` decimals) as text with exactly `places` decimals: the
+ * form for a column of figures (a CSV export), where every cell should read at one precision.
+ */
+export function figureText(value: number, places: number): string {
+  return fixed(dec(value), places);
+}
+
 /** toFixed(places) of a value with no more than `places` decimals: its exact text, zeros appended. */
 function padded(value: Dec, places: number): string {
   const missing = places - value.decimalPlaces();

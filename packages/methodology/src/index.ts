@@ -13,6 +13,7 @@ export {
 export { canonicalJson, canonicalSha256, sha256Hex } from './canonical/canonical-json.js';
 export type { Computation } from './compute/compute.js';
 export { compute } from './compute/compute.js';
+export { figureText } from './decimal.js';
 export { methodologyMarkdown } from './docs/methodology-markdown.js';
 export { ENGINE } from './engine.js';
 export { DCRF_1_0, DCRF_1_0_SIGN_OFF } from './framework/dcrf-1.0.js';
@@ -36,6 +37,7 @@ export type {
   RiskIndicatorOf,
   ScoreCommentary,
 } from './indicator.js';
+export { PLACES } from './indicator.js';
 export {
   type InputItem,
   type InputsDocument,
@@ -63,3 +65,4 @@ export {
 export type { Difference } from './package/diff.js';
 export { type Verification, verifyPackage } from './package/verify.js';
 export { checkInputs, InputsError, score, withEvaluationDate } from './score.js';
+export { codePointName, controlCharacterProblem, isPlainText, plainText, showControls, type TextKind } from './text.js';

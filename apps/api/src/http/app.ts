@@ -16,6 +16,7 @@ import type { Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
 import { rateLimitHeaders, standardHeaders } from './headers.js';
 import { requestContext } from './middleware.js';
+import { mediaTypesOf, refuseUnacceptable } from './negotiation.js';
 import { ApiError, sendProblem } from './problem.js';
 import type { Reply, RouteModule } from './route.js';
 import { routes } from './routes/index.js';
@@ -24,6 +25,8 @@ import { parsePart } from './validate.js';
 
 export interface AppOptions {
   trustProxy: boolean | number | string;
+  /** How long a request body may take to arrive in full (default 10 s). */
+  bodyTimeoutMs?: number;
 }
 
 const BODY_LIMIT = 64 * 1024;
@@ -42,6 +45,7 @@ export function buildApp(services: Services, options: AppOptions): Express {
 
   // One middleware, not two: every layer costs each request a walk of the router.
   app.use(requestContext(services.logger, standardHeaders().middleware));
+  app.set('bodyTimeoutMs', options.bodyTimeoutMs ?? 10_000);
 
   const methodsByPath = new Map<string, Set<string>>();
   for (const route of routes) {
@@ -70,7 +74,9 @@ function expressPath(path: string): string {
 
 function handlerOf(route: RouteModule, services: Services) {
   const e = route.endpoint;
+  const served = route.negotiates ? [] : mediaTypesOf(e);
   return async (req: Request, res: Response): Promise<void> => {
+    refuseUnacceptable(req, served);
     const caller = e.tier ? await authenticate(req, res, services, e) : null;
     if (caller) route.admit?.(caller, services);
     if (route.replay) {
@@ -209,16 +215,10 @@ async function jsonBody(req: Request, res: Response, next: NextFunction): Promis
   }
   const declared = Number(req.get('content-length') ?? '0');
   if (declared > BODY_LIMIT) throw new ApiError('payload_too_large', `the body is limited to ${BODY_LIMIT} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > BODY_LIMIT) throw new ApiError('payload_too_large', `the body is limited to ${BODY_LIMIT} bytes`);
-    chunks.push(chunk);
-  }
+  const bytes = await readBody(req, req.app.get('bodyTimeoutMs') as number);
   let text: string;
   try {
-    text = utf8.decode(Buffer.concat(chunks));
+    text = utf8.decode(bytes);
   } catch {
     throw new ApiError('invalid_request', 'the body is not valid UTF-8', {
       errors: [{ path: 'body', message: 'is not valid UTF-8' }],
@@ -239,6 +239,56 @@ async function jsonBody(req: Request, res: Response, next: NextFunction): Promis
   }
   res.locals.body = body;
   next();
+}
+
+/**
+ * The client went away before its body arrived: nobody is left to answer, and it says nothing about the store
+ * (the stream's ECONNRESET is the client's connection, not the database's).
+ */
+class ClientGoneError extends Error {
+  override readonly name = 'ClientGoneError';
+}
+
+/** The body's bytes, at most BODY_LIMIT of them, arriving in full within `timeoutMs`. */
+function readBody(req: Request, timeoutMs: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (outcome: () => void) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT) {
+        req.pause();
+        finish(() => reject(new ApiError('payload_too_large', `the body is limited to ${BODY_LIMIT} bytes`)));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(() => resolve(Buffer.concat(chunks)));
+    const onError = () =>
+      finish(() => reject(new ClientGoneError('the client closed the connection before the body arrived')));
+    const onClose = () => {
+      if (!req.complete) onError();
+    };
+    const timer = setTimeout(() => {
+      req.pause();
+      finish(() =>
+        reject(
+          new ApiError(
+            'request_timeout',
+            `the request body did not arrive in full within ${timeoutMs / 1000} s`,
+            {},
+            { Connection: 'close' },
+          ),
+        ),
+      );
+    }, timeoutMs);
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -288,6 +338,11 @@ function errorHandler(services: Services) {
   const handle = problemFor(services);
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
+      req.socket?.destroy();
+      return;
+    }
+    if (error instanceof ClientGoneError) {
+      services.logger.info({ req_id: res.locals.requestId }, 'client closed the connection before the body arrived');
       req.socket?.destroy();
       return;
     }

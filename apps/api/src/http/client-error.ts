@@ -1,35 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ERROR_CODES, type Problem } from '@svc/contracts';
+import { ERROR_CODES, type ErrorCode, type Problem } from '@svc/contracts';
+import { maskKeys } from '../services/access.js';
 
-/** Why Node's HTTP parser refused a request before any route saw it (its own answers are a bare 400 or 431). */
-const REASONS: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: `the request line and headers are limited to ${maxHeaderSize / 1024} KiB`,
+/** Why Node's HTTP parser refused a request before any route saw it (its own answers are a bare 400, 408 or 431). */
+const REFUSALS: Record<string, { code: ErrorCode; detail: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    code: 'headers_too_large',
+    detail: `the request line and headers are limited to ${maxHeaderSize / 1024} KiB`,
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    code: 'request_timeout',
+    detail: 'the request did not arrive in full in time (headers within 10 s, the body within its timeout)',
+  },
 };
+const NOT_HTTP = { code: 'invalid_request', detail: 'the request is not valid HTTP/1.1' } as const;
 
 const LINGER_MS = 5_000;
+const HOST = /\r\nhost:[ \t]*([A-Za-z0-9.-]+(?::\d{1,5})?|\[[0-9A-Fa-f:.]+\](?::\d{1,5})?)[ \t]*\r\n/i;
+/** The path of the request line (its query left out), when the request got that far. */
+const REQUEST_PATH = /^[A-Z]{1,20} (\/[\x21-\x3e\x40-\x7e]{0,2048})[ ?]/;
 
-/** The `clientError` listener of the HTTP server: the refusal as problem details, like every other 4xx. */
+/**
+ * The `clientError` listener of the HTTP server: the refusal as problem details, like every other error, with the
+ * same absolute `type` (SITE_URL, else the request's Host, else the address it reached) and the path as `instance`.
+ */
 export function answerClientError(siteUrl: string | null) {
-  return (error: Error & { code?: string }, socket: Duplex): void => {
+  return (error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void => {
     // Gone, or answered already (the parser reports again for each chunk the client still sends).
     if (error.code === 'ECONNRESET' || !socket.writable) return;
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      // As Node answers it: the client has stopped sending, so nobody reads a body.
-      socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    const code = 'invalid_request';
-    const detail = REASONS[error.code ?? ''] ?? 'the request is not valid HTTP/1.1';
+    const { code, detail } = REFUSALS[error.code ?? ''] ?? NOT_HTTP;
+    const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1', 0, 20_000) : '';
     const { status, title } = ERROR_CODES[code];
     const requestId = randomUUID();
     const problem: Problem = {
-      type: `${siteUrl ?? ''}/docs/errors#${code}`,
+      type: `${siteUrl ?? originOf(raw, socket)}/docs/errors#${code}`,
       title,
       status,
       detail,
-      instance: '',
+      instance: maskKeys(REQUEST_PATH.exec(raw)?.[1] ?? '/'),
       code,
       request_id: requestId,
     };
@@ -42,4 +53,14 @@ export function answerClientError(siteUrl: string | null) {
     // Closed when the client closes; one that never does is not kept (Node's own answer destroys at once).
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   };
+}
+
+/** The origin the client asked for: its Host header when one was read, else the address and port it connected to. */
+function originOf(raw: string, socket: Duplex): string {
+  const host = HOST.exec(raw)?.[1];
+  if (host) return `http://${host}`;
+  const { localAddress, localPort } = socket as Socket;
+  if (!localAddress) return 'http://localhost';
+  const address = localAddress.includes(':') ? `[${localAddress}]` : localAddress;
+  return `http://${address}:${localPort}`;
 }

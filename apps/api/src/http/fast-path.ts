@@ -59,7 +59,7 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
   };
 
   return (req, res) => {
-    if (req.method !== 'GET' || req.url !== PATH) {
+    if (req.method !== 'GET' || req.url !== PATH || !plainlyJson(req.headers.accept)) {
       app(req, res);
       return;
     }
@@ -69,4 +69,9 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
       else app(req, res);
     });
   };
+}
+
+/** Accept headers the fast path answers as they are; any other goes through Express's content negotiation. */
+function plainlyJson(accept: string | undefined): boolean {
+  return accept === undefined || accept === '*/*' || accept === 'application/json';
 }

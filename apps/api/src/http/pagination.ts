@@ -1,3 +1,5 @@
+import { UuidSchema } from '@svc/contracts';
+import { z } from 'zod';
 import { ApiError } from './problem.js';
 
 /** Opaque cursors: base64url of a JSON position, checked when read back. */
@@ -5,20 +7,31 @@ export function encodeCursor(position: unknown): string {
   return Buffer.from(JSON.stringify(position)).toString('base64url');
 }
 
-export function decodeCursor<T>(cursor: string | undefined, isPosition: (value: unknown) => value is T): T | undefined {
+const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,2048}$/;
+const NOT_A_CURSOR = 'is not a next_cursor value of this list';
+
+/**
+ * Reads a cursor back: base64url of JSON whose every field is checked against the list's position schema (types,
+ * formats, no control characters), so nothing a client makes up reaches a query. Anything else is a 400 naming
+ * `query.cursor`, the same on every engine.
+ */
+export function decodeCursor<T>(cursor: string | undefined, position: z.ZodType<T>): T | undefined {
   if (cursor === undefined) return undefined;
   let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    value = undefined;
+  if (CURSOR_TEXT.test(cursor)) {
+    try {
+      value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    } catch {
+      value = undefined;
+    }
   }
-  if (!isPosition(value)) {
-    throw new ApiError('invalid_request', 'invalid query: query.cursor: is not a next_cursor value of this list', {
-      errors: [{ path: 'query.cursor', message: 'is not a next_cursor value of this list' }],
+  const parsed = position.safeParse(value);
+  if (!parsed.success) {
+    throw new ApiError('invalid_request', `invalid query: query.cursor: ${NOT_A_CURSOR}`, {
+      errors: [{ path: 'query.cursor', message: NOT_A_CURSOR }],
     });
   }
-  return value;
+  return parsed.data;
 }
 
 /** Fetches one row more than the page to know whether another page follows. */
@@ -42,11 +55,21 @@ export function nextLink(
   return { Link: `<${path}?${params.toString()}>; rel="next"` };
 }
 
-export const isNamePosition = (v: unknown): v is { name: string; id: string } =>
-  typeof v === 'object' &&
-  v !== null &&
-  typeof (v as { name?: unknown }).name === 'string' &&
-  typeof (v as { id?: unknown }).id === 'string';
+/** Text of a position: what a row of the list can hold, never a control character (C0, DEL, C1). */
+const positionText = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((v) => !/\p{Cc}/u.test(v));
+/** An id of this service: letters, digits, `_` and `-` (UUIDs, `iss_…`, `whd_…`). */
+const positionId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+/** A stored timestamp as the store hands it back: ISO 8601, UTC or with an offset. */
+const positionTime = z.string().regex(/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}(:?\d{2})?)$/);
 
-export const isNumberPosition = (v: unknown): v is { n: number } =>
-  typeof v === 'object' && v !== null && Number.isSafeInteger((v as { n?: unknown }).n);
+/** Lists in name order: the last row's name and provider id. */
+export const NamePosition = z.strictObject({ name: positionText, id: UuidSchema });
+/** Lists in sequence order: the last row's sequence number. */
+export const NumberPosition = z.strictObject({ n: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
+/** Lists in time order: the last row's timestamp (`a` announced, `c` created) and id. */
+export const AnnouncedPosition = z.strictObject({ a: positionTime, id: positionId });
+export const CreatedPosition = z.strictObject({ c: positionTime, id: positionId });

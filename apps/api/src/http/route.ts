@@ -28,6 +28,8 @@ export interface RouteModule {
   endpoint: Endpoint;
   /** An entitlement beyond the tier, checked after the key and before the request spends the limit; throws to refuse. */
   admit?(caller: Caller, services: Services): void;
+  /** The route answers the Accept header itself (otherwise one that excludes its media types is a 406 before it runs). */
+  negotiates?: true;
   // biome-ignore lint/suspicious/noExplicitAny: each route narrows its own context through defineRoute
   handle(ctx: RouteContext<any, any, any>): Promise<Reply>;
   /**

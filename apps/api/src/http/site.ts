@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument, RiskIndicatorIdSchema } from '@svc/contracts';
-import { currentFramework, getFramework, type RiskIndicator } from '@svc/methodology';
+import { currentFramework, getFramework, type NextBandPath, type RiskIndicator } from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
@@ -154,6 +154,7 @@ export function registerSitePages(app: Express, services: Services): void {
         frameworkSha256: row.framework_sha256,
         resultSha256: row.result_sha256,
         frameworkVersion: frameworkVersionOf(row.framework_version),
+        pathToNextBand: row.path_to_next_band === null ? null : (JSON.parse(row.path_to_next_band) as NextBandPath),
         standing,
       });
       // Short: the page's figures never change, but "current" becomes "superseded" on the next publication.

@@ -59,7 +59,7 @@ export function llmsTxt(site: string, framework: Framework): string {
     '## Authentication and limits',
     '',
     '- Send the key in the header `x-api-key: <API_KEY>`; treat it as an opaque string. Public endpoints need no key.',
-    `- Tiers: ${TIERS.join(', ')}. A key without the endpoint's tier gets 403 \`insufficient_tier\` naming \`required_tier\`; a missing key 401 \`missing_api_key\`; an unknown or revoked key 401 \`invalid_api_key\`.`,
+    `- Tiers: ${TIERS.join(', ')}. A key without the endpoint's tier gets 403 \`insufficient_tier\` naming \`required_tier\`; a missing key 401 \`missing_api_key\`; an unknown, revoked or expired key 401 \`invalid_api_key\`.`,
     `- Hourly limits per key (sliding hour): ${TIERS.map((t) => `${t} ${TIER_HOURLY_LIMIT[t]}`).join(', ')}.`,
     `- Public limits per client IP: ${(Object.keys(PUBLIC_LIMITS) as (keyof typeof PUBLIC_LIMITS)[])
       .map((name) => {
@@ -80,6 +80,7 @@ export function llmsTxt(site: string, framework: Framework): string {
     '## Errors',
     '',
     `Errors are RFC 9457 problem details (\`application/problem+json\`): \`type\` (${site}/docs/errors#<code>), \`title\`, \`status\`, \`detail\`, \`instance\`, \`code\`, \`request_id\`, and \`errors: [{path, message}]\` for invalid values.`,
+    'Free text (names, descriptions; a `message` may run over lines) holds no control characters, bidirectional overrides or line separators: such a value is a 400 naming its path and the character. Webhook URLs on port 0 or another port below 1024 other than 443 are refused.',
     '',
     ...(Object.keys(ERROR_CODES) as ErrorCode[]).map(
       (code) =>

@@ -1,4 +1,5 @@
-import type { RiskIndicator } from '@svc/methodology';
+import { type NextBandPath, type RiskIndicator, showControls } from '@svc/methodology';
+import { nextBandWords } from '../services/next-band-words.js';
 import { html, page } from './html.js';
 
 /** What the verification page shows: the stored indicator, its row's dates and hashes, and where it stands now. */
@@ -12,6 +13,8 @@ export interface VerifyView {
   resultSha256: string;
   /** The framework's short version ("1.0") when this service knows the framework, for the methodology link. */
   frameworkVersion: string | null;
+  /** The path to the next band stored beside the indicator; null until the service has computed it. */
+  pathToNextBand: NextBandPath | null;
   standing:
     | { kind: 'current' }
     | { kind: 'superseded'; currentId: string | null }
@@ -19,46 +22,51 @@ export interface VerifyView {
 }
 
 const when = (iso: string) => html`<time datetime="${iso}">${iso}</time>`;
+/** A calendar date (the evaluation date is a date, whatever time its timestamp carries). */
+const onDay = (iso: string) => html`<time datetime="${iso.slice(0, 10)}">${iso.slice(0, 10)}</time>`;
 
 export function verifyPage(view: VerifyView): string {
   const ri = view.indicator;
+  // A name stored before free text refused control characters is shown with them made visible.
+  const name = showControls(ri.name);
   const id = ri.risk_indicator_id;
   const methodologyPath = `/api/v1/methodology${view.frameworkVersion ? `?version=${view.frameworkVersion}` : ''}`;
   const standing =
     view.standing.kind === 'current'
-      ? html`<p class="note current"><strong>Current.</strong> This is the Risk Indicator in force for ${ri.name}.</p>`
+      ? html`<p class="note current"><strong>Current.</strong> This is the Risk Indicator in force for ${name}.</p>`
       : view.standing.kind === 'superseded'
         ? html`<p class="note superseded"><strong>Superseded.</strong> This Risk Indicator was published and is
-kept for verification, but a later one has replaced it for ${ri.name}${
+kept for verification, but a later one has replaced it for ${name}${
             view.standing.currentId
               ? html`: <a href="/verify/${view.standing.currentId}"><code>${view.standing.currentId}</code></a>`
               : ''
           }.</p>`
-        : html`<p class="note withdrawn"><strong>Withdrawn.</strong> Coverage of ${ri.name} was withdrawn on
+        : html`<p class="note withdrawn"><strong>Withdrawn.</strong> Coverage of ${name} was withdrawn on
 ${when(view.standing.withdrawnAt)}; this Risk Indicator is kept for verification but is no longer in force.</p>`;
+  const nextBand = nextBandWords(ri.final_score, ri.svc_decision_object, view.pathToNextBand);
   const modules = ri.score_commentary.modules.map(
     (m) => html`<tr><td>${m.module_id}</td><td>${m.label}</td><td>${m.score.toFixed(2)} of ${m.max}</td></tr>`,
   );
   const body = html`<h1>Risk Indicator <code>${id}</code></h1>
 <p class="muted">Verification page of a published Risk Indicator.</p>
 <div class="headline">
-<div><div class="muted">Provider</div><div><strong>${ri.name}</strong></div></div>
+<div><div class="muted">Provider</div><div><strong>${name}</strong></div></div>
 <div><div class="muted">Final score</div><div class="score">${ri.final_score.toFixed(2)}</div></div>
 <div><div class="muted">Band</div><div><span class="band band-${ri.risk_band}">${ri.risk_band}</span></div></div>
 </div>
 ${standing}
 <dl class="facts">
-<dt>Provider</dt><dd>${ri.name} <span class="muted">(${ri.planner_type}, ${ri.provider_subtype}; id <code>${ri.provider_id}</code>)</span></dd>
+<dt>Provider</dt><dd>${name} <span class="muted">(${ri.planner_type}, ${ri.provider_subtype}; id <code>${ri.provider_id}</code>)</span></dd>
 <dt>Final score</dt><dd>${ri.final_score.toFixed(2)} <span class="muted">of 100; higher means lower risk</span></dd>
 <dt>Band</dt><dd>${ri.risk_band}</dd>
 <dt>Confidence</dt><dd>${ri.confidence.toFixed(4)}</dd>
 <dt>Framework</dt><dd>${ri.framework_version}</dd>
-<dt>Scored (evaluation date)</dt><dd>${when(ri.scored_at)}</dd>
+<dt>Scored (evaluation date)</dt><dd>${onDay(ri.scored_at)}</dd>
 <dt>Inputs approved</dt><dd>${when(view.scoreVerifiedAt)} <span class="muted">(score_verified_at)</span></dd>
 <dt>Published</dt><dd>${when(view.publishedAt)}</dd>
 </dl>
-<p>${ri.svc_decision_object.summary}</p>
-<h2>Modules</h2>
+<p>${showControls(ri.svc_decision_object.summary)}</p>
+${nextBand === null ? '' : html`<p class="next-band">${nextBand}</p>\n`}<h2>Modules</h2>
 <table><thead><tr><th>Module</th><th>Label</th><th>Score</th></tr></thead><tbody>
 ${modules}</tbody></table>
 <h2>Package hashes</h2>
@@ -85,7 +93,7 @@ the canonical <code>{framework_sha256, inputs_sha256, evaluation_date}</code>.</
 <p class="muted">The rules are the published methodology, ${ri.framework_version}, served as data by
 <code>GET ${methodologyPath}</code>; the endpoints are described in the <a href="/docs">API reference</a>.</p>
 `;
-  return page({ title: `Risk Indicator ${id}: ${ri.name}` }, body);
+  return page({ title: `Risk Indicator ${id}: ${name}` }, body);
 }
 
 /** The answer for an identifier that is malformed or not published: says so, echoing the (escaped) text. */

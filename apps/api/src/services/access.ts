@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TIERS, type Tier } from '@svc/contracts';
-import { type Clock, isoNow } from '../clock.js';
+import { controlCharacterProblem } from '@svc/methodology';
+import { type Clock, isoNow, systemClock } from '../clock.js';
 import {
   findApiKeyByHash,
   insertApiKey,
@@ -8,7 +9,13 @@ import {
   revokeApiKey,
   touchApiKey,
 } from '../store/repositories/api-keys.js';
-import { findWorkspace, insertWorkspace, updateWorkspace } from '../store/repositories/workspaces.js';
+import {
+  countWebhookEndpoints,
+  findWorkspace,
+  insertWorkspace,
+  listWorkspacesWithKeys,
+  updateWorkspace,
+} from '../store/repositories/workspaces.js';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from './secrets.js';
 
@@ -48,6 +55,8 @@ export async function createWorkspace(
 ): Promise<CreatedWorkspace> {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) throw new AccessError('a workspace name is 1 to 200 characters');
+  const unreadable = controlCharacterProblem(name);
+  if (unreadable) throw new AccessError(`a workspace name ${unreadable}`);
   const id = newId('ws');
   const secret = newWebhookSecret();
   await insertWorkspace(store.db, {
@@ -104,6 +113,62 @@ export async function rotateWebhookSecret(
   });
 }
 
+export interface WorkspaceSummary {
+  workspace_id: string;
+  name: string;
+  created_at: string;
+  mcp_enabled: boolean;
+  /** Keys ever issued to it, and those that still answer (neither revoked nor expired). */
+  keys: number;
+  active_keys: number;
+}
+
+/** Every workspace, oldest first, with its key counts: how an operator finds a lost `ws_` id. Never a secret. */
+export async function listWorkspaces(store: Store, clock: Clock = systemClock): Promise<WorkspaceSummary[]> {
+  const rows = await listWorkspacesWithKeys(store.db, clock.now().toISOString());
+  return rows.map((r) => ({
+    workspace_id: r.id,
+    name: r.name,
+    created_at: r.created_at,
+    mcp_enabled: r.mcp_enabled === 1,
+    keys: Number(r.keys),
+    active_keys: Number(r.active_keys),
+  }));
+}
+
+export interface WorkspaceDetail {
+  workspace_id: string;
+  name: string;
+  created_at: string;
+  mcp_enabled: boolean;
+  /** Until when the previous webhook signing secret still signs after a rotation; null when it no longer does. */
+  previous_secret_valid_until: string | null;
+  /** Webhook endpoints registered and not deleted. */
+  webhook_endpoints: number;
+  keys: KeySummary[];
+}
+
+/** One workspace: its settings, its webhook endpoint count and every key (never a secret, never a key hash). */
+export async function showWorkspace(
+  store: Store,
+  workspaceId: string,
+  clock: Clock = systemClock,
+): Promise<WorkspaceDetail> {
+  const workspace = await findWorkspace(store.db, workspaceId);
+  if (!workspace) throw new AccessError(`no workspace ${workspaceId}`);
+  const now = clock.now();
+  const until = workspace.previous_secret_expires_at;
+  return {
+    workspace_id: workspace.id,
+    name: workspace.name,
+    created_at: workspace.created_at,
+    mcp_enabled: workspace.mcp_enabled === 1,
+    previous_secret_valid_until: until !== null && Date.parse(until) > now.getTime() ? until : null,
+    webhook_endpoints: await countWebhookEndpoints(store.db, workspaceId),
+    keys: await listKeys(store, workspaceId, clock),
+  };
+}
+
 export async function enableMcp(store: Store, workspaceId: string, enabled: boolean): Promise<void> {
   if (!(await updateWorkspace(store.db, workspaceId, { mcp_enabled: enabled ? 1 : 0 }))) {
     throw new AccessError(`no workspace ${workspaceId}`);
@@ -115,45 +180,97 @@ export interface CreatedKey {
   key_id: string;
   workspace_id: string;
   tier: Tier;
+  name: string | null;
+  expires_at: string | null;
 }
 
+export interface KeyOptions {
+  /** A name for people: which integration or person holds the key (1 to 200 characters, no control characters). */
+  name?: string | undefined;
+  /** How long the key works, in milliseconds from its creation; absent, it does not expire. */
+  expiresInMs?: number | undefined;
+}
+
+/** The longest lifetime a key may be given at creation: ten years. */
+export const MAX_KEY_LIFETIME_MS = 3650 * 86_400_000;
+
 /** Issues a key: 32 random bytes behind the prefix, shown once, stored only as its SHA-256. */
-export async function createKey(store: Store, clock: Clock, workspaceId: string, tier: string): Promise<CreatedKey> {
+export async function createKey(
+  store: Store,
+  clock: Clock,
+  workspaceId: string,
+  tier: string,
+  options: KeyOptions = {},
+): Promise<CreatedKey> {
   if (!(TIERS as readonly string[]).includes(tier)) throw new AccessError(`tier must be one of ${TIERS.join(', ')}`);
+  const name = options.name === undefined ? null : options.name.trim();
+  if (name !== null && (name.length < 1 || name.length > 200)) {
+    throw new AccessError('a key name is 1 to 200 characters');
+  }
+  const unreadable = name === null ? null : controlCharacterProblem(name);
+  if (unreadable) throw new AccessError(`a key name ${unreadable}`);
+  const lifetime = options.expiresInMs;
+  if (lifetime !== undefined && (!Number.isSafeInteger(lifetime) || lifetime <= 0 || lifetime > MAX_KEY_LIFETIME_MS)) {
+    throw new AccessError('a key expires more than 0 and at most 3650 days (ten years) after it is created');
+  }
   if (!(await findWorkspace(store.db, workspaceId))) throw new AccessError(`no workspace ${workspaceId}`);
   const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const id = newId('key');
+  const now = clock.now();
+  const expiresAt = lifetime === undefined ? null : new Date(now.getTime() + lifetime).toISOString();
   await insertApiKey(store.db, {
     id,
     workspace_id: workspaceId,
     prefix: key.slice(0, SHOWN),
     key_hash: hashKey(key),
     tier,
-    created_at: isoNow(clock),
+    created_at: now.toISOString(),
     last_used_at: null,
     revoked_at: null,
+    name,
+    expires_at: expiresAt,
   });
-  return { key, key_id: id, workspace_id: workspaceId, tier: tier as Tier };
+  return { key, key_id: id, workspace_id: workspaceId, tier: tier as Tier, name, expires_at: expiresAt };
 }
+
+/** Whether a key answers now: `active`, or why it does not (`revoked` wins over `expired`). */
+export type KeyStatus = 'active' | 'expired' | 'revoked';
 
 export interface KeySummary {
   key_id: string;
+  name: string | null;
   prefix: string;
   tier: string;
   created_at: string;
+  expires_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
+  status: KeyStatus;
 }
 
-export async function listKeys(store: Store, workspaceId: string): Promise<KeySummary[]> {
+/** Whether a key has passed its expiry at `now` (a key expires at its `expires_at`, not a moment later). */
+export function isExpired(expiresAt: string | null, now: Date): boolean {
+  return expiresAt !== null && Date.parse(expiresAt) <= now.getTime();
+}
+
+function keyStatus(row: { revoked_at: string | null; expires_at: string | null }, now: Date): KeyStatus {
+  if (row.revoked_at !== null) return 'revoked';
+  return isExpired(row.expires_at, now) ? 'expired' : 'active';
+}
+
+export async function listKeys(store: Store, workspaceId: string, clock: Clock = systemClock): Promise<KeySummary[]> {
   if (!(await findWorkspace(store.db, workspaceId))) throw new AccessError(`no workspace ${workspaceId}`);
+  const now = clock.now();
   return (await listApiKeys(store.db, workspaceId)).map((k) => ({
     key_id: k.id,
+    name: k.name,
     prefix: `${k.prefix}...`,
     tier: k.tier,
     created_at: k.created_at,
+    expires_at: k.expires_at,
     last_used_at: k.last_used_at,
     revoked_at: k.revoked_at,
+    status: keyStatus(k, now),
   }));
 }
 
@@ -174,8 +291,8 @@ export interface Caller {
 const TOUCH_EVERY_MS = 60_000;
 
 /**
- * Resolves a presented key to its caller, or null when it is unknown or
- * revoked (the two are not told apart). Every request reads the store, so a
+ * Resolves a presented key to its caller, or null when it is unknown,
+ * revoked or expired (none of them told apart). Every request reads the store, so a
  * revocation takes effect at once on every instance.
  */
 export class KeyAuthenticator {
@@ -191,7 +308,7 @@ export class KeyAuthenticator {
     const hash = hashKey(presented);
     const row = await findApiKeyByHash(this.store.db, hash);
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-    if (row.revoked_at !== null) return null;
+    if (row.revoked_at !== null || isExpired(row.expires_at, this.clock.now())) return null;
     this.touch(row.id);
     return { keyId: row.id, workspaceId: row.workspace_id, tier: row.tier as Tier, mcpEnabled: row.mcp_enabled === 1 };
   }

@@ -8,6 +8,7 @@ import {
   type RiskBand,
   UuidSchema,
 } from '@svc/contracts';
+import { controlCharacterProblem, plainText } from '@svc/methodology';
 import { z } from 'zod';
 import { type Clock, isoNow } from '../clock.js';
 import { insertChange } from '../store/repositories/changelog.js';
@@ -25,11 +26,14 @@ import type { Store } from '../store/store.js';
 import { issuanceResource } from './served.js';
 import { emitEvent } from './webhooks/events.js';
 
-/** An administrative verb refused: `not_found` for an unknown id, `invalid_value` for data it cannot take. */
+/**
+ * An administrative verb refused: `not_found` for an unknown id, `invalid_value` for data it cannot take,
+ * `refused` when the records' state does not allow it (already withdrawn, already resolved).
+ */
 export class AdminError extends Error {
   override readonly name = 'AdminError';
   constructor(
-    readonly code: 'not_found' | 'invalid_value',
+    readonly code: 'not_found' | 'invalid_value' | 'refused',
     message: string,
     readonly problems: readonly { path: string; message: string }[] = [],
   ) {
@@ -90,17 +94,19 @@ export async function withdrawProvider(
   if (why !== null && (why.length < 1 || why.length > 2000)) {
     throw new AdminError('invalid_value', 'a withdrawal reason is 1 to 2000 characters');
   }
+  const unreadable = reason === undefined ? null : controlCharacterProblem(reason);
+  if (unreadable) throw new AdminError('invalid_value', `a withdrawal reason ${unreadable}`);
   return store.db.transaction().execute(async (tx) => {
     // Taken first, as publishing does: it serialises writers on PostgreSQL.
     await increment(tx, PUBLICATION_VERSION);
     const provider = await findProvider(tx, providerId);
     if (!provider) throw new AdminError('not_found', `no provider ${providerId}`);
     if (provider.withdrawn_at !== null) {
-      throw new AdminError('invalid_value', `provider ${providerId} was already withdrawn at ${provider.withdrawn_at}`);
+      throw new AdminError('refused', `provider ${providerId} was already withdrawn at ${provider.withdrawn_at}`);
     }
     const current = provider.current_indicator_id ? await findIndicator(tx, provider.current_indicator_id) : undefined;
     if (!current || provider.current_seq === null)
-      throw new AdminError('invalid_value', `provider ${providerId} has no published indicator to withdraw`);
+      throw new AdminError('refused', `provider ${providerId} has no published indicator to withdraw`);
     const now = isoNow(clock);
     // Kept in the provider's history, right after the publication it ends.
     await insertWithdrawal(tx, {
@@ -164,7 +170,10 @@ function calendarDate(value: string): boolean {
 }
 
 const text = (what: string, max: number) =>
-  z.string().trim().min(1, `${what} is 1 to ${max} characters`).max(max, `${what} is 1 to ${max} characters`);
+  plainText(z.string())
+    .trim()
+    .min(1, `${what} is 1 to ${max} characters`)
+    .max(max, `${what} is 1 to ${max} characters`);
 
 /** The issuance record's field rules (the contracts' IssuanceSchema, made strict for writing). */
 const IssuanceFieldsSchema = z.object({
@@ -310,7 +319,7 @@ export async function updateIssuance(
 function refuseClosed(row: IssuanceRow): void {
   if ((ISSUANCE_CLOSED_STATUSES as readonly string[]).includes(row.status)) {
     throw new AdminError(
-      'invalid_value',
+      'refused',
       `issuance ${row.id} is closed (${row.status} at ${row.updated_at}); it changes no more`,
     );
   }
@@ -402,17 +411,20 @@ export async function setRequestStatus(
       { path: '--note', message: 'must be 1 to 2000 characters' },
     ]);
   }
+  const unreadable = note === undefined ? null : controlCharacterProblem(note, 'multiline');
+  if (unreadable)
+    throw new AdminError('invalid_value', `a note ${unreadable}`, [{ path: '--note', message: unreadable }]);
   return store.db.transaction().execute(async (tx) => {
     const existing = await findCoverageRequest(tx, requestId);
     if (!existing) throw new AdminError('not_found', `no coverage request ${requestId}`);
     if (FINAL_STATUSES.includes(existing.status)) {
       throw new AdminError(
-        'invalid_value',
+        'refused',
         `coverage request ${requestId} is already ${existing.status} (at ${existing.resolved_at}); a final status is not changed`,
       );
     }
     if (existing.status === status) {
-      throw new AdminError('invalid_value', `coverage request ${requestId} is already ${status}`);
+      throw new AdminError('refused', `coverage request ${requestId} is already ${status}`);
     }
     const final = FINAL_STATUSES.includes(status);
     const resolution = note ?? existing.resolution;

@@ -1,4 +1,5 @@
 import {
+  controlCharacterProblem,
   currentFramework,
   defineFramework,
   type Framework,
@@ -54,6 +55,8 @@ export async function publishFramework(
       `${definition.framework_version} has no chief risk officer sign-off: name who signed it off`,
     );
   }
+  const unreadable = controlCharacterProblem(request.signedOffBy);
+  if (unreadable) throw new FrameworkError(`the name of who signed it off (--signed-off-by) ${unreadable}`);
   const known = frameworks.get(definition.version);
   if (!known) {
     throw new FrameworkError(`the engine knows no framework version ${definition.version}: it cannot be published`);
@@ -109,6 +112,25 @@ export function listReleases(store: Store): Promise<FrameworkRelease[]> {
 export async function currentPublishedFramework(store: Store, date: string): Promise<Framework> {
   const release = await releaseInForce(store.db, date);
   return release ? releasedFramework(release) : currentFramework();
+}
+
+/**
+ * A framework as every reader shows it (GET /api/v1/methodology, the agent tool, `svc methodology show`): the named
+ * version (as the engine keys it, e.g. "1.0"), or without one the framework in force on `date`. Its sign-off has one
+ * source: the release recorded when the version was published (`svc methodology publish`), and the engine's built-in
+ * sign-off only while no release of that version is recorded. The definition, and so its hash, is the engine's.
+ * Undefined for a version the engine does not know.
+ */
+export async function publishedFramework(
+  store: Store,
+  version: string | undefined,
+  date: string,
+): Promise<Framework | undefined> {
+  if (version === undefined) return currentPublishedFramework(store, date);
+  const known = frameworks.get(version);
+  if (!known) return undefined;
+  const release = await findReleaseRow(store.db, known.definition.version);
+  return release ? releasedFramework(release) : known;
 }
 
 /** The engine's definition for a release, bound to the release's sign-off. */

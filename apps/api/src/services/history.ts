@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { z } from 'zod';
 import { pageOf } from '../http/pagination.js';
 import { listHistory } from '../store/repositories/providers.js';
 import { listWithdrawals } from '../store/repositories/withdrawals.js';
@@ -10,16 +11,12 @@ import { servedIndicatorJson } from './served.js';
  * the withdrawal of publication `n`, which comes after it. Cursors written before withdrawals were listed
  * are `{n}` and keep their meaning.
  */
-export interface HistoryPosition {
-  n: number;
-  w?: 1;
-}
-
-export function isHistoryPosition(v: unknown): v is HistoryPosition {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const { n, w, ...rest } = v as { n?: unknown; w?: unknown };
-  return Number.isSafeInteger(n) && (n as number) > 0 && (w === undefined || w === 1) && Object.keys(rest).length === 0;
-}
+/** Where a page of the history ends: a publication's sequence number, or (`w: 1`) the withdrawal that ended it. */
+export const HistoryPosition = z.strictObject({
+  n: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  w: z.literal(1).optional(),
+});
+export type HistoryPosition = z.infer<typeof HistoryPosition>;
 
 type Entry = { seq: number; withdrawal: WithdrawalsTable | null; json: string };
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   canonicalJson,
+  controlCharacterProblem,
   currentFramework,
   type Framework,
   futureDatedProblems,
@@ -35,7 +36,7 @@ export interface SubmissionProblem {
 export class SubmissionError extends Error {
   override readonly name = 'SubmissionError';
   constructor(
-    readonly code: 'invalid_inputs' | 'not_found' | 'refused',
+    readonly code: 'invalid_inputs' | 'invalid_value' | 'not_found' | 'refused',
     message: string,
     readonly problems: readonly SubmissionProblem[] = [],
   ) {
@@ -69,8 +70,10 @@ const newId = () => `in_${randomBytes(12).toString('hex')}`;
 function analyst(name: string, role: string): string {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) {
-    throw new SubmissionError('refused', `the ${role}'s name (--by) is 1 to 200 characters`);
+    throw new SubmissionError('invalid_value', `the ${role}'s name (--by) is 1 to 200 characters`);
   }
+  const unreadable = controlCharacterProblem(name);
+  if (unreadable) throw new SubmissionError('refused', `the ${role}'s name (--by) ${unreadable}`);
   return trimmed;
 }
 
@@ -108,7 +111,7 @@ export async function submitInputs(
   submission: { by: string; documents: readonly SubmittedDocument[] },
 ): Promise<SubmissionRecord[]> {
   const by = analyst(submission.by, 'submitter');
-  if (submission.documents.length === 0) throw new SubmissionError('refused', 'no documents to submit');
+  if (submission.documents.length === 0) throw new SubmissionError('invalid_value', 'no documents to submit');
   const { valid, problems } = validateAll(submission.documents, currentFramework());
   // Nothing dated after the present enters the record: evidence cannot come from the future.
   const now = clock.now();
@@ -161,7 +164,7 @@ export async function approveInputs(
 ): Promise<SubmissionRecord[]> {
   const by = analyst(approval.by, 'approver');
   const ids = [...new Set(approval.providerIds)];
-  if (ids.length === 0) throw new SubmissionError('refused', 'no provider to approve');
+  if (ids.length === 0) throw new SubmissionError('invalid_value', 'no provider to approve');
   return store.db.transaction().execute(async (tx) => {
     const now = isoNow(clock);
     const records: SubmissionRecord[] = [];
@@ -191,6 +194,49 @@ export async function approveInputs(
     }
     return records;
   });
+}
+
+export interface PendingApproval {
+  /** The submissions approved, by provider name. */
+  approved: SubmissionRecord[];
+  /** The pending submissions the approver submitted: still pending, for another analyst (maker-checker). */
+  refused: (SubmissionRecord & { reason: string })[];
+}
+
+/**
+ * Approves every pending submission the approver did not submit, in one transaction; each one they
+ * submitted stays pending and is reported with the maker-checker reason, as approveInputs refuses it.
+ */
+export async function approveAllPending(
+  store: Store,
+  clock: Clock,
+  approval: { by: string },
+): Promise<PendingApproval> {
+  const by = analyst(approval.by, 'approver');
+  return store.db.transaction().execute(async (tx) => {
+    const now = isoNow(clock);
+    const ids = [...new Set((await listSubmissions(tx, { pendingOnly: true })).map((row) => row.provider_id))];
+    const approved: SubmissionRecord[] = [];
+    const refused: PendingApproval['refused'] = [];
+    for (const id of ids) {
+      const pending = await latestPending(tx, id);
+      if (!pending) continue;
+      const document = parse(pending.document);
+      if (sameAnalyst(pending.submitted_by, by)) {
+        const reason = `${by} submitted these inputs and cannot approve them; another analyst must`;
+        refused.push({ ...recordOf(pending, document), reason });
+        continue;
+      }
+      await supersede(tx, id, 'APPROVED');
+      await markApproved(tx, pending.id, by, now);
+      approved.push(recordOf({ ...pending, status: 'APPROVED', approved_by: by, approved_at: now }, document));
+    }
+    return { approved: approved.sort(byProvider), refused: refused.sort(byProvider) };
+  });
+}
+
+function byProvider(a: SubmissionRecord, b: SubmissionRecord): number {
+  return compare(a.provider_name, b.provider_name) || compare(a.provider_id, b.provider_id);
 }
 
 /** Submissions, by provider name then newest first; only the pending ones when asked. */

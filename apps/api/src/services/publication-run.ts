@@ -45,6 +45,8 @@ export interface RunOutcome {
   confidence: number | null;
   /** The band in force before, for a publication over an earlier one. */
   previous_band: string | null;
+  /** The score in force before: the indicator replaced, or (unchanged) the one kept; null when there was none. */
+  previous_score: number | null;
   /** The change-feed entry written (NEW, SCORE_CHANGE, BAND_CHANGE), or null. */
   change: ChangeType | null;
   /** Why it was refused. */
@@ -152,6 +154,7 @@ async function preview(store: Store, framework: Framework, document: InputsDocum
     indicator,
     change: changeOf(previous, indicator),
     previousBand: previous?.risk_band ?? null,
+    previousScore: previous?.final_score ?? null,
   };
 }
 
@@ -169,9 +172,15 @@ function outcomeOf(providerId: string, document: InputsDocument, outcome: Publis
     risk_band: indicator.risk_band,
     confidence: indicator.confidence,
     previous_band: outcome.status === 'published' ? outcome.previousBand : null,
+    previous_score: previousScoreOf(outcome),
     change: outcome.status === 'published' ? outcome.change : null,
     reason: outcome.status === 'refused' ? outcome.reason : null,
   };
+}
+
+function previousScoreOf(outcome: PublishOutcome): number | null {
+  if (outcome.status === 'published') return outcome.previousScore;
+  return outcome.status === 'unchanged' ? outcome.indicator.final_score : null;
 }
 
 function blank(providerId: string, name: string | null): RunOutcome {
@@ -185,6 +194,7 @@ function blank(providerId: string, name: string | null): RunOutcome {
     risk_band: null,
     confidence: null,
     previous_band: null,
+    previous_score: null,
     change: null,
     reason: null,
     problems: [],

@@ -30,7 +30,14 @@ import { emitEvent } from './webhooks/events.js';
 export type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE' | 'WITHDRAWN';
 
 export type PublishOutcome =
-  | { status: 'published'; indicator: RiskIndicator; change: ChangeType | null; previousBand: string | null }
+  | {
+      status: 'published';
+      indicator: RiskIndicator;
+      change: ChangeType | null;
+      previousBand: string | null;
+      /** The score of the indicator it replaced; null for a first publication (or after a withdrawal). */
+      previousScore: number | null;
+    }
   | { status: 'unchanged'; indicator: RiskIndicator }
   | { status: 'refused'; indicator: RiskIndicator; reason: string };
 
@@ -134,7 +141,13 @@ export async function publishIndicator(store: Store, clock: Clock, publication: 
         change,
         previous,
       });
-      return { status: 'published' as const, indicator, change, previousBand: previous?.risk_band ?? null };
+      return {
+        status: 'published' as const,
+        indicator,
+        change,
+        previousBand: previous?.risk_band ?? null,
+        previousScore: previous?.final_score ?? null,
+      };
     })
     .catch((error: unknown) => {
       if (error instanceof Unchanged) return { status: 'unchanged' as const, indicator: error.indicator };

@@ -184,8 +184,9 @@ export class RedisRateLimiter implements RateLimiter {
     } else {
       this.setDegraded(true);
     }
+    // The headers state the limit in force: this instance's share while Redis is away, not the shared budget.
     const share = Math.max(1, Math.floor(limit / this.options.instances));
-    return { ...this.fallback.consumeNow(bucket, share, windowSeconds), limit };
+    return this.fallback.consumeNow(bucket, share, windowSeconds);
   }
 
   state(): 'ok' | 'degraded' {

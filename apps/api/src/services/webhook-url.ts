@@ -112,6 +112,25 @@ function isLoopbackName(name: string): boolean {
 
 const refuse = (reason: string): UrlCheck => ({ ok: false, reason });
 
+/**
+ * Why a port can never be a webhook receiver, or null when it may be one. Port 0 is no port at all
+ * (a connection to it fails or lands on whatever the system picks); the ports below 1024 belong to
+ * system services (SSH, SMTP, DNS, …), so a URL naming one is a mistake or a probe. 443 is https's
+ * own; 80 is plain http's, allowed only with SVC_WEBHOOK_ALLOW_LOOPBACK (the development setting,
+ * where http to loopback is allowed too).
+ */
+function portRefusal(url: URL, allowLoopback: boolean): string | null {
+  const port = url.port === '' ? (url.protocol === 'http:' ? 80 : 443) : Number(url.port);
+  if (port === 443) return null;
+  if (port === 80 && allowLoopback) return null;
+  if (port === 0) return 'port 0 is not a port a receiver can listen on';
+  if (port < 1024) {
+    const allowed = allowLoopback ? '443, 80' : '443';
+    return `port ${port} is a system port (below 1024) that cannot be a webhook receiver; use ${allowed} or a port from 1024 up`;
+  }
+  return null;
+}
+
 /** Parses and checks a webhook URL; never throws for bad input. */
 export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<UrlCheck> {
   if (typeof raw !== 'string' || raw.trim() === '') return refuse('the URL is empty');
@@ -129,6 +148,8 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<U
   // An empty fragment ("…/hook#") leaves url.hash empty; '#' is escaped everywhere else in a serialised URL.
   if (url.href.includes('#')) return refuse('the URL must not have a fragment (#…)');
   if (url.hostname === '') return refuse('the URL must name a host');
+  const port = portRefusal(url, policy.allowLoopback);
+  if (port) return refuse(port);
 
   const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (isIP(literal) !== 0) {

@@ -72,6 +72,10 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** A name for people (which integration holds the key); null for keys issued without one. */
+  name: string | null;
+  /** When the key stops working (refused like a revoked one); null: it does not expire. */
+  expires_at: string | null;
 }
 
 export interface ProvidersTable {

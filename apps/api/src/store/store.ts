@@ -24,6 +24,7 @@ import * as historyFramework from './migrations/0004-history-framework.js';
 import * as pathToNextBand from './migrations/0005-path-to-next-band.js';
 import * as listIndexes from './migrations/0006-list-indexes.js';
 import * as recordHistory from './migrations/0007-record-history.js';
+import * as keysAndBestBandPaths from './migrations/0008-keys-and-best-band-paths.js';
 import { readAtOnceWith } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -93,7 +94,18 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Whatever stops a connection from being opened (refused, terminated, a database not accepting connections, too
+  // many connections, a wrong password after a rotation) is an outage for the request that needed it, never its fault.
+  const connecting = {
+    connect: () =>
+      pool.connect().catch((error: unknown) => {
+        throw new StoreUnavailableError(`could not connect to the store: ${(error as Error)?.message ?? error}`, {
+          cause: error,
+        });
+      }),
+    end: () => pool.end(),
+  };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connecting }) });
   return {
     db,
     dialect: 'postgres',
@@ -189,6 +201,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0005-path-to-next-band': pathToNextBand,
   '0006-list-indexes': listIndexes,
   '0007-record-history': recordHistory,
+  '0008-keys-and-best-band-paths': keysAndBestBandPaths,
 };
 
 /** Brings the schema up to date; safe to run again and from several processes at once. */
@@ -229,6 +242,7 @@ async function migrateOnce(store: Store): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/** Node's network errors and SQLite's, by code: the store could not be reached or was busy. */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -236,23 +250,43 @@ const UNAVAILABLE_CODES = new Set([
   'EPIPE',
   'ENOTFOUND',
   'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
   'SQLITE_IOERR',
   'SQLITE_FULL',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-  '53300', // too_many_connections
 ]);
 
-/** Whether an error means the store is down or overloaded (try again), not that the request was wrong. */
+/**
+ * PostgreSQL SQLSTATE classes that describe the server, not the statement: 08 connection exception, 53 insufficient
+ * resources (too many connections, disk full, out of memory), 57 operator intervention (shutdown, terminated session,
+ * cannot connect now, query canceled by the statement timeout), 58 system error (I/O).
+ */
+const UNAVAILABLE_SQLSTATE_CLASSES = new Set(['08', '53', '57', '58']);
+/** 25006 read_only_sql_transaction: a write reached a read-only standby or a database set read-only. */
+const UNAVAILABLE_SQLSTATES = new Set(['25006']);
+
+/**
+ * Whether an error means the store is down or overloaded (try again), not that the request was wrong. Decided by
+ * where it happened (opening a connection: StoreUnavailableError), by PostgreSQL's SQLSTATE class, by Node's and
+ * SQLite's error codes, and, for the pg driver's errors that carry no code, by the connection having been lost.
+ */
 export function isStoreUnavailable(error: unknown): boolean {
-  if (error instanceof StoreUnavailableError) return true;
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Query read timeout|Client has encountered a connection error/i.test(
-    error.message,
-  );
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof StoreUnavailableError) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+      if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE_CLASSES.has(code.slice(0, 2))) return true;
+    }
+    if (
+      /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end/i.test(
+        e.message,
+      )
+    ) {
+      return true;
+    }
+  }
+  return false;
 }

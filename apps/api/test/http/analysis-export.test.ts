@@ -118,9 +118,9 @@ describe.each(engines)('GET /api/v1/scores/export.csv on %s', (engine) => {
         name: exported(i.name),
         planner_type: i.planner_type,
         provider_subtype: i.provider_subtype,
-        final_score: String(i.final_score),
+        final_score: i.final_score.toFixed(2),
         risk_band: i.risk_band,
-        confidence: String(i.confidence),
+        confidence: i.confidence.toFixed(4),
         framework_version: i.framework_version,
         scored_at: i.scored_at,
         score_verified_at: i.score_verified_at,
@@ -156,6 +156,21 @@ describe.each(engines)('GET /api/v1/scores/export.csv on %s', (engine) => {
       expect(records).toHaveLength(PROVIDERS.length + 1);
       expectRowsOf(records, indicators);
       expect(new Set(indicators.map((i) => i.risk_band)).size).toBe(3);
+    });
+
+    it('writes each column of figures at one precision: final_score 2 places, confidence 4, module scores 6', async () => {
+      const { records } = await exportCsv();
+      const [head, ...rows] = records as [string[], ...string[][]];
+      const places = (cell: string) => (/^-?\d+\.(\d+)$/.exec(cell)?.[1] ?? '').length;
+      const expected = (column: string) => (column === 'final_score' ? 2 : column === 'confidence' ? 4 : 6);
+      const numeric = head.filter((h) => h === 'final_score' || h === 'confidence' || /^module_\w+_score$/.test(h));
+      expect(numeric).toHaveLength(2 + (head.length - HEADLINE.length));
+      const found: Record<string, number[]> = {};
+      for (const column of numeric) {
+        const at = head.indexOf(column);
+        found[column] = [...new Set(rows.map((r) => places(r[at] ?? '')))];
+      }
+      expect(found).toEqual(Object.fromEntries(numeric.map((c) => [c, [expected(c)]])));
     });
 
     it('a withdrawn provider has no row', async () => {

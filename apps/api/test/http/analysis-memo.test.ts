@@ -1,4 +1,5 @@
-import { type RiskIndicatorResponse, RiskIndicatorSchema } from '@svc/contracts';
+import { createHash } from 'node:crypto';
+import { type RiskIndicatorResponse, RiskIndicatorSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { withdrawProvider } from '../../src/services/admin.js';
 import { CAPS_ID, example, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
@@ -84,9 +85,18 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
     expect(text).toContain(indicator.risk_band);
     expect(text).toContain(asWritten(indicator.risk_indicator_id));
     expect(text).toContain(asWritten(d.summary));
-    if (d.next_band !== undefined && d.points_to_next_band !== undefined) {
-      expect(text).toContain(`${d.points_to_next_band.toFixed(2)} points to ${d.next_band}.`);
+    const path = indicator.path_to_next_band;
+    if (d.next_band !== undefined && d.points_to_next_band !== undefined && path.next_band_min_score !== null) {
+      const target = `${d.next_band} (${score2(path.next_band_min_score)})`;
+      const holding = d.hard_caps_fired.filter((c) => c.cap < (path.next_band_min_score as number));
+      if (holding.length === 0) expect(text).toContain(`${d.points_to_next_band.toFixed(2)} points to ${target}.`);
+      else
+        expect(text).toMatch(
+          new RegExp(`holds? the score at ${score2(indicator.final_score)}, below ${d.next_band} \\(`),
+        );
     }
+    // The disclaimer once, in the limitations (not again in a page footer).
+    expect(text.split('not credit ratings').length - 1).toBe(1);
     for (const f of d.ceiling_factors) expect(text).toContain(asWritten(f.detail));
     for (const f of d.floor_factors) expect(text).toContain(asWritten(f.detail));
     for (const cap of d.hard_caps_fired) {
@@ -154,6 +164,24 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
       expect(text).not.toContain('<script>');
     });
 
+    it('writes the verification address as an autolink and the id as code, nothing backslash-escaped in them', async () => {
+      const indicator = await detail(CAPS_ID);
+      const { text } = await memo(CAPS_ID, 'md');
+      const id = indicator.risk_indicator_id;
+      expect(text).toContain(`Risk Indicator \`${id}\`; verify it at <${server().url}/verify/${id}>.`);
+      expect(text).not.toContain(`verify/${mdText(id)}`);
+    });
+
+    it('a capped provider names the caps that hold it below the next band, from path_to_next_band', async () => {
+      const indicator = await detail(CAPS_ID);
+      expect(indicator.final_score).toBe(34.99);
+      const { text } = await memo(CAPS_ID, 'md');
+      expect(text).toContain(
+        'Hard cap HC-01 (Default or withdrawal freeze, at most 34.99) holds the score at 34.99, below HIGH (35.00): no other input lifts it there while it fires. Any one of these changes alone reaches HIGH: default\\_or\\_freeze\\_36m false.',
+      );
+      expect(text).not.toContain('0.01 points to HIGH');
+    });
+
     it('says so when no hard cap fired', async () => {
       const indicator = await detail(MARKED.provider.id);
       expect(indicator.svc_decision_object.hard_caps_fired).toEqual([]);
@@ -162,17 +190,32 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
   });
 
   describe('HTML', () => {
-    it('is text/html under a CSP that allows the site stylesheet and no script', async () => {
+    it('is one self-contained text/html document: inline styles allowed by their hash, nothing fetched, no script', async () => {
       const { res, text } = await memo(CAPS_ID, 'html');
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const csp = cspOf(res);
       expect(csp.get('default-src')).toEqual(["'none'"]);
-      expect(csp.get('style-src')).toEqual(["'self'"]);
       expect(csp.has('script-src')).toBe(false);
-      expect(res.headers.get('content-security-policy')).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
-      expect(text).toMatch(/<link rel="stylesheet" href="\/assets\/site\.css">/);
-      expect(text).not.toMatch(/<script|\son\w+=|style="/i);
+      expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+      expect(res.headers.get('content-security-policy')).not.toMatch(/unsafe-inline|unsafe-eval|\*|'self'/);
+      // The one <style> element is the one the policy's hash allows.
+      const styles = [...text.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1] ?? '');
+      expect(styles).toHaveLength(1);
+      const hash = createHash('sha256')
+        .update(styles[0] ?? '', 'utf8')
+        .digest('base64');
+      expect(csp.get('style-src')).toEqual([`'sha256-${hash}'`]);
+      expect(styles[0]).toMatch(/table\{/);
+      // The same policy travels inside the document (a saved file keeps it), less frame-ancestors.
+      const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/
+        .exec(text)?.[1]
+        ?.replaceAll('&#39;', "'");
+      expect(meta).toBe((res.headers.get('content-security-policy') ?? '').replace("; frame-ancestors 'none'", ''));
+      // Nothing of the site: no stylesheet link, no relative address, no script, no inline style attribute.
+      expect(text).not.toMatch(/<link\b|\ssrc=|href="\/|<script|\son\w+=|style="/i);
       expect(text.startsWith('<!DOCTYPE html>')).toBe(true);
+      const id = (await detail(CAPS_ID)).risk_indicator_id;
+      expect(text).toContain(`<a href="${server().url}/verify/${id}">${server().url}/verify/${id}</a>`);
     });
 
     it('states the name, score to 2 decimals, band, decision summary, every hard cap, commentary and history', async () => {

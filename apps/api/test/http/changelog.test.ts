@@ -1,9 +1,11 @@
 import { ChangelogResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
+import { atomDocument } from '../../src/http/atom.js';
 import { CAPS_ID, engineIndicator, example, LOW_BAND_ID, WORKED_ID, withInput } from '../support/documents.js';
 import { expectInvalid, expectJson, nextLinkOf } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
+import { elementsNamed, parseXml } from '../support/xml.js';
 
 const FeedSchema = ChangelogResponseSchema.strict();
 
@@ -11,83 +13,6 @@ const FeedSchema = ChangelogResponseSchema.strict();
 const lessCollateral = withInput(example('worked-example'), 'collateral_coverage_ratio', 1.3);
 /** ... and with continuous on-chain proof of reserves: LOW. */
 const provenReserves = withInput(lessCollateral, 'proof_of_reserves', 'onchain_continuous');
-
-interface XmlSummary {
-  root: string;
-  rootAttributes: Record<string, string>;
-  /** How many elements of each name the document holds. */
-  counts: Map<string, number>;
-}
-
-const NAME = '[A-Za-z_][\\w.:-]*';
-const TAG = new RegExp(`^<(/?)(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/?)>$`);
-const ATTRIBUTE = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g');
-const ENTITY = /&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/;
-
-/**
- * A strict well-formedness check: one root, every tag closed in order, quoted
- * unique attributes, no stray `<` or `&` in text. Throws on the first fault.
- */
-function wellFormedXml(text: string): XmlSummary {
-  const stack: string[] = [];
-  const counts = new Map<string, number>();
-  let root = '';
-  let rootAttributes: Record<string, string> = {};
-  let rest = text.replace(/^<\?xml[^?]*\?>/, '');
-  while (rest.length > 0) {
-    const lt = rest.indexOf('<');
-    const textPart = lt === -1 ? rest : rest.slice(0, lt);
-    if (textPart.includes(']]>')) throw new Error('"]]>" in text');
-    if (ENTITY.test(textPart)) throw new Error(`a bare & in text: ${textPart.slice(0, 60)}`);
-    if (stack.length === 0 && textPart.trim() !== '')
-      throw new Error(`text outside the root: ${textPart.slice(0, 60)}`);
-    if (lt === -1) break;
-    rest = rest.slice(lt);
-    if (rest.startsWith('<!--')) {
-      const end = rest.indexOf('-->');
-      if (end === -1) throw new Error('an unclosed comment');
-      rest = rest.slice(end + 3);
-      continue;
-    }
-    if (rest.startsWith('<![CDATA[')) {
-      if (stack.length === 0) throw new Error('CDATA outside the root');
-      const end = rest.indexOf(']]>');
-      if (end === -1) throw new Error('an unclosed CDATA section');
-      rest = rest.slice(end + 3);
-      continue;
-    }
-    const gt = rest.indexOf('>');
-    if (gt === -1) throw new Error('an unclosed tag');
-    const tag = rest.slice(0, gt + 1);
-    rest = rest.slice(gt + 1);
-    const m = TAG.exec(tag);
-    if (!m) throw new Error(`a malformed tag: ${tag.slice(0, 80)}`);
-    const [, closing, name = '', attributeText = '', selfClosing] = m;
-    if (closing) {
-      if (attributeText || selfClosing) throw new Error(`a malformed end tag: ${tag}`);
-      if (stack.pop() !== name) throw new Error(`</${name}> closes the wrong element`);
-      continue;
-    }
-    const attributes: Record<string, string> = {};
-    for (const a of attributeText.matchAll(ATTRIBUTE)) {
-      const [, attr = '', dq, sq] = a;
-      if (attr in attributes) throw new Error(`attribute ${attr} given twice in <${name}>`);
-      const value = dq ?? sq ?? '';
-      if (ENTITY.test(value)) throw new Error(`a bare & in attribute ${attr}`);
-      attributes[attr] = value;
-    }
-    if (stack.length === 0) {
-      if (root !== '') throw new Error('a second root element');
-      root = name;
-      rootAttributes = attributes;
-    }
-    counts.set(name, (counts.get(name) ?? 0) + 1);
-    if (!selfClosing) stack.push(name);
-  }
-  if (stack.length > 0) throw new Error(`unclosed elements: ${stack.join(' > ')}`);
-  if (root === '') throw new Error('no root element');
-  return { root, rootAttributes, counts };
-}
 
 describe.each(engines)('GET /api/public/changelog on %s', (engine) => {
   /** When the three first publications were done. */
@@ -211,6 +136,25 @@ describe.each(engines)('GET /api/public/changelog on %s', (engine) => {
       await expectInvalid(await server().get('/api/public/changelog?since=2026-02-30'), ['query.since']);
     });
 
+    const NOT_A_DATE =
+      'is not a date or time: write a date YYYY-MM-DD or a UTC timestamp, such as 2026-06-01 or 2026-06-01T12:00:00Z';
+    for (const [since, message] of [
+      ['yesterday', NOT_A_DATE],
+      ['2026-6-1', NOT_A_DATE],
+      ['1719792000', NOT_A_DATE],
+      ['2026-02-30', 'must be a real date and time: 2026-02-30 does not exist on the calendar'],
+      ['2026-13-01', 'must be a real date and time: 2026-13-01 does not exist on the calendar'],
+      ['2026-06-01T24:30:00Z', 'must be a real date and time: 2026-06-01T24:30:00Z does not exist on the calendar'],
+    ] as const) {
+      it(`since=${since} is refused with one plain message: "${message}"`, async () => {
+        const problem = await expectInvalid(
+          await server().get(`/api/public/changelog?since=${encodeURIComponent(since)}`),
+          ['query.since'],
+        );
+        expect(problem.errors).toEqual([{ path: 'query.since', message }]);
+      });
+    }
+
     it('a bad cursor gets 400 naming query.cursor', async () => {
       await expectInvalid(await server().get('/api/public/changelog?cursor=abc'), ['query.cursor']);
     });
@@ -226,20 +170,106 @@ describe.each(engines)('GET /api/public/changelog on %s', (engine) => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/atom\+xml\b/);
       const text = await res.text();
-      const xml = wellFormedXml(text);
-      expect(xml.root).toBe('feed');
-      expect(xml.rootAttributes.xmlns).toBe('http://www.w3.org/2005/Atom');
-      expect(xml.counts.get('entry')).toBe(5);
-      expect(text).toContain('Example Sats Lending: MEDIUM to LOW');
+      const feed = parseXml(text);
+      expect(feed.name).toBe('feed');
+      expect(feed.attributes.xmlns).toBe('http://www.w3.org/2005/Atom');
+      const entries = elementsNamed(feed, 'entry');
+      expect(entries).toHaveLength(5);
+      // RFC 4287: a feed has an id, a title, an updated date and an author (or every entry has one).
+      for (const name of ['id', 'title', 'updated', 'author']) {
+        expect(
+          feed.children.filter((c) => c.name === name),
+          name,
+        ).toHaveLength(1);
+      }
+      for (const entry of entries) {
+        expect(entry.children.map((c) => c.name).sort()).toEqual(['id', 'link', 'summary', 'title', 'updated']);
+      }
+      const titles = elementsNamed(feed, 'title');
+      expect(
+        titles.map((t) => t.text).filter((t) => t.startsWith('Example Sats Lending: MEDIUM to LOW (')),
+      ).toHaveLength(1);
       expect(text).toContain(`/verify/${engineIndicator(provenReserves).risk_indicator_id}`);
     });
 
-    it('the XML check itself refuses broken documents', () => {
-      expect(() => wellFormedXml('<feed><entry></feed>')).toThrow();
-      expect(() => wellFormedXml('<feed>a & b</feed>')).toThrow();
-      expect(() => wellFormedXml('<a></a><b></b>')).toThrow();
-      expect(() => wellFormedXml('<feed x="1" x="2"/>')).toThrow();
-      expect(wellFormedXml('<?xml version="1.0"?><feed a="1"><e>&amp;</e><e/></feed>').counts.get('e')).toBe(2);
+    it('every title and summary is type="text": no markup, no CDATA', async () => {
+      const text = await (await server().get('/api/public/changelog.atom')).text();
+      const feed = parseXml(text);
+      const texts = [
+        ...elementsNamed(feed, 'title'),
+        ...elementsNamed(feed, 'summary'),
+        ...elementsNamed(feed, 'subtitle'),
+      ];
+      expect(texts.length).toBeGreaterThan(10);
+      for (const t of texts) expect(t.attributes.type, t.name).toBe('text');
+      expect(text).not.toContain('CDATA');
+    });
+
+    it('a hostile name already in the store (control characters, markup, "]]>") keeps the feed well-formed and is text', async () => {
+      // As a store written before free text refused control characters holds it. PostgreSQL text cannot hold NUL.
+      const nul = engine === 'sqlite' ? '\u0000' : '';
+      const hostile = `Evil${nul}\u0001\u000b\u001b[2J<img src=x onerror=alert(1)>\u202e & ]]> \ufffe\u0085Co`;
+      await server()
+        .services.store.db.updateTable('changelog')
+        .set({ provider_name: hostile })
+        .where('provider_id', '=', LOW_BAND_ID)
+        .execute();
+      const res = await server().get('/api/public/changelog.atom');
+      expect(res.status).toBe(200);
+      const feed = parseXml(await res.text());
+      expect(elementsNamed(feed, 'img')).toEqual([]);
+      const shown = `Evil${nul ? '\\u0000' : ''}\\u0001\\u000b\\u001b[2J<img src=x onerror=alert(1)>\\u202e & ]]> \\ufffe\\u0085Co`;
+      const title = elementsNamed(feed, 'title').find((t) => t.text.startsWith('Evil'));
+      expect(title?.attributes.type).toBe('text');
+      expect(title?.text).toBe(
+        `${shown}: first Risk Indicator ${engineIndicator(example('low-band')).final_score} (LOW)`,
+      );
+      expect(elementsNamed(feed, 'entry')).toHaveLength(5);
+    });
+
+    it('the Atom writer keeps every character XML forbids out, lone surrogates and U+FFFF included', () => {
+      const nasty = 'a\u0000b\ud800c\udfffd\uffffe\u0008f<g>&h\'i"';
+      const xml = atomDocument({
+        id: 'https://x.example/feed',
+        title: nasty,
+        subtitle: nasty,
+        alternate: 'https://x.example/?a=1&b=<2>',
+        self: 'https://x.example/feed',
+        updated: new Date(0),
+        author: nasty,
+        rights: nasty,
+        entries: [
+          {
+            id: 'https://x.example/1',
+            title: nasty,
+            link: 'https://x.example/"1"',
+            updated: new Date(0),
+            summary: nasty,
+          },
+        ],
+      });
+      const feed = parseXml(xml);
+      const shown = 'a\\u0000b\\ud800c\\udfffd\\uffffe\\u0008f<g>&h\'i"';
+      expect(elementsNamed(feed, 'title').map((t) => t.text)).toEqual([shown, shown]);
+      expect(elementsNamed(feed, 'link').map((l) => l.attributes.href)).toEqual([
+        'https://x.example/?a=1&b=<2>',
+        'https://x.example/feed',
+        'https://x.example/"1"',
+      ]);
+    });
+
+    it('the XML parser itself refuses broken documents and forbidden characters', () => {
+      expect(() => parseXml('<feed><entry></feed>')).toThrow();
+      expect(() => parseXml('<feed>a & b</feed>')).toThrow();
+      expect(() => parseXml('<a></a><b></b>')).toThrow();
+      expect(() => parseXml('<feed x="1" x="2"/>')).toThrow();
+      expect(() => parseXml('<feed>\u0001</feed>')).toThrow();
+      expect(() => parseXml('<feed>\u001b</feed>')).toThrow();
+      expect(() => parseXml('<feed>\ufffe</feed>')).toThrow();
+      expect(() => parseXml('<feed t="\u0000"/>')).toThrow();
+      expect(() => parseXml('<feed><![CDATA[\u0001]]></feed>')).toThrow();
+      const ok = parseXml('<?xml version="1.0"?><feed a="1"><e>&amp;&lt;</e><e/></feed>');
+      expect(elementsNamed(ok, 'e').map((e) => e.text)).toEqual(['&<', '']);
     });
   });
 });

@@ -1,6 +1,9 @@
 import { MethodologyResponseSchema } from '@svc/contracts';
-import { canonicalSha256, currentFramework, frameworks } from '@svc/methodology';
+import { canonicalSha256, currentFramework, frameworks, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
+import { publishFramework } from '../../src/services/frameworks.js';
+import { openStore } from '../../src/store/store.js';
+import { manualClock } from '../support/clock.js';
 import { expectInvalid, expectJson } from '../support/responses.js';
 import { useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
@@ -72,3 +75,42 @@ describe.each(engines)('GET /api/v1/methodology on %s', (engine) => {
     });
   });
 });
+
+describe.each(engines)(
+  'GET /api/v1/methodology after the version was published (svc methodology publish) on %s',
+  (engine) => {
+    let key = '';
+    const server = useServer(engine, async (s) => {
+      key = await s.key('PROFESSIONAL');
+    });
+
+    it("shows the sign-off recorded in the store, not the engine's built-in one; the framework keeps its bytes", async () => {
+      const before = await expectJson(await server().get('/api/v1/methodology', { key }), MethodologySchema);
+      expect(before.sign_off?.signed_off_on).toBe('2026-04-01');
+      const store = openStore(server().location);
+      try {
+        const clock = manualClock('2026-09-15T10:00:00.000Z');
+        await publishFramework(store, clock, { framework: getFramework('1.0'), signedOffBy: 'Dana Risk' });
+      } finally {
+        await store.close();
+      }
+      for (const path of [
+        '/api/v1/methodology',
+        '/api/v1/methodology?version=1.0',
+        '/api/v1/methodology?version=v1.0',
+      ]) {
+        const text = await (await server().get(path, { key })).text();
+        const after = MethodologySchema.parse(JSON.parse(text));
+        expect(after.sign_off, path).toEqual({
+          role: 'chief_risk_officer',
+          signed_off_by: 'Dana Risk',
+          signed_off_on: '2026-09-15',
+        });
+        expect(after.status).toBe('approved');
+        expect(after.framework_sha256).toBe(before.framework_sha256);
+        expect(after.framework_sha256).toBe(currentFramework().sha256);
+        expect(JSON.stringify(after.definition)).toBe(JSON.stringify(before.definition));
+      }
+    });
+  },
+);

@@ -113,6 +113,15 @@ describe.each(engines)('POST /api/public/score-request on %s', (engine) => {
       ['a message over 2000 characters', { provider_name: 'Ok Co', message: 'm'.repeat(2001) }, ['body.message']],
       ['an unknown planner_type', { provider_name: 'Ok Co', planner_type: 'gold' }, ['body.planner_type']],
       ['an unknown field', { provider_name: 'Ok Co', phone: '123' }, ['body.phone']],
+      ['a provider_name with a NUL', { provider_name: 'Moon\u0000Lending' }, ['body.provider_name']],
+      ['a provider_name with a terminal escape', { provider_name: 'Moon\u001b[2J' }, ['body.provider_name']],
+      ['a provider_name with a line break', { provider_name: 'Moon\nLending' }, ['body.provider_name']],
+      ['a provider_name with a trailing line break', { provider_name: 'Moon Lending\r\n' }, ['body.provider_name']],
+      ['a provider_name with a C1 control', { provider_name: 'Moon\u009bLending' }, ['body.provider_name']],
+      ['a provider_name with a bidi override', { provider_name: 'Moon\u202eLending' }, ['body.provider_name']],
+      ['a provider_name with a bidi isolate', { provider_name: 'Moon\u2067Lending' }, ['body.provider_name']],
+      ['a message with a terminal escape', { provider_name: 'Ok Co', message: 'hi\u001b[31m' }, ['body.message']],
+      ['a message with a bidi override', { provider_name: 'Ok Co', message: 'hi \u202e' }, ['body.message']],
     ];
     for (const [what, body, paths] of cases) {
       it(`${what} gets 400 naming ${paths.join(', ')}`, async () => {
@@ -177,10 +186,29 @@ describe.each(engines)('POST /api/public/score-request on %s', (engine) => {
       await expectInvalid(res, ['body.provider_name']);
     });
 
-    it('a NUL character (\\u0000) in a text field never gets a 500', async () => {
+    it('a NUL character (\\u0000) in a text field is a 400 naming the field, never a 500', async () => {
       const res = await post(server(), '{"provider_name":"Moon\\u0000Lending"}', { ip: newIp() });
-      const text = await res.text();
-      expect(res.status, text).toBeLessThan(500);
+      const problem = await expectInvalid(res, ['body.provider_name']);
+      expect(problem.errors?.[0]?.message).toBe('must not contain NUL characters');
+    });
+
+    it('a terminal escape in provider_name is a 400 naming the field and the character, and nothing is stored', async () => {
+      const res = await post(server(), { provider_name: 'Quasar\u001b[2JLending' }, { ip: newIp() });
+      const problem = await expectInvalid(res, ['body.provider_name']);
+      expect(problem.errors?.[0]?.message).toBe(
+        'must not hold control characters, bidirectional overrides or line separators; found U+001B at character 7',
+      );
+      const stored = await server()
+        .services.store.db.selectFrom('coverage_requests')
+        .select('provider_name')
+        .where('provider_name', 'like', 'Quasar%')
+        .execute();
+      expect(stored).toEqual([]);
+    });
+
+    it('a message may run over several lines (tab, CR and LF), and is stored as sent', async () => {
+      const body = { provider_name: 'Multi Line Co', message: 'Dear team,\r\n\tplease cover us.\nThanks' };
+      await expectJson(await post(server(), body, { ip: newIp() }), ReceiptSchema, 202);
     });
 
     it('an empty body gets 400 naming body', async () => {

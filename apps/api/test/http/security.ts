@@ -9,7 +9,7 @@ import {
 } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { expectNoLimitHeaders, expectProblem, limitHeadersOf } from '../support/responses.js';
-import { revoke, type TestServer, UNKNOWN_KEY } from '../support/server.js';
+import { expiredKey, revoke, type TestServer, UNKNOWN_KEY } from '../support/server.js';
 
 /** The endpoints that need an API key: those with a tier in the contract. */
 export type KeyedEndpointName = {
@@ -77,22 +77,25 @@ export function keyedRouteSecurity(
       await expectProblem(await request(server(), { headers: { 'x-api-key': '' } }), 'missing_api_key');
     });
 
-    it(`an unknown key and a revoked key get the same 401 invalid_api_key on ${label} (no oracle)`, async () => {
+    it(`an unknown, a revoked and an expired key get the same 401 invalid_api_key on ${label} (no oracle)`, async () => {
       const s = server();
       const revoked = await s.key('ENTERPRISE');
       expect((await request(s, { key: revoked })).status).toBe(endpoint.success.status);
       await revoke(s, revoked);
+      const expired = await expiredKey(s, 'ENTERPRISE');
       const unknownRes = await request(s, { key: UNKNOWN_KEY });
       const revokedRes = await request(s, { key: revoked });
       const garbledRes = await request(s, { key: 'not-a-key' });
+      const expiredRes = await request(s, { key: expired });
       const answers = [];
-      for (const res of [unknownRes, revokedRes, garbledRes]) {
+      for (const res of [unknownRes, revokedRes, garbledRes, expiredRes]) {
         const { request_id: _id, ...rest } = await expectProblem(res, 'invalid_api_key');
         expectNoLimitHeaders(res);
         answers.push(rest);
       }
       expect(answers[1]).toEqual(answers[0]);
       expect(answers[2]).toEqual(answers[0]);
+      expect(answers[3]).toEqual(answers[0]);
     });
 
     for (const tier of TIERS) {

@@ -210,8 +210,8 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
 
     it('a workspace may have 20 endpoints: the 21st is a 409 too_many_webhooks, and deleting one makes room', async () => {
       const { key } = await issue();
-      // Port 1 refuses at once; nothing emits methodology.published here, so nothing is sent anyway.
-      const url = (n: number) => `https://127.0.0.1:1/hooks/${n}`;
+      // Nothing emits methodology.published here, so nothing is sent (and port 1024 is not a system port).
+      const url = (n: number) => `https://127.0.0.1:1024/hooks/${n}`;
       const made: WebhookEndpoint[] = [];
       for (let n = 1; n <= 20; n++) made.push(await register(key, url(n), ['methodology.published']));
       const res = await server().send('POST', WEBHOOKS, { url: url(21), events: ['methodology.published'] }, key);
@@ -259,6 +259,18 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
         body: { url: 'https://167772161/hook', events: ['issuance.updated'] },
         paths: ['body.url'],
         says: '10.0.0.1 is a private address',
+      },
+      {
+        proves: 'port 0 is refused: no receiver can listen there',
+        body: { url: 'https://93.184.216.34:0/hook', events: ['issuance.updated'] },
+        paths: ['body.url'],
+        says: 'port 0 is not a port a receiver can listen on',
+      },
+      {
+        proves: 'a system port below 1024 is refused, naming the ports allowed',
+        body: { url: 'https://93.184.216.34:25/hook', events: ['issuance.updated'] },
+        paths: ['body.url'],
+        says: 'port 25 is a system port (below 1024) that cannot be a webhook receiver; use 443, 80 or a port from 1024 up',
       },
       {
         proves: 'a URL carrying a user name and password is refused',
@@ -337,6 +349,18 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
         body: { url: 'https://93.184.216.34/hook', events: ['issuance.updated'], description: '   ' },
         paths: ['body.description'],
         says: 'must not be empty',
+      },
+      {
+        proves: 'a description with a terminal escape is refused, naming the character',
+        body: { url: 'https://93.184.216.34/hook', events: ['issuance.updated'], description: 'ops\u001b[2J' },
+        paths: ['body.description'],
+        says: 'must not hold control characters, bidirectional overrides or line separators; found U+001B at character 4',
+      },
+      {
+        proves: 'a description with a line break or a bidi override is refused',
+        body: { url: 'https://93.184.216.34/hook', events: ['issuance.updated'], description: 'ops\r\n\u202eteam' },
+        paths: ['body.description'],
+        says: 'found U+000D at character 4',
       },
       {
         proves: 'a body that is not an object is refused',
@@ -509,6 +533,30 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
       expect(attempt).toMatchObject({ attempt: 1, status_code: 200, error: null, response_excerpt: 'ok' });
       expect(attempt?.duration_ms).toBeGreaterThanOrEqual(0);
       expect(Date.parse(attempt?.started_at ?? '')).toBeGreaterThanOrEqual(Date.parse(queued.created_at));
+    });
+
+    it('an endpoint stored with port 0 (registered before ports were checked) is not sent to: the attempt says why', async () => {
+      const { key } = await issue();
+      const r = await receiver();
+      const endpoint = await register(key, r.url);
+      const stale = endpoint.url.replace(/:\d+\//, ':0/');
+      expect(stale).not.toBe(endpoint.url);
+      await server()
+        .services.store.db.updateTable('webhook_endpoints')
+        .set({ url: stale })
+        .where('id', '=', endpoint.id)
+        .execute();
+      const queued = await ping(key, endpoint.id);
+      const tried = await until('the first attempt', async () => {
+        const found = (await log(key, endpoint.id)).data.find((d) => d.id === queued.id);
+        return found && found.attempt_log.length > 0 ? found : undefined;
+      });
+      expect(tried.attempt_log[0]).toMatchObject({
+        attempt: 1,
+        status_code: null,
+        error: 'not sent: port 0 is not a port a receiver can listen on',
+      });
+      expect(r.received).toHaveLength(0);
     });
 
     it('a publication reaches the endpoints subscribed to risk_indicator.published, with the contract data, and no other', async () => {

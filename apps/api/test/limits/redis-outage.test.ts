@@ -72,7 +72,17 @@ describe.skipIf(!redisAvailable)('when Redis is unreachable', () => {
     const decisions: LimitDecision[] = [];
     for (let i = 0; i < 8; i++) decisions.push(await within(1000, l.consume('key:b', 10, 3600)));
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, false, false, false]);
-    expect(decisions.every((d) => d.limit === 10)).toBe(true);
+    // The decisions state the limit in force while degraded: 10 / 2 instances.
+    expect(decisions.map((d) => [d.limit, d.remaining])).toEqual([
+      [5, 4],
+      [5, 3],
+      [5, 2],
+      [5, 1],
+      [5, 0],
+      [5, 0],
+      [5, 0],
+      [5, 0],
+    ]);
     expect(states).toEqual(['degraded']);
 
     await proxy.start();
@@ -88,7 +98,7 @@ describe.skipIf(!redisAvailable)('when Redis is unreachable', () => {
     await l.ready();
     expect((await l.consume('key:a', 10, 3600)).allowed).toBe(true);
     proxy.hold();
-    expect(await within(1500, l.consume('key:a', 10, 3600))).toMatchObject({ allowed: true, limit: 10 });
+    expect(await within(1500, l.consume('key:a', 10, 3600))).toMatchObject({ allowed: true, limit: 5 });
     expect(l.state()).toBe('degraded');
     proxy.release();
     await eventually(async () => (await l.consume('key:a', 10, 3600)).allowed && l.state() === 'ok', 5000);
@@ -124,6 +134,9 @@ describe.skipIf(!redisAvailable)('when Redis is unreachable', () => {
       const res = await get(api, '/api/v1/issuances', during.key);
       await res.arrayBuffer();
       statuses.push(res.status);
+      // The headers announce the limit this instance enforces while Redis is away: 100 / 2.
+      expect(res.headers.get('x-ratelimit-limit')).toBe('50');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(Math.max(0, 49 - i)));
       if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     }
     expect(statuses).toEqual([...Array(50).fill(200), 429]);

@@ -2,7 +2,7 @@ import { McpManifestSchema, McpToolCallResponseSchema, TIER_HOURLY_LIMIT } from 
 import { describe, expect, it } from 'vitest';
 import { enableMcp } from '../../src/services/access.js';
 import { expectJson, expectNoLimitHeaders, expectProblem, limitHeadersOf } from '../support/responses.js';
-import { revoke, UNKNOWN_KEY, useServer } from '../support/server.js';
+import { expiredKey, revoke, UNKNOWN_KEY, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
 import { callTool, MCP_ON, mcpKey, publishDemo, ZURICH } from './fixtures.js';
 
@@ -37,14 +37,16 @@ describe.each(engines)('agent tools: keys, tiers, the preview gate and the hourl
     }
   });
 
-  it('an unknown or revoked key gets 401 invalid_api_key', async () => {
+  it('an unknown, revoked or expired key gets 401 invalid_api_key, as a tool call and over JSON-RPC', async () => {
     const revoked = await mcpKey(server());
     expect((await callTool(server(), revoked, 'get_provider_score', SCORE)).status).toBe(200);
     await revoke(server(), revoked);
-    for (const key of [UNKNOWN_KEY, revoked]) {
-      const res = await callTool(server(), key, 'get_provider_score', SCORE);
-      await expectProblem(res, 'invalid_api_key');
-      expectNoLimitHeaders(res);
+    const expired = await expiredKey(server(), 'PROFESSIONAL');
+    for (const key of [UNKNOWN_KEY, revoked, expired]) {
+      for (const res of [await callTool(server(), key, 'get_provider_score', SCORE), await rpc(key, INITIALIZE)]) {
+        await expectProblem(res, 'invalid_api_key');
+        expectNoLimitHeaders(res);
+      }
     }
   });
 

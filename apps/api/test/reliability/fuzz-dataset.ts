@@ -102,6 +102,16 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
   const cursors = [scores.next_cursor, history.next_cursor, changes.next_cursor, deliveries.next_cursor].filter(
     (c): c is string => typeof c === 'string',
   );
+  // Cursors of the right shape whose fields no list ever writes: NUL and escape characters, a negative position.
+  const cursorOf = (position: unknown) => Buffer.from(JSON.stringify(position)).toString('base64url');
+  const hostileCursors = [
+    cursorOf({ name: 'a\u0000b', id: providerIds[0] }),
+    cursorOf({ name: '\u001b[2J', id: providerIds[0] }),
+    cursorOf({ name: 'Credit Nord', id: '\u0000' }),
+    cursorOf({ n: -1 }),
+    cursorOf({ a: '2026-06-02T10:00:00.000Z\u0000', id: 'iss_1' }),
+    cursorOf({ c: '2026-06-02T10:00:00.000Z', id: 'whd_\u0000' }),
+  ];
   const mcpMessages = [
     { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     { jsonrpc: '2.0', id: 'init', method: 'initialize', params: mcpInitialize },
@@ -135,7 +145,7 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
     provider_names: names,
     url: Array.from({ length: 24 }, (_, n) => `${receiver.url}/fuzz-${n}`),
     version: ['1.0', 'DCRF v1.0', '0.9'],
-    cursor: cursors,
+    cursor: [...cursors, ...hostileCursors],
     since: ['2026-01-01', '2026-06-02T10:00:00Z', '2030-01-01'],
     inputs: [
       { collateral_coverage_ratio: 1.5 },

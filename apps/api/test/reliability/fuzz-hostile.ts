@@ -41,6 +41,16 @@ export const HOSTILE_STRINGS = [
   '\udbff\udfff',
   'a\u0000b',
   '\u202egnp.exe',
+  // Control-character names (issue 11): a terminal escape, BEL and backspace, DEL and C1 (CSI), a line break
+  // inside a name, bidi isolates, a line separator, a form feed and vertical tab (XML forbids both), U+FFFF.
+  'Evil\u001b[2J\u001b]0;owned\u0007 Lending',
+  'Co\u0007\u0008\u0008',
+  'Acme\u007f\u009b31m Inc',
+  'Acme\r\nInc',
+  'a\u2066b\u2069c',
+  'Lending\u2028Co',
+  'x\u000b\u000cy',
+  'z\uffff',
   'e\u0301',
   '\u0301\u0301',
   '\ufeff',

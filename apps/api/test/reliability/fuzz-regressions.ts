@@ -62,6 +62,25 @@ export const REGRESSIONS: Regression[] = [
     }),
   ),
   {
+    rule: 'a coverage request naming a provider with a terminal escape gets a 400 problem, and is not stored',
+    draft: () =>
+      draft('requestScore', 'POST', '/api/public/score-request', {
+        ...json({ provider_name: 'Evil\u001b[2J Lending' }),
+        key: 'absent',
+      }),
+    status: 400,
+    code: 'invalid_request',
+  },
+  {
+    rule: 'a webhook description with a bidi override gets a 400 problem, and nothing is registered',
+    draft: () =>
+      draft('createWebhook', 'POST', '/api/v1/webhooks', {
+        ...json({ url: 'https://93.184.216.34/hook', events: ['issuance.updated'], description: 'ops \u202eteam' }),
+      }),
+    status: 400,
+    code: 'invalid_request',
+  },
+  {
     rule: 'a provider memo asked for as HTML is served as a documented media type',
     draft: (known) => draft('getScoreMemo', 'GET', `/api/v1/scores/${first(known, 'providerId')}/memo?format=html`),
     status: 200,
@@ -116,15 +135,15 @@ export const REGRESSIONS: Regression[] = [
     code: 'invalid_request',
   },
   {
-    rule: 'a request head over 16 KiB gets a 400 problem on an API route, not a bare 431',
+    rule: 'a request head over 16 KiB gets a 431 problem on an API route, not a bare 431',
     draft: () => draft('getStatus', 'GET', `/api/v1/status?x=${'x'.repeat(20_000)}`),
-    status: 400,
-    code: 'invalid_request',
+    status: 431,
+    code: 'headers_too_large',
   },
   {
-    rule: 'a request head over 16 KiB gets a 400 problem on a site page, not a bare 431',
+    rule: 'a request head over 16 KiB gets a 431 problem on a site page, not a bare 431',
     draft: () => draft('apiReference', 'GET', `/docs?x=${'x'.repeat(20_000)}`, { key: 'absent' }),
-    status: 400,
-    code: 'invalid_request',
+    status: 431,
+    code: 'headers_too_large',
   },
 ];

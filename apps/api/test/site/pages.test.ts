@@ -78,8 +78,14 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect(text).toContain('MEDIUM');
     expect(text).toContain('DCRF v1.0');
     expect(text).toContain('1.0000');
-    expect(text).toContain('2026-06-30T00:00:00Z');
+    // The evaluation date is a date: shown as one, not as the midnight timestamp scored_at carries.
+    expect(text).toContain('<dt>Scored (evaluation date)</dt><dd><time datetime="2026-06-30">2026-06-30</time></dd>');
+    expect(text).not.toContain('2026-06-30T00:00:00Z');
     expect(text).toContain('2026-06-02T10:00:00.000Z');
+    // No cap holds it: the gap to the next band, and the single changes that close it.
+    expect(text).toContain(
+      '1.54 points to LOW (80.00). Any one of these changes alone reaches LOW: collateral_coverage_ratio 1.4778,',
+    );
     expect(text).toContain('Current.');
     expect(text).not.toContain('Superseded.');
     expect(text).not.toMatch(/<script|\sstyle=|\son\w+=/i);
@@ -99,6 +105,19 @@ describe.each(engines)('site pages (%s)', (engine) => {
       expect(hash).toMatch(/^[0-9a-f]{64}$/);
       expect(text).toContain(hash);
     }
+  });
+
+  it('a capped indicator names the cap that holds it below the next band, not "0.01 points to HIGH"', async () => {
+    expect(await server.publish(exampleText('multiple-caps'))).toBe('published');
+    const listed = (await (await server.get('/api/public/changelog')).json()) as {
+      data: { risk_indicator_id: string; provider_name: string }[];
+    };
+    const capped = listed.data.find((c) => c.provider_name === 'Example Quickyield Earn')?.risk_indicator_id;
+    const text = await (await server.get(`/verify/${capped}`)).text();
+    expect(text).toContain(
+      '<p class="next-band">Hard cap HC-01 (Default or withdrawal freeze, at most 34.99) holds the score at 34.99, below HIGH (35.00): no other input lifts it there while it fires. Any one of these changes alone reaches HIGH: default_or_freeze_36m false.</p>',
+    );
+    expect(text).not.toContain('0.01 points to HIGH');
   });
 
   it('says superseded after the provider is re-published with changed inputs', async () => {
@@ -232,6 +251,8 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect(text).toContain('x-api-key');
     expect(text).toContain('PROFESSIONAL 1000');
     expect(text).toContain('ENTERPRISE 50000');
+    expect(text).toContain('holds no control characters, bidirectional overrides or line separators');
+    expect(text).toContain('port 0 or another port below 1024 other than 443');
     for (const path of ['/openapi.json', '/docs', '/docs/errors']) expect(text).toContain(`(${server.url}${path})`);
     // Every link is absolute and well formed.
     for (const m of text.matchAll(/\]\(([^)]+)\)/g)) expect(m[1]).toMatch(/^https?:\/\//);

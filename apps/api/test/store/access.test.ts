@@ -3,10 +3,14 @@ import {
   AccessError,
   createKey,
   createWorkspace,
+  enableMcp,
   hashKey,
   KeyAuthenticator,
   listKeys,
+  listWorkspaces,
   revokeKey,
+  rotateWebhookSecret,
+  showWorkspace,
 } from '../../src/services/access.js';
 import { secretBox } from '../../src/services/secrets.js';
 import {
@@ -40,6 +44,8 @@ const apiKey = (id: string, over: Partial<ApiKeyRow> = {}): ApiKeyRow => ({
   created_at: '2026-07-01T09:00:00.000Z',
   last_used_at: null,
   revoked_at: null,
+  name: null,
+  expires_at: null,
   ...over,
 });
 
@@ -88,6 +94,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
         key_hash: hashKey('key of key_1'),
         tier: 'ENTERPRISE',
         revoked_at: null,
+        expires_at: null,
         last_used_at: null,
         mcp_enabled: 1,
       });
@@ -159,13 +166,113 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
       const [listed] = await listKeys(store, ws.workspace_id);
       expect(listed).toEqual({
         key_id: created.key_id,
+        name: null,
         prefix: `${created.key.slice(0, 15)}...`,
         tier: 'FREE',
         created_at: '2026-07-01T09:00:00.000Z',
+        expires_at: null,
         last_used_at: null,
         revoked_at: null,
+        status: 'active',
       });
       expect(JSON.stringify(listed)).not.toContain(hashKey(created.key));
+    });
+
+    it('a key with --expires-in answers until its expiry, then is refused like a revoked one; the list says expired', async () => {
+      const clock = manualClock();
+      const ws = await createWorkspace(store, box, clock, 'Risk team');
+      const created = await createKey(store, clock, ws.workspace_id, 'PROFESSIONAL', {
+        name: '  nightly export  ',
+        expiresInMs: 12 * 3_600_000,
+      });
+      expect(created).toMatchObject({ name: 'nightly export', expires_at: '2026-07-01T21:00:00.000Z' });
+      const auth = new KeyAuthenticator(store, clock);
+      clock.advance(12 * 3_600_000 - 1);
+      expect((await auth.authenticate(created.key))?.keyId).toBe(created.key_id);
+      expect((await listKeys(store, ws.workspace_id, clock))[0]?.status).toBe('active');
+      clock.advance(1);
+      expect(await auth.authenticate(created.key)).toBeNull();
+      const [listed] = await listKeys(store, ws.workspace_id, clock);
+      expect(listed).toMatchObject({
+        name: 'nightly export',
+        expires_at: '2026-07-01T21:00:00.000Z',
+        revoked_at: null,
+        status: 'expired',
+      });
+      await revokeKey(store, clock, created.key_id);
+      expect((await listKeys(store, ws.workspace_id, clock))[0]?.status).toBe('revoked');
+    });
+
+    it('refuses a bad key name or lifetime, naming it, and creates nothing', async () => {
+      const clock = manualClock();
+      const ws = await createWorkspace(store, box, clock, 'Risk team');
+      const refused = [
+        [{ name: '   ' }, /1 to 200 characters/],
+        [{ name: 'x'.repeat(201) }, /1 to 200 characters/],
+        [{ name: 'line\nbreak' }, /control characters/],
+        [{ name: 'esc\u001b[31m' }, /control characters/],
+        [{ name: 'bidi\u202etxt' }, /control characters/],
+        [{ expiresInMs: 0 }, /more than 0 and at most 3650 days/],
+        [{ expiresInMs: -5 }, /more than 0 and at most 3650 days/],
+        [{ expiresInMs: 3651 * 86_400_000 }, /more than 0 and at most 3650 days/],
+        [{ expiresInMs: 1.5 }, /more than 0 and at most 3650 days/],
+      ] as const;
+      for (const [options, message] of refused) {
+        await expect(createKey(store, clock, ws.workspace_id, 'FREE', options)).rejects.toThrow(message);
+      }
+      expect(await listKeys(store, ws.workspace_id, clock)).toEqual([]);
+    });
+
+    it('lists every workspace with its key counts (expired and revoked keys not active), and shows one', async () => {
+      const clock = manualClock();
+      const a = await createWorkspace(store, box, clock, 'Alpha desk');
+      clock.advance(1000);
+      const b = await createWorkspace(store, box, clock, 'Beta desk');
+      await createKey(store, clock, a.workspace_id, 'FREE', { name: 'kept' });
+      clock.advance(1);
+      await createKey(store, clock, a.workspace_id, 'FREE', { expiresInMs: 60_000 });
+      clock.advance(1);
+      const revoked = await createKey(store, clock, a.workspace_id, 'FREE');
+      await revokeKey(store, clock, revoked.key_id);
+      await rotateWebhookSecret(store, box, clock, b.workspace_id, 3_600_000);
+      await enableMcp(store, b.workspace_id, true);
+      clock.advance(59_999);
+      expect(await listWorkspaces(store, clock)).toEqual([
+        {
+          workspace_id: a.workspace_id,
+          name: 'Alpha desk',
+          created_at: '2026-07-01T09:00:00.000Z',
+          mcp_enabled: false,
+          keys: 3,
+          active_keys: 1,
+        },
+        {
+          workspace_id: b.workspace_id,
+          name: 'Beta desk',
+          created_at: '2026-07-01T09:00:01.000Z',
+          mcp_enabled: true,
+          keys: 0,
+          active_keys: 0,
+        },
+      ]);
+      const shown = await showWorkspace(store, b.workspace_id, clock);
+      expect(shown).toEqual({
+        workspace_id: b.workspace_id,
+        name: 'Beta desk',
+        created_at: '2026-07-01T09:00:01.000Z',
+        mcp_enabled: true,
+        previous_secret_valid_until: '2026-07-01T10:00:01.002Z',
+        webhook_endpoints: 0,
+        keys: [],
+      });
+      expect((await showWorkspace(store, a.workspace_id, clock)).keys.map((k) => k.status)).toEqual([
+        'active',
+        'expired',
+        'revoked',
+      ]);
+      clock.advance(3_600_000);
+      expect((await showWorkspace(store, b.workspace_id, clock)).previous_secret_valid_until).toBeNull();
+      await expect(showWorkspace(store, 'ws_missing', clock)).rejects.toThrow('no workspace ws_missing');
     });
   });
 });

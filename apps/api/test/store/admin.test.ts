@@ -101,7 +101,7 @@ describe.each(engines)('admin services on %s', (engine) => {
 
       // Twice is refused and changes nothing; so is an unknown provider.
       const before = await storeContents(store);
-      await refused(withdrawProvider(store, clock, id), 'invalid_value', /already withdrawn/);
+      await refused(withdrawProvider(store, clock, id), 'refused', /already withdrawn/);
       await refused(withdrawProvider(store, clock, UNKNOWN_PROVIDER_ID), 'not_found', /^no provider /);
       expect(await storeContents(store)).toEqual(before);
 
@@ -228,7 +228,7 @@ describe.each(engines)('admin services on %s', (engine) => {
       const before = await storeContents(store);
       await refused(
         setRequestStatus(store, clock, 'cr_a', { status: 'DECLINED', note: 'x' }),
-        'invalid_value',
+        'refused',
         /already COVERED/,
       );
       await refused(

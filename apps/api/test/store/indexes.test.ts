@@ -67,7 +67,12 @@ import {
   subscribedEndpoints,
 } from '../../src/store/repositories/webhooks.js';
 import { listWithdrawals } from '../../src/store/repositories/withdrawals.js';
-import { findWorkspace, insertWorkspace } from '../../src/store/repositories/workspaces.js';
+import {
+  countWebhookEndpoints,
+  findWorkspace,
+  insertWorkspace,
+  listWorkspacesWithKeys,
+} from '../../src/store/repositories/workspaces.js';
 import type { Database } from '../../src/store/schema.js';
 import type { Dialect, Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
@@ -287,6 +292,11 @@ const CASES: Case[] = [
   },
   // small tables, by key
   { name: 'findWorkspace', kind: 'lookup', run: (db) => findWorkspace(db, seeded.workspaceId) },
+  {
+    name: 'countWebhookEndpoints of a workspace (svc workspace show)',
+    kind: 'lookup',
+    run: (db) => countWebhookEndpoints(db, seeded.workspaceId),
+  },
   { name: 'readMeta', kind: 'lookup', run: (db) => readMeta(db, PUBLICATION_VERSION) },
   { name: 'increment', kind: 'lookup', run: (db) => increment(db, PUBLICATION_VERSION) },
   // every row, by design
@@ -311,6 +321,11 @@ const CASES: Case[] = [
     run: (db) => providersWithApproved(db),
   },
   { name: 'listSubmissions: every submission (svc inputs list)', kind: 'whole', run: (db) => listSubmissions(db) },
+  {
+    name: 'listWorkspacesWithKeys: every workspace with its keys counted (svc workspace list)',
+    kind: 'whole',
+    run: (db) => listWorkspacesWithKeys(db, AT),
+  },
   {
     name: 'endpointSummaries: deliveries counted per endpoint (svc webhooks list)',
     kind: 'whole',
@@ -505,6 +520,8 @@ async function seed(s: FreshStore): Promise<void> {
     created_at: AT,
     last_used_at: null,
     revoked_at: null,
+    name: 'indexes',
+    expires_at: null,
   });
   await insertEndpoint(db, {
     id: seeded.endpointId,

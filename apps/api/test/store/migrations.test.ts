@@ -1,6 +1,8 @@
+import type { NextBandPath } from '@svc/methodology';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withdrawProvider } from '../../src/services/admin.js';
+import { backfillNextBand } from '../../src/services/packaged.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { insertCoverageRequest } from '../../src/store/repositories/coverage-requests.js';
 import { insertWorkspace } from '../../src/store/repositories/workspaces.js';
@@ -18,6 +20,7 @@ const MIGRATIONS = [
   '0005-path-to-next-band',
   '0006-list-indexes',
   '0007-record-history',
+  '0008-keys-and-best-band-paths',
 ];
 
 const TABLES = [
@@ -187,13 +190,17 @@ describe.each(engines)('migrations on %s', (engine) => {
     // The store as it was before 0007: no withdrawals table, and 0007 not recorded.
     await store.db.schema.dropTable('withdrawals').execute();
     await sql`delete from kysely_migration where name = '0007-record-history'`.execute(store.db);
+    // Migrations run in order: the store as it was before 0007 had none of 0008 either.
+    await store.db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
+    await store.db.schema.alterTable('api_keys').dropColumn('name').execute();
+    await sql`delete from kysely_migration where name = '0008-keys-and-best-band-paths'`.execute(store.db);
     const history = await store.db
       .selectFrom('indicator_history')
       .select(['seq', 'risk_indicator_id'])
       .orderBy('seq')
       .execute();
 
-    expect(await migrate(store)).toEqual(['0007-record-history']);
+    expect(await migrate(store)).toEqual(['0007-record-history', '0008-keys-and-best-band-paths']);
     expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
       {
         after_seq: history[0]?.seq,
@@ -220,6 +227,88 @@ describe.each(engines)('migrations on %s', (engine) => {
       { id: 'cr_declined', status: 'DECLINED', resolution: 'note cr_declined' },
       { id: 'cr_open', status: 'RECEIVED', resolution: null },
     ]);
+  });
+
+  it('0008 keeps the keys issued before it: no name, no expiry, still found by their hash', async () => {
+    const p = await place();
+    const store = open(p);
+    await migrateBesideOtherTests(store);
+    await addWorkspace(store, 'kept');
+    // The store as it was before 0008: the two columns gone and the migration not recorded, a key in it.
+    await store.db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
+    await store.db.schema.alterTable('api_keys').dropColumn('name').execute();
+    await sql`delete from kysely_migration where name = '0008-keys-and-best-band-paths'`.execute(store.db);
+    await sql`insert into api_keys (id, workspace_id, prefix, key_hash, tier, created_at, last_used_at, revoked_at)
+      values ('key_old', 'ws_1', 'svc_live_abcdef', ${'ab'.repeat(32)}, 'PROFESSIONAL', '2026-07-01T00:00:00.000Z', null, null)`.execute(
+      store.db,
+    );
+    expect(await migrateBesideOtherTests(store)).toEqual(['0008-keys-and-best-band-paths']);
+    expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
+      {
+        id: 'key_old',
+        workspace_id: 'ws_1',
+        prefix: 'svc_live_abcdef',
+        key_hash: 'ab'.repeat(32),
+        tier: 'PROFESSIONAL',
+        created_at: '2026-07-01T00:00:00.000Z',
+        last_used_at: null,
+        revoked_at: null,
+        name: null,
+        expires_at: null,
+      },
+    ]);
+  });
+
+  it('0008 clears the stored best-band paths of the old engine (a step per criterion) and only those; the backfill says it once', async () => {
+    const store = await freshStore(engine);
+    try {
+      const clock = manualClock('2026-07-20T09:00:00.000Z');
+      for (const name of ['low-band', 'worked-example'] as const) {
+        const outcome = await publishIndicator(store, clock, {
+          document: exampleDocument(name),
+          framework,
+          approvedAt: '2026-07-16T10:00:00.000Z',
+        });
+        expect(outcome.status).toBe('published');
+      }
+      const paths = async () =>
+        Object.fromEntries(
+          (await store.db.selectFrom('risk_indicators').select(['risk_band', 'path_to_next_band']).execute()).map(
+            (r) => [r.risk_band, r.path_to_next_band],
+          ),
+        );
+      const now = await paths();
+      const low = JSON.parse(now.LOW ?? '') as NextBandPath;
+      expect(low.steps).toEqual([]);
+      // What the engine before 0008 stored in the best band: the same path with one step per criterion.
+      const oldSteps = framework.definition.criteria.map((c) => ({
+        criterion_id: c.id,
+        input_key: c.input_key,
+        label: c.label,
+        current_value: null,
+        suggested_value: null,
+        suggested_as_of: null,
+        resulting_score: null,
+        resulting_band: null,
+        reachable: false,
+        reason: 'LOW is already the best band; there is no next band to reach',
+      }));
+      await store.db
+        .updateTable('risk_indicators')
+        .set({ path_to_next_band: JSON.stringify({ ...low, steps: oldSteps }) })
+        .where('risk_band', '=', 'LOW')
+        .execute();
+      await store.db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
+      await store.db.schema.alterTable('api_keys').dropColumn('name').execute();
+      await sql`delete from kysely_migration where name = '0008-keys-and-best-band-paths'`.execute(store.db);
+
+      expect(await migrateBesideOtherTests(store)).toEqual(['0008-keys-and-best-band-paths']);
+      expect(await paths()).toEqual({ LOW: null, MEDIUM: now.MEDIUM });
+      expect(await backfillNextBand(store)).toBe(1);
+      expect(await paths()).toEqual(now);
+    } finally {
+      await store.dispose();
+    }
   });
 
   it('ping answers on an open store and fails once it is closed', async () => {

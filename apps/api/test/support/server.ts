@@ -2,11 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tier } from '@svc/contracts';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { createKey, createWorkspace, hashKey, revokeKey } from '../../src/services/access.js';
+import { createKey, createWorkspace, enableMcp, hashKey, revokeKey } from '../../src/services/access.js';
 import { type PublishOutcome, publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { findApiKeyByHash } from '../../src/store/repositories/api-keys.js';
@@ -46,8 +47,12 @@ export interface TestServerOptions {
   /** Environment on top of the test defaults (loopback, any port, silent, a temporary SVC_DATA_DIR). */
   env?: Record<string, string>;
   clock?: Clock;
+  /** Where the server logs (by default nowhere: LOG_LEVEL silent). */
+  logger?: Logger;
   /** PostgreSQL only: the database server URL the API connects through (a proxy); the schema is still a fresh one. */
   storeUrl?: string;
+  /** PostgreSQL only: the database (a URL on the test server) the fresh schema is made in, instead of the test one. */
+  postgresDatabaseUrl?: string;
 }
 
 /**
@@ -59,7 +64,7 @@ export function startTestServer(engine: Engine, options: TestServerOptions = {})
 }
 
 async function startOnce(engine: Engine, options: TestServerOptions): Promise<TestServer> {
-  const place = await freshLocation(engine);
+  const place = await freshLocation(engine, options.postgresDatabaseUrl);
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-api-'));
   const removePlaces = async () => {
     await place.cleanup();
@@ -79,7 +84,12 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
     if (storeLocation.kind !== 'postgres') throw new Error('storeUrl is for PostgreSQL stores');
     storeLocation = { ...storeLocation, url: options.storeUrl };
   }
-  const start = () => startServer(config, { storeLocation, ...(options.clock ? { clock: options.clock } : {}) });
+  const start = () =>
+    startServer(config, {
+      storeLocation,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
   const running = await start().catch(async (error: unknown) => {
     await removePlaces();
     throw error;
@@ -162,6 +172,19 @@ export async function revoke(server: TestServer, key: string): Promise<void> {
   const row = await findApiKeyByHash(server.services.store.db, hashKey(key));
   if (!row) throw new Error('no such key');
   await revokeKey(server.services.store, server.services.clock, row.id);
+}
+
+/**
+ * A key of `tier` in a new workspace (agent tools enabled, so the MCP route reaches the key check) that was
+ * issued two hours ago by the server's clock with a one-hour lifetime: expired an hour ago.
+ */
+export async function expiredKey(server: TestServer, tier: Tier = 'ENTERPRISE'): Promise<string> {
+  const { store, clock } = server.services;
+  const box = secretBox(Buffer.from(TEST_MASTER_KEY, 'hex'));
+  const twoHoursAgo: Clock = { now: () => new Date(clock.now().getTime() - 2 * 3_600_000) };
+  const ws = await createWorkspace(store, box, twoHoursAgo, `expired ${tier}`);
+  await enableMcp(store, ws.workspace_id, true);
+  return (await createKey(store, twoHoursAgo, ws.workspace_id, tier, { name: 'expired', expiresInMs: 3_600_000 })).key;
 }
 
 /** A key of the right form that was never issued. */

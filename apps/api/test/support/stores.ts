@@ -18,8 +18,11 @@ export interface TestLocation {
   cleanup(): Promise<void>;
 }
 
-/** A fresh, empty place for a store: a SQLite file in a new temporary folder, or a new PostgreSQL schema. */
-export async function freshLocation(engine: Engine): Promise<TestLocation> {
+/**
+ * A fresh, empty place for a store: a SQLite file in a new temporary folder, or a new PostgreSQL schema (in the test
+ * database, or in the database at `postgresUrl`).
+ */
+export async function freshLocation(engine: Engine, postgresUrl = POSTGRES_URL): Promise<TestLocation> {
   if (engine === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'svc-store-'));
     return {
@@ -28,15 +31,15 @@ export async function freshLocation(engine: Engine): Promise<TestLocation> {
     };
   }
   const schema = `t_${randomBytes(8).toString('hex')}`;
-  await adminQuery(`create schema ${schema}`);
+  await adminQuery(`create schema ${schema}`, postgresUrl);
   return {
-    location: { kind: 'postgres', url: POSTGRES_URL, schema },
-    cleanup: () => adminQuery(`drop schema if exists ${schema} cascade`),
+    location: { kind: 'postgres', url: postgresUrl, schema },
+    cleanup: () => adminQuery(`drop schema if exists ${schema} cascade`, postgresUrl),
   };
 }
 
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
+async function adminQuery(text: string, url = POSTGRES_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(text);

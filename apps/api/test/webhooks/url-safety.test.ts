@@ -186,6 +186,36 @@ const refused: Refused[] = [
   { proves: 'a fragment is refused', url: 'https://example.com/hook#part', reason: 'the URL must not have a fragment' },
   { proves: 'an empty fragment is refused', url: 'https://example.com/hook#', reason: 'must not have a fragment' },
   { proves: 'empty host labels are refused', url: 'https://a..b/', reason: 'a..b is not a valid host name' },
+  {
+    proves: 'port 0 is refused, before DNS',
+    url: 'https://hooks.example.com:0/x',
+    reason: 'port 0 is not a port a receiver can listen on',
+  },
+  {
+    proves: 'port 0 is refused on a loopback literal even where loopback is allowed',
+    url: 'http://127.0.0.1:0/x',
+    allowLoopback: true,
+    reason: 'port 0 is not a port a receiver can listen on',
+  },
+  {
+    proves: 'a system port (22) is refused, naming the ports allowed',
+    url: 'https://93.184.216.34:22/',
+    reason: 'port 22 is a system port (below 1024) that cannot be a webhook receiver; use 443 or a port from 1024 up',
+  },
+  { proves: 'port 1 is refused', url: 'https://hooks.example.com:1/', reason: 'port 1 is a system port' },
+  { proves: 'port 1023 is refused', url: 'https://hooks.example.com:1023/', reason: 'port 1023 is a system port' },
+  {
+    proves: 'port 80 over https is refused without the loopback setting',
+    url: 'https://hooks.example.com:80/',
+    reason: 'port 80 is a system port (below 1024) that cannot be a webhook receiver; use 443 or a port from 1024 up',
+  },
+  {
+    proves: 'a system port is refused where loopback is allowed too, naming 80 as allowed',
+    url: 'http://127.0.0.1:25/',
+    allowLoopback: true,
+    reason:
+      'port 25 is a system port (below 1024) that cannot be a webhook receiver; use 443, 80 or a port from 1024 up',
+  },
 ];
 
 describe('checkWebhookUrl refuses', () => {
@@ -277,6 +307,27 @@ const accepted: Accepted[] = [
     policy: { allowLoopback: true },
     href: 'http://[::1]:8787/',
     addresses: ['::1'],
+  },
+  {
+    proves: 'an explicit :443 passes (and is dropped as the default)',
+    url: 'https://93.184.216.34:443/hook',
+    policy: { allowLoopback: false, resolve: fakeDns({}).resolve },
+    href: 'https://93.184.216.34/hook',
+    addresses: ['93.184.216.34'],
+  },
+  {
+    proves: 'port 1024, the first non-system port, passes',
+    url: 'https://93.184.216.34:1024/hook',
+    policy: { allowLoopback: false, resolve: fakeDns({}).resolve },
+    href: 'https://93.184.216.34:1024/hook',
+    addresses: ['93.184.216.34'],
+  },
+  {
+    proves: 'http on its default port 80 to loopback passes when loopback is allowed',
+    url: 'http://127.0.0.1/x',
+    policy: { allowLoopback: true },
+    href: 'http://127.0.0.1/x',
+    addresses: ['127.0.0.1'],
   },
   {
     proves: 'https to loopback passes when loopback is allowed',

@@ -13,6 +13,10 @@ interface ByOptions extends InputsOptions {
   by: string;
 }
 
+interface ApproveOptions extends ByOptions {
+  allPending?: boolean;
+}
+
 interface ListOptions extends InputsOptions {
   pending?: boolean;
 }
@@ -38,11 +42,24 @@ export function registerInputs(program: Command, env: Environment): void {
   withOutputOptions(
     group
       .command('approve')
-      .description("approve each provider's pending submission (all or none); the approver must not be the submitter")
-      .argument('<provider_id...>', 'the providers whose pending submissions to approve')
+      .description(
+        "approve each named provider's pending submission (all or none), or with --all-pending every pending one; the approver must not be the submitter",
+      )
+      .argument('[provider_id...]', 'the providers whose pending submissions to approve')
+      .option(
+        '--all-pending',
+        'every pending submission, listing each; those the approver submitted stay pending for another analyst (exit 1)',
+      )
       .requiredOption('--by <name>', 'the analyst approving them'),
-  ).action(async (providerIds: string[], options: ByOptions) => {
-    await approveInputs(env, providerIds, options);
+  ).action(async (providerIds: string[], options: ApproveOptions) => {
+    if (providerIds.length > 0 && options.allPending) {
+      throw new CliError('usage', 'name providers or give --all-pending, not both');
+    }
+    if (providerIds.length === 0 && !options.allPending) {
+      throw new CliError('usage', 'name the providers whose submissions to approve, or --all-pending');
+    }
+    if (options.allPending) process.exitCode = await approveAllPending(env, options);
+    else await approveInputs(env, providerIds, options);
   });
   withOutputOptions(
     group
@@ -117,6 +134,37 @@ async function approveInputs(env: Environment, providerIds: readonly string[], o
     `${records.length} ${plural(records.length, 'submission')} approved by ${records[0]?.approved_by ?? options.by}; publish with: svc publish PROVIDER_ID... (or --all)`,
     submissionsTable(records),
   );
+}
+
+/** Exit 0 when every pending submission was approved (or none was pending), 1 when the maker-checker rule kept any. */
+async function approveAllPending(env: Environment, options: ByOptions): Promise<number> {
+  const ops = await operations(env);
+  const { approved, refused } = await withMigratedStore(ops, (store) =>
+    ops.api.approveAllPending(store, ops.api.systemClock, { by: options.by }),
+  );
+  const exit = refused.length > 0 ? 1 : 0;
+  if (options.json) {
+    printJson({ approved, refused });
+    return exit;
+  }
+  const by = approved[0]?.approved_by ?? options.by.trim();
+  if (approved.length === 0 && refused.length === 0) {
+    printLines('no submissions are pending approval');
+    return exit;
+  }
+  printLines(
+    approved.length === 0
+      ? `no submission approved by ${by}`
+      : `${approved.length} ${plural(approved.length, 'submission')} approved by ${by}; publish with: svc publish PROVIDER_ID... (or --all)`,
+  );
+  if (approved.length > 0) printLines(submissionsTable(approved));
+  if (refused.length > 0) {
+    printLines(
+      `${refused.length} ${plural(refused.length, 'submission')} not approved: ${by} submitted ${refused.length === 1 ? 'it' : 'them'}, so another analyst must approve (maker-checker):`,
+      submissionsTable(refused),
+    );
+  }
+  return exit;
 }
 
 async function listInputs(env: Environment, options: ListOptions): Promise<void> {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { RunReport } from '@svc/api';
 import type { CriterionDefinition, Framework } from '@svc/methodology';
 import type { Command } from 'commander';
@@ -40,7 +41,9 @@ export function registerMethodology(program: Command, env: Environment = {}): vo
       .option(...FRAMEWORK_OPTION)
       .option(...FRAMEWORK_FILE_OPTION),
   ).action(async (options: ShowOptions) => {
-    show(selectFramework(options.framework, await loadFrameworkFiles(options.frameworkFile)), options);
+    const drafts = await loadFrameworkFiles(options.frameworkFile);
+    const chosen = selectFramework(options.framework, drafts);
+    show(drafts.includes(chosen) ? chosen : await asPublished(env, chosen, options.framework), options);
   });
   withOutputOptions(
     group
@@ -80,15 +83,31 @@ export function registerMethodology(program: Command, env: Environment = {}): vo
       .argument('<version>', 'the framework version, e.g. 1.0')
       .requiredOption('--signed-off-by <name>', 'the chief risk officer signing the framework off'),
   ).action(async (version: string, options: PublishFrameworkOptions) => {
-    await publishFrameworkVersion(env, selectFramework(version), options);
+    process.exitCode = await publishFrameworkVersion(env, selectFramework(version), options);
   });
 }
 
+/**
+ * The framework with the sign-off every reader shows (the API's publishedFramework): the one recorded in
+ * the configured store when the version was published there, the engine's built-in one while none is
+ * recorded. With no store yet (no DATABASE_URL, no SQLite file under SVC_DATA_DIR) there is nothing
+ * recorded, and the command stays offline.
+ */
+async function asPublished(env: Environment, framework: Framework, named: string | undefined): Promise<Framework> {
+  const ops = await operations(env);
+  if (ops.config.store.kind === 'sqlite' && !existsSync(ops.config.store.file)) return framework;
+  const today = ops.api.systemClock.now().toISOString().slice(0, 10);
+  const version = named === undefined ? undefined : framework.definition.version;
+  const published = await withMigratedStore(ops, (store) => ops.api.publishedFramework(store, version, today));
+  return published ?? framework;
+}
+
+/** Exit 0 when every provider was re-scored, published or unchanged; 1 when any was refused (as `svc publish`). */
 async function publishFrameworkVersion(
   env: Environment,
   framework: Framework,
   options: PublishFrameworkOptions,
-): Promise<void> {
+): Promise<number> {
   const ops = await operations(env);
   const today = ops.api.systemClock.now().toISOString().slice(0, 10);
   const result = await withMigratedStore(ops, async (store) => {
@@ -110,9 +129,10 @@ async function publishFrameworkVersion(
     return { ...published, rescore };
   });
   const { release, created, rescore } = result;
+  const exit = rescore !== null && rescore.counts.refused > 0 ? 1 : 0;
   if (options.json) {
     printJson({ created, release, rescore });
-    return;
+    return exit;
   }
   printLines(
     created
@@ -121,6 +141,7 @@ async function publishFrameworkVersion(
     `sha256 ${release.framework_sha256}`,
     ...rescoreLines(rescore, release.effective_date),
   );
+  return exit;
 }
 
 function rescoreLines(report: RunReport | null, effective: string): string[] {

@@ -74,7 +74,7 @@ function progressBar(): { tick(done: number, total: number, providerId: string):
   };
 }
 
-/** The run's report as people read it (also after `svc methodology publish`). */
+/** The run's report as people read it (also after `svc methodology publish`): every provider, then the refusals. */
 export function reportLines(report: RunReport): string[] {
   const { published, unchanged, refused } = report.counts;
   const date = report.evaluation_date ? `evaluated on ${report.evaluation_date}` : "each document's evaluation date";
@@ -84,26 +84,14 @@ export function reportLines(report: RunReport): string[] {
       : `Published under ${report.framework_version}, ${date}.`,
   ];
   if (report.outcomes.length === 0) return [...lines, 'No provider has approved inputs: nothing to publish.'];
+  const verb = report.dry_run ? 'would be ' : '';
   lines.push(
+    `${verb}published ${published}, ${verb}unchanged ${unchanged}, ${verb}refused ${refused}:`,
     renderTable(
-      [report.dry_run ? 'Would be' : 'Outcome', 'Providers'],
-      [
-        ['published', String(published)],
-        ['unchanged', String(unchanged)],
-        ['refused', String(refused)],
-      ],
+      ['Provider', 'Provider id', report.dry_run ? 'Would be' : 'Outcome', 'Score', 'Band', 'Move', 'Before'],
+      report.outcomes.map((o) => [nameOf(o), o.provider_id, o.status, ...scoreCells(o)]),
     ),
   );
-  const moves = report.outcomes.filter((o) => o.change === 'BAND_CHANGE');
-  if (moves.length > 0) {
-    lines.push(
-      'Band moves:',
-      renderTable(
-        ['Provider', 'Provider id', 'From', 'To', 'Score'],
-        moves.map((o) => [nameOf(o), o.provider_id, o.previous_band ?? '-', o.risk_band ?? '-', score(o)]),
-      ),
-    );
-  }
   const refusals = report.outcomes.filter((o) => o.status === 'refused');
   if (refusals.length > 0) {
     lines.push(
@@ -116,6 +104,32 @@ export function reportLines(report: RunReport): string[] {
     );
   }
   return lines;
+}
+
+export type Move = 'new' | 'up' | 'down' | 'unchanged';
+
+/**
+ * How a provider's score moved from the indicator in force before: new when there was none (a first
+ * publication, or one after a withdrawal), up or down with the score (a higher score is a lower risk),
+ * unchanged when it stayed. A refused provider did not move.
+ */
+export function moveOf(o: RunOutcome): Move | null {
+  if (o.status === 'refused' || o.final_score === null) return null;
+  if (o.previous_score === null) return 'new';
+  if (o.final_score > o.previous_score) return 'up';
+  if (o.final_score < o.previous_score) return 'down';
+  return 'unchanged';
+}
+
+/** Score, band, move and what it was before; dashes for a refused provider, which publishes nothing. */
+function scoreCells(o: RunOutcome): string[] {
+  const move = moveOf(o);
+  if (move === null) return ['-', '-', '-', '-'];
+  const before =
+    o.previous_score === null ? '-' : `${o.previous_score.toFixed(2)} ${o.previous_band ?? o.risk_band ?? ''}`.trim();
+  const bandMove =
+    o.previous_band !== null && o.previous_band !== o.risk_band ? ` (${o.previous_band} -> ${o.risk_band})` : '';
+  return [score(o), o.risk_band ?? '-', `${move}${bandMove}`, before];
 }
 
 function nameOf(o: RunOutcome): string {

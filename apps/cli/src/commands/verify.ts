@@ -21,8 +21,16 @@ export function registerVerify(program: Command): void {
 
 async function verify(file: string, options: VerifyOptions): Promise<number> {
   const text = await readText(file);
+  const value = parseJson(text, file);
+  if (isInputsDocument(value)) {
+    throw new CliError(
+      'invalid_package',
+      `an approved-inputs document, not a computation package: score it with \`svc score ${file}\`, and add --package OUT to write the package that svc verify checks`,
+      { file, details: { status: 'invalid' } },
+    );
+  }
   // The text as stored (a BOM included) is what is compared with the canonical bytes.
-  const verification = verifyPackage(parseJson(text, file), text);
+  const verification = verifyPackage(value, text);
   if (verification.status === 'invalid') {
     const count = `${verification.problems.length} ${verification.problems.length === 1 ? 'problem' : 'problems'}`;
     throw new CliError('invalid_package', `not a valid computation package (${count})`, {
@@ -35,6 +43,13 @@ async function verify(file: string, options: VerifyOptions): Promise<number> {
   if (options.json) printJson(verification);
   else printLines(reproducedLine(verification));
   return 0;
+}
+
+/** What an approved-inputs document has and a computation package has not: a provider, inputs, no package_format. */
+function isInputsDocument(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return !keys.includes('package_format') && keys.includes('provider') && keys.includes('inputs');
 }
 
 function reproducedLine(v: Extract<Verification, { status: 'reproduced' }>): string {

@@ -123,7 +123,7 @@ async function listEndpoints(env: Environment, options: ListOptions): Promise<vo
         e.id,
         e.workspace_id,
         e.url,
-        e.events.join('\n'),
+        e.events,
         e.status,
         String(e.pending),
         String(e.delivered),

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { type Environment, masterSecretBox, type Operations, operations, withMigratedStore } from '../operations.js';
-import { printJson, printLines, withOutputOptions } from '../output.js';
+import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+import { KEY_COLUMNS, keyRow } from './key.js';
 
 interface WorkspaceOptions {
   json?: boolean;
@@ -23,6 +24,21 @@ export function registerWorkspace(program: Command, env: Environment): void {
       .argument('<name>', 'a name for people, 1 to 200 characters'),
   ).action(async (name: string, options: WorkspaceOptions) => {
     await createWorkspace(env, name, options);
+  });
+  withOutputOptions(
+    group
+      .command('list')
+      .description('every workspace, oldest first: id, name, created, agent tools, keys (active/all)'),
+  ).action(async (options: WorkspaceOptions) => {
+    await listWorkspaces(env, options);
+  });
+  withOutputOptions(
+    group
+      .command('show')
+      .description('one workspace: name, created, agent tools, signing-secret overlap, webhook endpoints, every key')
+      .argument('<id>', 'the workspace id (ws_...), as workspace list prints it'),
+  ).action(async (id: string, options: WorkspaceOptions) => {
+    await showWorkspace(env, id, options);
   });
   withOutputOptions(
     group
@@ -104,4 +120,47 @@ async function enableMcp(env: Environment, id: string, options: WorkspaceOptions
   await withMigratedStore(ops, (store) => ops.api.enableMcp(store, id, true));
   if (options.json) printJson({ workspace_id: id, mcp_enabled: true });
   else printLines(`workspace ${id}: agent tools (MCP) enabled for its keys`);
+}
+
+async function listWorkspaces(env: Environment, options: WorkspaceOptions): Promise<void> {
+  const ops = await operations(env);
+  const workspaces = await withMigratedStore(ops, (store) => ops.api.listWorkspaces(store, ops.api.systemClock));
+  if (options.json) {
+    printJson(workspaces);
+    return;
+  }
+  if (workspaces.length === 0) {
+    printLines('no workspaces yet: svc workspace create NAME makes one');
+    return;
+  }
+  printLines(
+    renderTable(
+      ['Workspace id', 'Name', 'Created', 'Agent tools', 'Keys (active/all)'],
+      workspaces.map((w) => [
+        w.workspace_id,
+        w.name,
+        w.created_at,
+        w.mcp_enabled ? 'enabled' : 'off',
+        `${w.active_keys}/${w.keys}`,
+      ]),
+    ),
+  );
+}
+
+async function showWorkspace(env: Environment, id: string, options: WorkspaceOptions): Promise<void> {
+  const ops = await operations(env);
+  const shown = await withMigratedStore(ops, (store) => ops.api.showWorkspace(store, id, ops.api.systemClock));
+  if (options.json) {
+    printJson(shown);
+    return;
+  }
+  const until = shown.previous_secret_valid_until;
+  printLines(
+    `workspace ${shown.workspace_id}: ${shown.name}`,
+    `created: ${shown.created_at}`,
+    `agent tools (MCP): ${shown.mcp_enabled ? 'enabled' : 'off'}`,
+    `webhook signing secret: ${until === null ? 'one secret' : `the previous one also signs until ${until}`}`,
+    `webhook endpoints: ${shown.webhook_endpoints}`,
+    shown.keys.length === 0 ? 'keys: none' : `keys:\n${renderTable(KEY_COLUMNS, shown.keys.map(keyRow))}`,
+  );
 }

@@ -149,12 +149,39 @@ class HypotheticalIndicator(PublicScore):
     score_commentary: ScoreCommentary
 
 
+class NextBandStep(TypedDict):
+    """The smallest change of one input alone that reaches the next band, or why none can."""
+
+    criterion_id: str
+    input_key: str
+    label: str
+    current_value: InputValue
+    suggested_value: InputValue
+    suggested_as_of: Optional[str]
+    resulting_score: Optional[float]
+    resulting_band: Optional[RiskBand]
+    reachable: bool
+    reason: Optional[str]
+
+
+class PathToNextBand(TypedDict):
+    """``steps`` has one entry per criterion; it is empty in the best band (LOW), where ``summary`` says so once."""
+
+    current_score: float
+    current_band: RiskBand
+    next_band: Optional[RiskBand]
+    next_band_min_score: Optional[float]
+    steps: List[NextBandStep]
+    summary: str
+
+
 class RiskIndicator(HypotheticalIndicator):
     """A published Risk Indicator with its full breakdown (PROFESSIONAL and above)."""
 
     risk_indicator_id: str
     score_verified_at: str
     published_at: str
+    path_to_next_band: PathToNextBand
     limitations_disclosure: str
 
 

@@ -5,6 +5,7 @@ import {
   type InputItem,
   type InputsDocument,
   type InputValue,
+  isPlainText,
   PLANNER_TYPES,
   type Provider,
 } from '../index.js';
@@ -160,12 +161,17 @@ export function valueArb(criterion: CriterionDefinition): fc.Arbitrary<InputValu
 // ---------------------------------------------------------------------------
 // Documents.
 
-/** Non-empty free text: mostly readable, sometimes any Unicode code point (never a lone surrogate). */
+/**
+ * Non-empty free text: mostly readable, sometimes any Unicode code point the free-text rule keeps
+ * (never a lone surrogate, a control character, a line separator or a bidi override).
+ */
 const textArb = (maxLength: number) =>
-  fc.oneof(
-    fc.string({ minLength: 1, maxLength: Math.min(maxLength, 40) }),
-    fc.string({ unit: 'binary', minLength: 1, maxLength }),
-  );
+  fc
+    .oneof(
+      fc.string({ minLength: 1, maxLength: Math.min(maxLength, 40) }),
+      fc.string({ unit: 'binary', minLength: 1, maxLength }),
+    )
+    .filter((s) => isPlainText(s));
 
 /** An input item before it is dated against the evaluation date. */
 export interface ItemDraft {

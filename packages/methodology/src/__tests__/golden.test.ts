@@ -24,9 +24,14 @@ import { documentArb, FRAMEWORK } from './arbitraries.js';
  * output byte changes the hash; a speed-up must leave it as it is.
  */
 
-/** Fixed here (not FC_SEED): the constant below belongs to exactly these documents. */
+/**
+ * Fixed here (not FC_SEED): the constant below belongs to exactly these documents. It was recorded
+ * again when free text began to refuse control characters (issue 11 item 4): the generated names and
+ * sources keep that rule since (arbitraries.ts), so the sample changed; the constant was recorded from
+ * the engine before the rule and is the same after it, so no result of a valid document changed.
+ */
 const GOLDEN_SEED = 20_260_401;
-const GOLDEN_SHA256 = '4cca2c4ec434e1dee61db2238104e5c3ef60cf163d5c2eb63939912d7fb8a24b';
+const GOLDEN_SHA256 = '3a308f1d4e35bdb4447ac9baf7b7f81e9800b65e689f359c624afc61d73a55b8';
 
 const examplesDir = join(dirname(fileURLToPath(import.meta.url)), '../../../../examples/dcrf-1.0');
 const exampleTexts = readdirSync(examplesDir)

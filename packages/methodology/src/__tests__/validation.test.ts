@@ -206,6 +206,40 @@ describe('the rules of methodology section 2', () => {
     }
   });
 
+  it('refuses control characters, line breaks and bidi overrides in every free-text field, naming each path and the character', () => {
+    const doc = worked();
+    doc.provider.name = 'Evil\u0000Lending';
+    (doc.inputs.custody_model as Record<string, unknown>).source = 'pack\u001b[2Jcleared';
+    (doc.inputs.proof_of_reserves as Record<string, unknown>).approved_by = 'Alice\r\nBob';
+    (doc.inputs.redemption_notice_days as Record<string, unknown>).source = 'report \u202egnp.exe';
+    (doc.inputs.collateral_coverage_ratio as Record<string, unknown>).approved_by = 'C1\u0085next';
+    (doc.inputs.operating_history_years as Record<string, unknown>).source = 'isolate\u2066x\u2069';
+    expect(problemsOf(doc)).toEqual([
+      {
+        path: 'inputs.collateral_coverage_ratio.approved_by',
+        message: expect.stringContaining('found U+0085 at character 3'),
+      },
+      { path: 'inputs.custody_model.source', message: expect.stringContaining('found U+001B at character 5') },
+      {
+        path: 'inputs.operating_history_years.source',
+        message: expect.stringContaining('found U+2066 at character 8'),
+      },
+      { path: 'inputs.proof_of_reserves.approved_by', message: expect.stringContaining('found U+000D at character 6') },
+      { path: 'inputs.redemption_notice_days.source', message: expect.stringContaining('found U+202E at character 8') },
+      { path: 'provider.name', message: expect.stringContaining('found U+0000 at character 5') },
+    ]);
+    expect(problemsOf(doc)[0]?.message).toMatch(/^must not hold control characters, bidirectional overrides/);
+  });
+
+  it('keeps every result of a valid document: names with accents, emoji, CJK and RTL letters are plain text', () => {
+    const doc = worked();
+    const before = score(worked(), fw);
+    doc.provider.name = 'Société Générale 🚀 東京 شركة';
+    const after = score(doc, fw);
+    expect(after.final_score).toBe(before.final_score);
+    expect(after.risk_band).toBe(before.risk_band);
+  });
+
   it('refuses a JS number that is not finite (NaN, Infinity) from a programmatic caller', () => {
     const doc = worked();
     (doc.inputs.collateral_coverage_ratio as Record<string, unknown>).value = Number.NaN;

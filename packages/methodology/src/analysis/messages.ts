@@ -3,7 +3,6 @@ import { listOf } from '../decision/wording.js';
 /** Every sentence and error message of the analyses, in one place. */
 export const messages = {
   // pathToNextBand: why a criterion alone cannot reach the next band, and the summary.
-  bestBand: (band: string) => `${band} is already the best band; there is no next band to reach`,
   capHolds: (caps: { id: string; cap: string; label: string }[], lowest: string, inputKey: string) =>
     caps.length === 1
       ? `cap ${caps[0]?.id} (${caps[0]?.label}) holds the score at ${lowest} whatever ${inputKey} is`

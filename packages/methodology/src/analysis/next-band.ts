@@ -37,7 +37,7 @@ export interface NextBandPath {
   /** The band just better than the current one; null in the best band. */
   next_band: string | null;
   next_band_min_score: number | null;
-  /** One step per criterion, in framework order. */
+  /** One step per criterion, in framework order; none in the best band (the summary says there is no next band). */
   steps: NextBandStep[];
   summary: string;
 }
@@ -69,7 +69,8 @@ export function pathToNextBand(document: InputsDocument, framework: Framework): 
       current_band: band,
       next_band: null,
       next_band_min_score: null,
-      steps: fw.criteria.map((c) => unreachable(c, doc, M.bestBand(band))),
+      // Said once, in the summary: a step per criterion would repeat "already the best band" for each.
+      steps: [],
       summary: M.summaryBest(score, band),
     };
   }

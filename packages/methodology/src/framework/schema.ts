@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../text.js';
 
 /** Exact decimal text as the methodology writes it ("0.90", "34.99"). */
 const DecimalText = z.string().regex(/^-?(0|[1-9]\d*)(\.\d+)?$/, 'must be decimal text such as "0.90"');
@@ -184,7 +185,7 @@ export type CapCondition = ConditionShape;
 
 export const SignOffSchema = z.strictObject({
   role: z.literal('chief_risk_officer'),
-  signed_off_by: z.string().min(1),
+  signed_off_by: plainText(z.string()).min(1),
   signed_off_on: IsoDate,
 });
 export type SignOff = z.infer<typeof SignOffSchema>;

@@ -3,6 +3,7 @@ import { epochDay, isCalendarDate, isUtcTimestamp } from '../dates.js';
 import { boundTest, significantDigitsOfText } from '../decimal.js';
 import type { Framework } from '../framework/framework.js';
 import type { CriterionDefinition } from '../framework/schema.js';
+import { controlCharacterProblem, isPlainText } from '../text.js';
 import { describe, messages as M, TooPreciseNumber } from './messages.js';
 
 export const PLANNER_TYPES = ['btc', 'fiat', 'stablecoin'] as const;
@@ -51,7 +52,14 @@ const text = () =>
     .string({ error: typeError(M.notString) })
     .refine((s) => !LONE_SURROGATE.test(s), { message: M.malformedUnicode, abort: true });
 
-const nonEmptyText = () => text().refine((s) => s.length > 0, { message: M.emptyString });
+/** Free text: well-formed, and holding no control, bidirectional-override or line-separator character. */
+const freeText = () =>
+  text().refine((s) => isPlainText(s), {
+    error: (iss) => controlCharacterProblem(String(iss.input)) ?? '',
+    abort: true,
+  });
+
+const nonEmptyText = () => freeText().refine((s) => s.length > 0, { message: M.emptyString });
 
 const calendarDate = () => text().refine(isCalendarDate, { error: (iss) => M.notDate(describe(iss.input)) });
 
@@ -118,7 +126,7 @@ function buildSchema(framework: Framework) {
         .refine((s) => UUID.test(s), { error: (iss) => M.notUuid(describe(iss.input)) })
         // One provider, one id: UUIDs compare case-insensitively (RFC 9562), so they are kept in lower case.
         .transform((s) => s.toLowerCase()),
-      name: text().refine((s) => [...s].length >= 1 && [...s].length <= 200, {
+      name: freeText().refine((s) => [...s].length >= 1 && [...s].length <= 200, {
         error: (iss) => M.nameLength([...(iss.input as string)].length),
       }),
       planner_type: z.enum(PLANNER_TYPES, {

@@ -1,5 +1,5 @@
 import { endpoints, type RiskIndicatorResponse } from '@svc/contracts';
-import { currentFramework } from '@svc/methodology';
+import { currentFramework, figureText, PLACES } from '@svc/methodology';
 import { csvRow } from '../../services/csv.js';
 import { servedIndicatorJson } from '../../services/served.js';
 import { listCurrent } from '../../store/repositories/providers.js';
@@ -21,6 +21,22 @@ export const HEADLINE = [
   'risk_indicator_id',
 ] as const;
 
+/**
+ * The places of each column of figures: one precision per column, the engine's own (methodology section 10), so
+ * 95.50 and 95.58 line up and no column mixes 13.614288 with 28.64.
+ */
+const COLUMN_PLACES = {
+  final_score: PLACES.score,
+  confidence: PLACES.confidence,
+  module: PLACES.contribution,
+} as const;
+
+/** A headline cell: a figure at its column's places, anything else as it is. */
+function headlineCell(i: RiskIndicatorResponse, field: (typeof HEADLINE)[number]): string | number | null {
+  if (field === 'final_score' || field === 'confidence') return figureText(i[field], COLUMN_PLACES[field]);
+  return i[field];
+}
+
 /** Every current indicator as one CSV row, by name: the headline fields, then one column per module score. */
 export default defineRoute(endpoints.exportScores, async ({ query, services }) => {
   const rows = await listCurrent(services.store.db, { plannerType: query.planner_type, limit: 1_000_000 });
@@ -30,7 +46,11 @@ export default defineRoute(endpoints.exportScores, async ({ query, services }) =
   let text = csvRow([...HEADLINE, ...modules.map((id) => `module_${id}_score`)]);
   for (const i of indicators) {
     const byModule = new Map(i.score_commentary.modules.map((m) => [m.module_id, m.score]));
-    text += csvRow([...HEADLINE.map((field) => i[field]), ...modules.map((id) => byModule.get(id) ?? null)]);
+    const moduleCells = modules.map((id) => {
+      const score = byModule.get(id);
+      return score === undefined ? null : figureText(score, COLUMN_PLACES.module);
+    });
+    text += csvRow([...HEADLINE.map((field) => headlineCell(i, field)), ...moduleCells]);
   }
   const date = services.clock.now().toISOString().slice(0, 10);
   return {

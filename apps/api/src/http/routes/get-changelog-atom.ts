@@ -1,6 +1,6 @@
 import { endpoints } from '@svc/contracts';
-import { Feed } from 'feed';
 import { listChanges } from '../../store/repositories/changelog.js';
+import { atomDocument } from '../atom.js';
 import { siteUrlOf } from '../problem.js';
 import { defineRoute } from '../route.js';
 import { changeOf } from './get-changelog.js';
@@ -23,26 +23,25 @@ export default defineRoute(endpoints.getChangelogAtom, async ({ services, req })
   const site = siteUrlOf(req);
   const changes = (await listChanges(services.store.db, { limit: 100 })).map(changeOf);
   const updated = changes[0] ? new Date(changes[0].changed_at) : services.startedAt;
-  const feed = new Feed({
+  const body = atomDocument({
     id: `${site}/api/public/changelog.atom`,
     title: 'Risk Indicator changes',
-    description: 'New, changed and withdrawn Risk Indicators under the Digital Credit Risk Framework.',
-    link: `${site}/api/public/changelog`,
+    subtitle: 'New, changed and withdrawn Risk Indicators under the Digital Credit Risk Framework.',
+    alternate: `${site}/api/public/changelog`,
+    self: `${site}/api/public/changelog.atom`,
     updated,
-    copyright: 'Risk Indicators are not credit ratings or investment advice.',
-    feedLinks: { atom: `${site}/api/public/changelog.atom` },
-  });
-  for (const c of changes) {
-    feed.addItem({
+    author: 'Risk Indicator Scoring Service',
+    rights: 'Risk Indicators are not credit ratings or investment advice.',
+    entries: changes.map((c) => ({
       id: `${site}/api/public/changelog#${c.id}`,
       title: describeChange(c),
       link: c.risk_indicator_id ? `${site}/verify/${c.risk_indicator_id}` : `${site}/api/public/changelog`,
-      date: new Date(c.changed_at),
-      description: `${c.change_type} under ${c.framework_version}`,
-    });
-  }
+      updated: new Date(c.changed_at),
+      summary: `${c.change_type} under ${c.framework_version}`,
+    })),
+  });
   return {
-    body: feed.atom1(),
+    body,
     contentType: 'application/atom+xml; charset=utf-8',
     headers: { 'Cache-Control': 'public, max-age=30' },
   };

@@ -2,7 +2,7 @@ import { type ChangelogEntry, endpoints } from '@svc/contracts';
 import type { Selectable } from 'kysely';
 import { listChanges } from '../../store/repositories/changelog.js';
 import type { ChangelogTable } from '../../store/schema.js';
-import { decodeCursor, isNumberPosition, nextLink, pageOf } from '../pagination.js';
+import { decodeCursor, NumberPosition, nextLink, pageOf } from '../pagination.js';
 import { defineRoute } from '../route.js';
 
 export function changeOf(row: Selectable<ChangelogTable>): ChangelogEntry {
@@ -27,7 +27,7 @@ export function sinceOf(since: string | undefined): string | undefined {
 }
 
 export default defineRoute(endpoints.getChangelog, async ({ query, services, req }) => {
-  const before = decodeCursor(query.cursor, isNumberPosition);
+  const before = decodeCursor(query.cursor, NumberPosition);
   const rows = await listChanges(services.store.db, {
     since: sinceOf(query.since),
     beforeId: before?.n,

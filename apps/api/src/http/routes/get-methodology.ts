@@ -2,6 +2,6 @@ import { endpoints } from '@svc/contracts';
 import { methodologyOf } from '../../services/methodology.js';
 import { defineRoute } from '../route.js';
 
-export default defineRoute(endpoints.getMethodology, async ({ query }) => ({
-  json: methodologyOf(query.version, 'query.version'),
+export default defineRoute(endpoints.getMethodology, async ({ query, services }) => ({
+  json: await methodologyOf(services.store, services.clock, query.version, 'query.version'),
 }));

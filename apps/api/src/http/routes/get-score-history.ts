@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { historyPage, isHistoryPosition } from '../../services/history.js';
+import { HistoryPosition, historyPage } from '../../services/history.js';
 import { findProvider } from '../../store/repositories/providers.js';
 import { decodeCursor, nextLink } from '../pagination.js';
 import { ApiError } from '../problem.js';
@@ -9,7 +9,7 @@ export default defineRoute(endpoints.getScoreHistory, async ({ params, query, se
   const providerId = params.providerId.toLowerCase();
   const provider = await findProvider(services.store.db, providerId);
   if (!provider) throw new ApiError('not_found', `no provider ${params.providerId}`);
-  const before = decodeCursor(query.cursor, isHistoryPosition);
+  const before = decodeCursor(query.cursor, HistoryPosition);
   const { dataJson, nextCursor } = await historyPage(services.store.db, providerId, before, query.limit);
   return {
     jsonText: `{"provider_id":${JSON.stringify(providerId)},"data":${dataJson},"next_cursor":${JSON.stringify(nextCursor)}}`,

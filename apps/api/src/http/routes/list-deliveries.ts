@@ -1,17 +1,11 @@
 import { endpoints } from '@svc/contracts';
 import type { Caller } from '../../services/access.js';
 import { listWebhookDeliveries, withAttempts } from '../../services/webhooks/endpoints.js';
-import { decodeCursor, nextLink, pageOf } from '../pagination.js';
+import { CreatedPosition, decodeCursor, nextLink, pageOf } from '../pagination.js';
 import { defineRoute } from '../route.js';
 
-const isPosition = (v: unknown): v is { c: string; id: string } =>
-  typeof v === 'object' &&
-  v !== null &&
-  typeof (v as { c?: unknown }).c === 'string' &&
-  typeof (v as { id?: unknown }).id === 'string';
-
 export default defineRoute(endpoints.listDeliveries, async ({ params, query, caller, services, req }) => {
-  const before = decodeCursor(query.cursor, isPosition);
+  const before = decodeCursor(query.cursor, CreatedPosition);
   const rows = await listWebhookDeliveries(services.store, (caller as Caller).workspaceId, params.webhookId, {
     status: query.status,
     before: before ? { created_at: before.c, id: before.id } : undefined,

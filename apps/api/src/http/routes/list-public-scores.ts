@@ -1,6 +1,6 @@
 import { endpoints, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
 import { headlinesAfter, strongEtag } from '../../services/public-snapshot.js';
-import { decodeCursor, encodeCursor, isNamePosition, nextLink } from '../pagination.js';
+import { decodeCursor, encodeCursor, NamePosition, nextLink } from '../pagination.js';
 import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from '../public-scores.js';
 import type { Reply } from '../route.js';
 import { defineRoute } from '../route.js';
@@ -18,7 +18,7 @@ export default defineRoute(endpoints.listPublicScores, async ({ query, services,
     return conditional(req.get('if-none-match'), read.body.etag, read.body.bytes);
   }
   const limit = query.limit ?? DEFAULT_PAGE;
-  const { page, more } = headlinesAfter(read.headlines, decodeCursor(query.cursor, isNamePosition), limit);
+  const { page, more } = headlinesAfter(read.headlines, decodeCursor(query.cursor, NamePosition), limit);
   const last = page[page.length - 1];
   const nextCursor = more && last ? encodeCursor({ name: last.name, id: last.id }) : null;
   const bytes = Buffer.from(

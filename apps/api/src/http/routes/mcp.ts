@@ -4,22 +4,27 @@ import { mcpManifest } from '../../mcp/manifest.js';
 import { serveMcp } from '../../mcp/protocol.js';
 import { runTool } from '../../mcp/tools/index.js';
 import { ServiceError } from '../../services/errors.js';
+import { mediaTypesOf, refuseUnacceptable } from '../negotiation.js';
 import { ApiError } from '../problem.js';
 import { defineRoute, type RouteModule } from '../route.js';
 
 /** GET /api/mcp: the public manifest. An MCP client opening its optional event stream is told there is none (405). */
-export const getMcpManifest = defineRoute(endpoints.getMcpManifest, async ({ req, services }) => {
-  const accept = req.get('accept') ?? '';
-  if (accept.includes('text/event-stream') && !/application\/json|\*\/\*/.test(accept)) {
-    throw new ApiError(
-      'method_not_allowed',
-      'the agent tool interface is stateless and offers no event stream; POST JSON-RPC messages to /api/mcp',
-      {},
-      { Allow: 'GET, POST, HEAD, OPTIONS' },
-    );
-  }
-  return { json: mcpManifest(services.mcpEnabled) };
-});
+export const getMcpManifest: RouteModule = {
+  ...defineRoute(endpoints.getMcpManifest, async ({ req, services }) => {
+    const accept = req.get('accept') ?? '';
+    if (accept.includes('text/event-stream') && !/application\/json|\*\/\*/.test(accept)) {
+      throw new ApiError(
+        'method_not_allowed',
+        'the agent tool interface is stateless and offers no event stream; POST JSON-RPC messages to /api/mcp',
+        {},
+        { Allow: 'GET, POST, HEAD, OPTIONS' },
+      );
+    }
+    refuseUnacceptable(req, mediaTypesOf(endpoints.getMcpManifest));
+    return { json: mcpManifest(services.mcpEnabled) };
+  }),
+  negotiates: true,
+};
 
 /** POST /api/mcp: a plain tool call, or the Model Context Protocol when the body speaks JSON-RPC. */
 export const callMcpTool: RouteModule = {

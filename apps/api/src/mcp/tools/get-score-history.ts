@@ -2,7 +2,7 @@ import type { McpToolInput } from '@svc/contracts';
 import { decodeCursor } from '../../http/pagination.js';
 import { ApiError } from '../../http/problem.js';
 import { ServiceError } from '../../services/errors.js';
-import { type HistoryPosition, historyPage, isHistoryPosition } from '../../services/history.js';
+import { HistoryPosition, historyPage } from '../../services/history.js';
 import type { Services } from '../../services/services.js';
 import { resolveProviders } from '../resolve.js';
 
@@ -18,7 +18,7 @@ export async function getScoreHistory(input: McpToolInput<'get_score_history'>, 
 
 function beforeOf(cursor: string | undefined): HistoryPosition | undefined {
   try {
-    return decodeCursor(cursor, isHistoryPosition);
+    return decodeCursor(cursor, HistoryPosition);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const message = 'is not a next_cursor value of this history';

@@ -18,13 +18,14 @@ const keyByHash = prepared((db, keyHash: string) =>
       'api_keys.key_hash',
       'api_keys.tier',
       'api_keys.revoked_at',
+      'api_keys.expires_at',
       'api_keys.last_used_at',
       'workspaces.mcp_enabled',
     ])
     .where('api_keys.key_hash', '=', keyHash),
 );
 
-/** The key with this hash, with its workspace's agent-tool flag; revoked keys included (the caller decides). */
+/** The key with this hash, with its workspace's agent-tool flag; revoked and expired keys included (the caller decides). */
 export async function findApiKeyByHash(db: Kysely<Database>, keyHash: string) {
   return (await keyByHash(db, keyHash))[0];
 }

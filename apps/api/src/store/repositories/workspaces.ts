@@ -24,3 +24,42 @@ export async function updateWorkspace(
   const result = await db.updateTable('workspaces').set(changes).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** Every workspace with how many keys it holds and how many still answer at `now`, oldest first. */
+export async function listWorkspacesWithKeys(db: Kysely<Database>, now: string) {
+  // ISO 8601 UTC texts of one form compare as the moments they name, on both engines.
+  return db
+    .selectFrom('workspaces')
+    .leftJoin('api_keys', 'api_keys.workspace_id', 'workspaces.id')
+    .select((eb) => [
+      'workspaces.id',
+      'workspaces.name',
+      'workspaces.created_at',
+      'workspaces.mcp_enabled',
+      eb.fn.count<number | string>('api_keys.id').as('keys'),
+      eb.fn
+        .count<number | string>('api_keys.id')
+        .filterWhere((w) =>
+          w.and([
+            w('api_keys.revoked_at', 'is', null),
+            w.or([w('api_keys.expires_at', 'is', null), w('api_keys.expires_at', '>', now)]),
+          ]),
+        )
+        .as('active_keys'),
+    ])
+    .groupBy(['workspaces.id', 'workspaces.name', 'workspaces.created_at', 'workspaces.mcp_enabled'])
+    .orderBy('workspaces.created_at')
+    .orderBy('workspaces.id')
+    .execute();
+}
+
+/** How many webhook endpoints of the workspace are not deleted. */
+export async function countWebhookEndpoints(db: Kysely<Database>, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '!=', 'deleted')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

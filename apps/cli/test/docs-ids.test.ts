@@ -1,0 +1,135 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Env,
+  embedded,
+  freshSchema,
+  postgresAvailable,
+  type Served,
+  serve,
+  svcIn,
+  svcJsonIn,
+} from './operations.js';
+import { tempDir } from './svc.js';
+
+/**
+ * Every provider id and `ri_` id the documentation prints as an example must
+ * answer against the demo data (`svc db seed --demo`). The ids are read from
+ * the files by pattern, so an edited example is checked too.
+ */
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const DOC_FILES = [
+  'README.md',
+  'docs/api.md',
+  'packages/client/README.md',
+  'packages/client-python/README.md',
+  'apps/api/src/pages/llms.ts',
+] as const;
+
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
+const RI = /\bri_[0-9a-f]{24}\b/g;
+/** A request id is a UUID too: lines that print one are not about providers. */
+const REQUEST_ID_LINE = /request_id|x-request-id/i;
+/** The one id the docs use to show a 404 (the client README's error example): it must stay unknown. */
+const NOT_FOUND_EXAMPLES = new Set(['0f0f0f0f-0000-4000-8000-000000000000']);
+
+interface DocIds {
+  providers: Map<string, string>;
+  indicators: Map<string, string>;
+}
+
+/** The ids of a text, each with where it was first seen. */
+function idsIn(name: string, text: string, into: DocIds): void {
+  for (const [n, line] of text.split('\n').entries()) {
+    const where = `${name}:${n + 1}`;
+    if (!REQUEST_ID_LINE.test(line))
+      for (const id of line.match(UUID) ?? []) if (!into.providers.has(id)) into.providers.set(id, where);
+    for (const id of line.match(RI) ?? []) if (!into.indicators.has(id)) into.indicators.set(id, where);
+  }
+}
+
+async function docIds(llmsTxt: string): Promise<DocIds> {
+  const ids: DocIds = { providers: new Map(), indicators: new Map() };
+  for (const file of DOC_FILES) idsIn(file, await readFile(join(ROOT, file), 'utf8'), ids);
+  idsIn('/llms.txt', llmsTxt, ids);
+  return ids;
+}
+
+const engines = postgresAvailable ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+
+describe.each(engines)('the ids the docs print, against the demo data (%s)', (engine) => {
+  let vars: Env;
+  let served: Served;
+  let key: string;
+  let drop: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    if (engine === 'sqlite') vars = await embedded();
+    else {
+      const schema = await freshSchema();
+      drop = schema.drop;
+      vars = { DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
+    }
+    expect(svcIn(vars, 'db', 'seed', '--demo').status).toBe(0);
+    served = await serve(vars, '--port', '0');
+    const { workspace_id } = svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'Docs').json;
+    key = svcJsonIn<{ key: string }>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'ENTERPRISE').json
+      .key;
+  });
+
+  afterAll(async () => {
+    if (served && served.child.exitCode === null) await served.stop();
+    await drop?.();
+  });
+
+  const get = (path: string) => fetch(`${served.url}${path}`, { headers: { 'x-api-key': key } });
+
+  it('finds example ids in the docs (the pattern still matches what they print)', async () => {
+    const ids = await docIds(await (await get('/llms.txt')).text());
+    expect(ids.providers.size).toBeGreaterThanOrEqual(2);
+    expect(ids.indicators.size).toBeGreaterThanOrEqual(1);
+  });
+
+  it('every provider id answers its current indicator and its history (the 404 example stays unknown)', async () => {
+    const ids = await docIds(await (await get('/llms.txt')).text());
+    const answers: Record<string, number> = {};
+    const expected: Record<string, number> = {};
+    for (const [id, where] of ids.providers) {
+      answers[`${where} ${id}`] = (await get(`/api/v1/scores/${id}`)).status;
+      expected[`${where} ${id}`] = NOT_FOUND_EXAMPLES.has(id) ? 404 : 200;
+      if (NOT_FOUND_EXAMPLES.has(id)) continue;
+      answers[`${where} ${id} history`] = (await get(`/api/v1/scores/${id}/history`)).status;
+      expected[`${where} ${id} history`] = 200;
+    }
+    expect(answers).toEqual(expected);
+  });
+
+  it('every ri_ id has a verification page and a computation package', async () => {
+    const ids = await docIds(await (await get('/llms.txt')).text());
+    const answers: Record<string, number[]> = {};
+    for (const [id, where] of ids.indicators) {
+      answers[`${where} ${id}`] = [
+        (await get(`/verify/${id}`)).status,
+        (await get(`/api/v1/computation/${id}`)).status,
+      ];
+    }
+    expect(answers).toEqual(Object.fromEntries(Object.keys(answers).map((k) => [k, [200, 200]])));
+  });
+
+  it('`svc verify` on the package of the docs prints the line docs/api.md shows', async () => {
+    const api = await readFile(join(ROOT, 'docs/api.md'), 'utf8');
+    const shown = /# (reproduced: (ri_[0-9a-f]{24}) \(DCRF v1\.0\), result sha256 [0-9a-f]+)\.\.\./.exec(api);
+    expect(shown).not.toBeNull();
+    const [, line, id] = shown as RegExpExecArray;
+    const response = await get(`/api/v1/computation/${id}`);
+    expect(response.status).toBe(200);
+    const file = join(await tempDir(), 'package.json');
+    await writeFile(file, Buffer.from(await response.arrayBuffer()));
+    const run = svcIn({}, 'verify', file);
+    expect(run.status).toBe(0);
+    expect(run.stdout.startsWith(line as string)).toBe(true);
+  });
+});
