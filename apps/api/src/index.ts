@@ -33,6 +33,7 @@ export {
 export {
   AdminError,
   addIssuance,
+  closeIssuance,
   type IssuanceChanges,
   type IssuanceFields,
   listIssuanceRecords,
@@ -40,7 +41,7 @@ export {
   listRequests,
   type ProviderSummary,
   REQUEST_STATUSES,
-  resolveRequest,
+  setRequestStatus,
   updateIssuance,
   type Withdrawal,
   withdrawProvider,

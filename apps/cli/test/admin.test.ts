@@ -117,7 +117,7 @@ describe('svc provider', () => {
 
 interface Issuance {
   id: string;
-  target_amount: string;
+  target_amount: number;
   status: string;
   [field: string]: unknown;
 }
@@ -153,7 +153,7 @@ const BAD: [string[], RegExp][] = [
 ];
 
 describe('svc issuances', () => {
-  it('add, update, list: exact amounts, iss_ ids, clock timestamps, filters', async () => {
+  it('add, update, list: amounts as the API serves them (a number; the store keeps the exact text), iss_ ids, clock timestamps, filters', async () => {
     const vars = await embedded();
     publishWorked(vars);
     const added = svcJsonIn<Issuance>(vars, ...ADD, '--provider', WORKED_ID, '--coupon-rate', '8');
@@ -167,7 +167,7 @@ describe('svc issuances', () => {
       type: 'preferred_share',
       status: 'ANNOUNCED',
       currency: 'USD',
-      target_amount: '25000000.10',
+      target_amount: 25000000.1,
       coupon_rate_pct: 8,
       coupon_frequency: null,
       expected_pricing_date: null,
@@ -175,7 +175,7 @@ describe('svc issuances', () => {
       updated_at: expect.stringMatching(ISO),
     });
     const stored = (await withStoreOf(vars, contentsOf)).issuances;
-    expect(stored).toEqual([added.json]);
+    expect(stored).toEqual([{ ...added.json, target_amount: '25000000.10' }]);
 
     const updated = svcJsonIn<Issuance>(
       vars,
@@ -226,7 +226,7 @@ describe('svc issuances', () => {
     ]);
     const table = svcIn(vars, 'issuances', 'list').stdout;
     expect(table).toMatch(/Issuance id .*Issuer .*Instrument .*Type .*Status .*Amount .*Pricing/);
-    expect(table).toContain('25000000.10 USD');
+    expect(table).toContain('25000000.1 USD');
     expect(svcIn(vars, 'issuances', 'list', '--type', 'bond', '--status', 'PRICING').stdout).toBe('no issuances\n');
   });
 
@@ -263,7 +263,7 @@ describe('svc issuances', () => {
     await refusedUnchanged(
       vars,
       2,
-      /^error: status must be one of ANNOUNCED, PRICING\n$/,
+      /^error: status must be one of ANNOUNCED, PRICING, PRICED, CANCELLED\n$/,
       'issuances',
       'list',
       '--status',
@@ -289,6 +289,51 @@ describe('svc issuances', () => {
   });
 });
 
+describe('svc issuances close', () => {
+  it('PRICED or CANCELLED takes an issuance off the upcoming list; include-closed shows it; a closed one changes no more', async () => {
+    const vars = await embedded();
+    const kept = svcJsonIn<Issuance>(vars, ...ADD);
+    const priced = svcJsonIn<Issuance>(vars, ...ADD, '--type', 'bond');
+    expect(priced.status, priced.stderr).toBe(0);
+    const closed = svcJsonIn<Issuance>(vars, 'issuances', 'close', priced.json.id, '--status', 'priced');
+    expect(closed.status, closed.stderr).toBe(0);
+    expect(closed.json).toEqual({ ...priced.json, status: 'PRICED', updated_at: expect.stringMatching(ISO) });
+    const ids = (...args: string[]) => svcJsonIn<Issuance[]>(vars, 'issuances', 'list', ...args).json.map((i) => i.id);
+    expect(ids()).toEqual([kept.json.id]);
+    expect(ids('--include-closed').sort()).toEqual([kept.json.id, priced.json.id].sort());
+    expect(ids('--status', 'PRICED')).toEqual([priced.json.id]);
+    expect(svcIn(vars, 'issuances', 'close', kept.json.id, '--status', 'CANCELLED').stdout).toBe(
+      `issuance ${kept.json.id} closed: Example Sats Lending, 8.00% Series A Preferred (CANCELLED)\n`,
+    );
+    expect(ids()).toEqual([]);
+
+    const closedAgain = /^error: issuance iss_[0-9a-f]{24} is closed \(PRICED at \S+\); it changes no more\n$/;
+    await refusedUnchanged(vars, 1, closedAgain, 'issuances', 'close', priced.json.id, '--status', 'CANCELLED');
+    await refusedUnchanged(vars, 1, closedAgain, 'issuances', 'update', priced.json.id, '--status', 'PRICING');
+    await refusedUnchanged(
+      vars,
+      2,
+      /^error: an issuance closes as PRICED or CANCELLED\n/,
+      'issuances',
+      'close',
+      priced.json.id,
+      '--status',
+      'ANNOUNCED',
+    );
+    await refusedUnchanged(
+      vars,
+      1,
+      /^error: no issuance iss_0+\n$/,
+      'issuances',
+      'close',
+      `iss_${'0'.repeat(24)}`,
+      '--status',
+      'PRICED',
+    );
+    await refusedUnchanged(vars, 2, /required option '--status <status>' not specified/, 'issuances', 'close', 'iss_x');
+  });
+});
+
 describe('svc requests', () => {
   const insertRequest = (vars: Env, id: string, receivedAt: string) =>
     withStoreOf(vars, (store) =>
@@ -310,7 +355,7 @@ describe('svc requests', () => {
         .execute(),
     );
 
-  it('list (newest first, by status, never the fingerprint), resolve once', async () => {
+  it('list (newest first, by status, never the fingerprint); set IN_REVIEW, then a final COVERED or DECLINED with a note, once', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'requests', 'list').stdout).toBe('no coverage requests\n'); // migrates the fresh store
     await insertRequest(vars, 'cr_aaaaaaaaaaaaaaaaaaaaaaaa', '2026-06-01T00:00:00.000Z');
@@ -330,65 +375,80 @@ describe('svc requests', () => {
       resolved_at: null,
       resolution: null,
     });
-    expect(svcIn(vars, 'requests', 'list').stdout).toMatch(/Request id .*Provider .*Received .*Status .*Resolution/);
+    expect(svcIn(vars, 'requests', 'list').stdout).toMatch(/Request id .*Provider .*Received .*Status .*Note/);
 
-    const resolved = svcJsonIn<Record<string, unknown>>(
+    const reviewed = svcJsonIn<Record<string, unknown>>(
       vars,
       'requests',
-      'resolve',
+      'set',
       'cr_aaaaaaaaaaaaaaaaaaaaaaaa',
-      '--resolution',
+      '--status',
+      'in_review',
+    );
+    expect(reviewed.status, reviewed.stderr).toBe(0);
+    expect(reviewed.json).toMatchObject({ status: 'IN_REVIEW', resolution: null, resolved_at: null });
+    const covered = svcJsonIn<Record<string, unknown>>(
+      vars,
+      'requests',
+      'set',
+      'cr_aaaaaaaaaaaaaaaaaaaaaaaa',
+      '--status',
+      'COVERED',
+      '--note',
       'scheduled for August',
     );
-    expect(resolved.status, resolved.stderr).toBe(0);
-    expect(resolved.json).toMatchObject({
+    expect(covered.status, covered.stderr).toBe(0);
+    expect(covered.json).toMatchObject({
       id: 'cr_aaaaaaaaaaaaaaaaaaaaaaaa',
-      status: 'RESOLVED',
+      status: 'COVERED',
       resolution: 'scheduled for August',
       resolved_at: expect.stringMatching(ISO),
     });
-    expect(resolved.json).not.toHaveProperty('fingerprint');
-    const onlyResolved = svcJsonIn<Record<string, unknown>[]>(vars, 'requests', 'list', '--status', 'resolved');
-    expect(onlyResolved.json.map((r) => r.id)).toEqual(['cr_aaaaaaaaaaaaaaaaaaaaaaaa']);
-    expect(svcIn(vars, 'requests', 'resolve', 'cr_bbbbbbbbbbbbbbbbbbbbbbbb', '--resolution', 'no').stdout).toMatch(
-      /^coverage request cr_b+ \(Provider cr_b+\) resolved at \S+\n$/,
-    );
+    expect(covered.json).not.toHaveProperty('fingerprint');
+    const onlyCovered = svcJsonIn<Record<string, unknown>[]>(vars, 'requests', 'list', '--status', 'covered');
+    expect(onlyCovered.json.map((r) => r.id)).toEqual(['cr_aaaaaaaaaaaaaaaaaaaaaaaa']);
+    expect(
+      svcIn(vars, 'requests', 'set', 'cr_bbbbbbbbbbbbbbbbbbbbbbbb', '--status', 'DECLINED', '--note', 'no').stdout,
+    ).toBe('coverage request cr_bbbbbbbbbbbbbbbbbbbbbbbb (Provider cr_bbbbbbbbbbbbbbbbbbbbbbbb) is now DECLINED\n');
     expect(svcIn(vars, 'requests', 'list', '--status', 'RECEIVED').stdout).toBe('no RECEIVED coverage requests\n');
 
-    const args = ['requests', 'resolve', 'cr_aaaaaaaaaaaaaaaaaaaaaaaa', '--resolution', 'again'];
-    await refusedUnchanged(vars, 1, /^error: coverage request cr_a+ was already resolved at /, ...args);
+    const set = (id: string, ...rest: string[]) => ['requests', 'set', id, ...rest];
+    await refusedUnchanged(
+      vars,
+      1,
+      /^error: coverage request cr_a+ is already COVERED \(at \S+\); a final status is not changed\n$/,
+      ...set('cr_aaaaaaaaaaaaaaaaaaaaaaaa', '--status', 'DECLINED', '--note', 'again'),
+    );
     await refusedUnchanged(
       vars,
       1,
       /^error: no coverage request cr_nope\n$/,
-      'requests',
-      'resolve',
-      'cr_nope',
-      '--resolution',
-      'x',
+      ...set('cr_nope', '--status', 'IN_REVIEW'),
+    );
+    await insertRequest(vars, 'cr_cccccccccccccccccccccccc', '2026-06-03T00:00:00.000Z');
+    await refusedUnchanged(
+      vars,
+      2,
+      /^error: DECLINED needs a note for the requester \(--note\)\n/,
+      ...set('cr_cccccccccccccccccccccccc', '--status', 'DECLINED'),
     );
     await refusedUnchanged(
       vars,
       2,
-      /^error: a resolution is 1 to 2000 characters\n$/,
-      'requests',
-      'resolve',
-      'cr_nope',
-      '--resolution',
-      ' ',
+      /^error: a note is 1 to 2000 characters\n/,
+      ...set('cr_cccccccccccccccccccccccc', '--status', 'IN_REVIEW', '--note', ' '),
     );
     await refusedUnchanged(
       vars,
       2,
-      /required option '--resolution <text>' not specified/,
-      'requests',
-      'resolve',
-      'cr_x',
+      /^error: the status must be one of IN_REVIEW, COVERED, DECLINED\n/,
+      ...set('cr_cccccccccccccccccccccccc', '--status', 'RESOLVED'),
     );
+    await refusedUnchanged(vars, 2, /required option '--status <status>' not specified/, 'requests', 'set', 'cr_x');
     await refusedUnchanged(
       vars,
       2,
-      /^error: status must be one of RECEIVED, RESOLVED\n$/,
+      /^error: status must be one of RECEIVED, IN_REVIEW, COVERED, DECLINED\n$/,
       'requests',
       'list',
       '--status',

@@ -63,7 +63,7 @@ describe('svc db migrate', () => {
     const vars = await embedded();
     const first = svcIn(vars, 'db', 'migrate');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 7 migrations`);
+    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 8 migrations`);
     expect(first.stdout).toContain('0001-initial');
     const second = svcIn(vars, 'db', 'migrate');
     expect(second.status).toBe(0);
@@ -83,6 +83,7 @@ describe('svc db migrate', () => {
         '0004-history-framework',
         '0005-path-to-next-band',
         '0006-list-indexes',
+        '0007-record-history',
         '0008-keys-and-best-band-paths',
       ],
       up_to_date: false,

@@ -85,7 +85,7 @@ const CASES: Case[] = [
   { args: ['key', 'revoke', 'key_nope'], exit: 1, code: 'not_found' },
   { args: ['key', 'list', '--workspace', 'ws_nope'], exit: 1, code: 'not_found' },
   { args: ['workspace', 'enable-mcp', 'ws_nope'], exit: 1, code: 'not_found' },
-  { args: ['requests', 'resolve', 'cr_nope', '--resolution', 'x'], exit: 1, code: 'not_found' },
+  { args: ['requests', 'set', 'cr_nope', '--status', 'IN_REVIEW'], exit: 1, code: 'not_found' },
   { args: ['issuances', 'update', `iss_${'0'.repeat(24)}`, '--status', 'PRICING'], exit: 1, code: 'not_found' },
   // 2: bad usage
   { args: ['scroe', WORKED_EXAMPLE], exit: 2, code: 'usage' },

@@ -46,6 +46,24 @@ describe('svc inputs', () => {
     expect(listed.json.map((s) => s.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
   });
 
+  it('import refuses a document dated after the present, naming each date (exit 2, input it cannot use), and stores nothing', async () => {
+    const vars = await embedded();
+    expect(svcIn(vars, 'db', 'migrate').status).toBe(0);
+    const doc = await readExample();
+    (doc.inputs.operating_history_years as { approved_at: string }).approved_at = '2029-06-02T10:00:00Z';
+    const file = await writeTemp('future.json', { ...doc, evaluation_date: '2030-01-01' });
+    const store = storeOf(vars);
+    const before = await contentsOf(store);
+    const run = svcIn(vars, 'inputs', 'import', file, '--by', 'alice');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`${file}: evaluation_date: 2030-01-01 is after the present`);
+    expect(run.stderr).toContain(
+      `${file}: inputs.operating_history_years.approved_at: 2029-06-02T10:00:00Z is after the present`,
+    );
+    expect(run.stderr).not.toMatch(STACK_FRAME);
+    expect(await contentsOf(store)).toEqual(before);
+  });
+
   it('an invalid folder stores nothing and lists every problem with its file and path (exit 2)', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'db', 'migrate').status).toBe(0);

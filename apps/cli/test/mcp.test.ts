@@ -17,6 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, embedded, type Served, serve, svcIn, svcJsonIn } from './operations.js';
 import { STACK_FRAME } from './svc.js';
 
+/** A history of publications only (no withdrawal in it). */
+const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: RiskIndicatorSchema.array() });
+
 /** The five agent tools the issue names, in the order the server lists them. */
 const TOOL_NAMES = [
   'get_provider_score',
@@ -225,7 +228,7 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
     const rescored = changelog.find((c) => c.change_type === 'SCORE_CHANGE');
     expect(rescored).toBeDefined();
     const provider = listed(rescored?.provider_id as string);
-    const first = ScoreHistoryResponseSchema.parse(
+    const first = PublicationsHistory.parse(
       outputOf(await call(client, 'get_score_history', { provider_name: lower(provider.name), limit: 1 })),
     );
     expect(first).toEqual(await rest(`/api/v1/scores/${provider.id}/history?limit=1`));
@@ -233,7 +236,7 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
     expect(first.data.map((r) => [r.final_score, r.risk_band])).toEqual([[provider.final_score, provider.risk_band]]);
     expect(first.next_cursor).not.toBeNull();
     const cursor = first.next_cursor as string;
-    const second = ScoreHistoryResponseSchema.parse(
+    const second = PublicationsHistory.parse(
       outputOf(await call(client, 'get_score_history', { provider_name: provider.name, limit: 1, cursor })),
     );
     expect(second).toEqual(

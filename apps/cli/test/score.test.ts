@@ -285,6 +285,26 @@ describe('svc score --date', () => {
     expect(moved.risk_indicator_id).not.toBe(original.risk_indicator_id);
   });
 
+  it('scores a document dated after the present (analysts explore) but warns on stderr, naming each date', async () => {
+    const doc = await readExample();
+    const item = doc.inputs.operating_history_years as { as_of: string };
+    item.as_of = '2029-06-01';
+    const file = await writeTemp('future.json', { ...doc, evaluation_date: '2030-01-01' });
+    const run = svcJson('score', file);
+    expect(run.status).toBe(0);
+    expect((run.json as RiskIndicator).scored_at).toBe('2030-01-01T00:00:00Z');
+    const lines = run.stderr.trim().split('\n');
+    expect(lines[0]).toBe(
+      `warning: ${file}: dated after the present; scored for exploration only (svc inputs import and svc publish refuse it)`,
+    );
+    expect(lines.slice(1).map((l) => l.trim().split(':')[0])).toEqual([
+      'evaluation_date',
+      'inputs.operating_history_years.as_of',
+    ]);
+    expect(svc('score', WORKED_EXAMPLE, '--date', '2030-01-01').stderr).toMatch(/^warning: .*\n {2}evaluation_date: /);
+    expect(svc('score', WORKED_EXAMPLE).stderr).toBe('');
+  });
+
   it('reports every as_of after the new date as a validation problem (exit 2)', () => {
     const run = svcJson('score', WORKED_EXAMPLE, '--date', '2026-05-01');
     expect(run.status).toBe(2);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ChangelogResponseSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
+import { ChangelogResponseSchema, RiskIndicatorSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EndpointSummary } from '../src/commands/webhooks.js';
 import {
@@ -18,6 +18,9 @@ import {
 } from './operations.js';
 import { type Received, type Receiver, startReceiver } from './receiver.js';
 import { BIN, EXAMPLES, type Run, STACK_FRAME, tempDir, WORKED_EXAMPLE } from './svc.js';
+
+/** A history of publications only (no withdrawal in it). */
+const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: RiskIndicatorSchema.array() });
 
 interface CreatedWorkspace {
   workspace_id: string;
@@ -377,7 +380,7 @@ describe.each(engines)('webhooks end to end on %s', (engine) => {
 
     const history = await getJson(`${served.url}/api/v1/scores/${providerId}/history`, { 'x-api-key': key });
     expect(history.status).toBe(200);
-    const rows = ScoreHistoryResponseSchema.parse(history.body).data;
+    const rows = PublicationsHistory.parse(history.body).data;
     expect(rows).toHaveLength(1);
     expect(rows[0]?.risk_indicator_id).toBe(event.data.risk_indicator_id);
 

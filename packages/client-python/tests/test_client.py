@@ -104,6 +104,20 @@ class PublicEndpoints(unittest.TestCase):
         again = public.request_score("Example Sats Lending", website="https://example.com", planner_type="btc")
         self.assertEqual(again["request_id"], receipt["request_id"])
 
+    def test_score_request_status_answers_the_status_and_note_only_and_404_for_an_unknown_id(self) -> None:
+        public = client(None)
+        receipt = public.request_score("Status Lending", contact_email="ops@status.example")
+        self.assertEqual(
+            public.score_request_status(receipt["request_id"]),
+            {"request_id": receipt["request_id"], "status": "RECEIVED", "resolution_note": None},
+        )
+        SERVICE.cli("requests", "set", receipt["request_id"], "--status", "DECLINED", "--note", "Not in scope.")
+        answer = public.score_request_status(receipt["request_id"])
+        self.assertEqual((answer["status"], answer["resolution_note"]), ("DECLINED", "Not in scope."))
+        with self.assertRaises(SvcApiError) as caught:
+            public.score_request_status("cr_" + "0" * 24)
+        self.assertEqual(caught.exception.code, "not_found")
+
 
 class Scores(unittest.TestCase):
     def test_scores_lists_every_current_indicator_by_name(self) -> None:

@@ -10,9 +10,11 @@ import type {
   ComputationResult,
   CoverageRequestBody,
   CoverageRequestReceipt,
+  CoverageRequestStatus,
   DeliveriesParams,
   DeliveriesResponse,
   ExportParams,
+  HistoryEntry,
   HistoryParams,
   Holding,
   Issuance,
@@ -123,9 +125,17 @@ export class SvcClient {
     return this.#http.text(get('/api/public/changelog.atom'), options);
   }
 
-  /** POST /api/public/score-request: ask for a provider to be covered. No key needed; 5 per hour per client IP. */
+  /**
+   * POST /api/public/score-request: ask for a provider to be covered. No key needed; 5 per hour per client IP. The
+   * same request again within 24 hours answers the same `request_id` (and its status now) without spending that.
+   */
   requestScore(body: CoverageRequestBody, options?: RequestOptions): Promise<CoverageRequestReceipt> {
     return this.#http.json(post('/api/public/score-request', body), options);
+  }
+
+  /** GET /api/public/score-request/{requestId}: what became of a coverage request (status and note). No key. */
+  scoreRequestStatus(requestId: string, options?: RequestOptions): Promise<CoverageRequestStatus> {
+    return this.#http.json(get(path`/api/public/score-request/${requestId}`), options);
   }
 
   /** GET /api/v1/status: platform status, data freshness and framework version. No key needed. */
@@ -150,17 +160,20 @@ export class SvcClient {
     return this.#http.json(get(path`/api/v1/scores/${providerId}`), options);
   }
 
-  /** GET /api/v1/scores/{providerId}/history (PROFESSIONAL): one page of published indicators, newest first. */
+  /**
+   * GET /api/v1/scores/{providerId}/history (PROFESSIONAL): one page of the history, newest first: published
+   * indicators, and withdrawals as entries of their own (`entry_type: "withdrawal"`; see `isWithdrawal`).
+   */
   history(providerId: string, params: HistoryParams = {}, options?: RequestOptions): Promise<ScoreHistoryResponse> {
     return this.#http.json(get(path`/api/v1/scores/${providerId}/history`, params), options);
   }
 
-  /** Every published indicator of a provider, newest first, page after page. */
+  /** Every entry of a provider's history (publications and withdrawals), newest first, page after page. */
   iterHistory(
     providerId: string,
     params: Unpaged<HistoryParams> = {},
     options?: RequestOptions,
-  ): AsyncGenerator<RiskIndicatorResponse> {
+  ): AsyncGenerator<HistoryEntry> {
     return eachItem((cursor) => this.history(providerId, { ...params, cursor }, options));
   }
 

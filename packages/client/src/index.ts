@@ -9,6 +9,7 @@ export {
   SvcNetworkError,
   UNEXPECTED_RESPONSE,
 } from './errors.js';
+export { isWithdrawal } from './history.js';
 export type { Page } from './pagination.js';
 export type { RateLimitInfo } from './rate-limit.js';
 export { DEFAULT_RETRY, RETRYABLE_STATUSES, type RetryOptions } from './retry.js';

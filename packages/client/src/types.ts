@@ -16,6 +16,7 @@ import type {
   ProviderSearchQuery,
   ProviderSearchResponseSchema,
   PublicScoresQuerySchema,
+  ScoreHistoryResponse,
   ScoresQuery,
   WebhooksListResponseSchema,
   WhatIfBody,
@@ -36,8 +37,10 @@ export type {
   Comparison,
   CoverageRequestBody,
   CoverageRequestReceipt,
+  CoverageRequestStatus,
   ErrorCode,
   FieldProblem,
+  HistoryWithdrawal,
   Issuance,
   McpManifest,
   McpToolName,
@@ -59,6 +62,9 @@ export type {
   WebhookEndpoint,
   WhatIfResponse,
 } from '@svc/contracts';
+
+/** One entry of a provider's history: a published indicator, or a withdrawal (`entry_type: "withdrawal"`). */
+export type HistoryEntry = ScoreHistoryResponse['data'][number];
 
 // ---- queries: what the caller may set (every field optional unless the endpoint needs it) ----
 

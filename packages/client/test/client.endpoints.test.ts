@@ -1,6 +1,6 @@
 import { type EndpointName, endpoints } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SvcApiError, SvcClient, verifyStandardWebhook, verifyWebhookSignature } from '../src/index.js';
+import { isWithdrawal, SvcApiError, SvcClient, verifyStandardWebhook, verifyWebhookSignature } from '../src/index.js';
 import {
   accentedProvider,
   example,
@@ -100,6 +100,16 @@ describe('public endpoints, without a key', () => {
     conforms('requestScore', receipt);
     expect(receipt.status).toBe('RECEIVED');
   });
+
+  it('scoreRequestStatus answers the status and note of a coverage request, and 404 for an unknown one', async () => {
+    const receipt = await anonymous.requestScore({ provider_name: 'Nebula Status', contact_email: 'a@nebula.example' });
+    const status = await anonymous.scoreRequestStatus(receipt.request_id);
+    conforms('getScoreRequest', status);
+    expect(status).toEqual({ request_id: receipt.request_id, status: 'RECEIVED', resolution_note: null });
+    const missing = await anonymous.scoreRequestStatus(`cr_${'0'.repeat(24)}`).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(SvcApiError);
+    expect((missing as SvcApiError).code).toBe('not_found');
+  });
 });
 
 describe('scores and methodology', () => {
@@ -128,7 +138,10 @@ describe('scores and methodology', () => {
     const history = await professional.history(WORKED.id);
     conforms('getScoreHistory', history);
     expect(history.data).toHaveLength(2);
-    expect(history.data[0]?.risk_indicator_id).toBe((await professional.score(WORKED.id)).risk_indicator_id);
+    const [newest] = history.data;
+    expect(newest && !isWithdrawal(newest) && newest.risk_indicator_id).toBe(
+      (await professional.score(WORKED.id)).risk_indicator_id,
+    );
   });
 
   it('methodology returns the current framework, and an earlier one by version', async () => {

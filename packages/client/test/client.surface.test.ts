@@ -16,6 +16,7 @@ const METHOD_OF: Record<EndpointName, keyof SvcClient> = {
   getChangelog: 'changelog',
   getChangelogAtom: 'changelogAtom',
   requestScore: 'requestScore',
+  getScoreRequest: 'scoreRequestStatus',
   createWebhook: 'createWebhook',
   listWebhooks: 'listWebhooks',
   deleteWebhook: 'deleteWebhook',

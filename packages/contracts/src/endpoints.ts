@@ -20,7 +20,9 @@ import {
   ComputationPackageSchema,
   ComputationParamsSchema,
   CoverageRequestBodySchema,
+  CoverageRequestParamsSchema,
   CoverageRequestResponseSchema,
+  CoverageRequestStatusResponseSchema,
   IssuancesQuerySchema,
   IssuancesResponseSchema,
   MethodologyQuerySchema,
@@ -49,7 +51,13 @@ import {
 } from './webhooks.js';
 
 /** Which limit a route spends: the key's hourly budget, or a per-client-IP public limit. */
-export type LimitName = 'key' | 'public_scores' | 'public_changelog' | 'score_request' | 'none';
+export type LimitName =
+  | 'key'
+  | 'public_scores'
+  | 'public_changelog'
+  | 'score_request'
+  | 'score_request_status'
+  | 'none';
 
 export interface Endpoint {
   operationId: string;
@@ -140,7 +148,12 @@ export const endpoints = withTransportErrors({
     operationId: 'getScoreHistory',
     method: 'get',
     path: '/api/v1/scores/{providerId}/history',
-    summary: "A provider's published Risk Indicators, newest first",
+    summary: "A provider's published Risk Indicators and withdrawals, newest first",
+    description:
+      'Every publication (a Risk Indicator) and every withdrawal (an entry of its own, `entry_type: "withdrawal"`, ' +
+      'with the indicator withdrawn, its score and band, and the reason), newest first. A withdrawal follows the ' +
+      'publication it withdrew, so a provider withdrawn and published again from the same inputs lists the same ' +
+      '`risk_indicator_id` twice with its withdrawal between.',
     tag: 'Scores',
     tier: 'PROFESSIONAL',
     limit: 'key',
@@ -261,12 +274,33 @@ export const endpoints = withTransportErrors({
     path: '/api/public/score-request',
     summary: 'Ask for a provider to be covered (public)',
     description:
-      'Rate limited per client IP (5/hour). The same request again within 24 hours returns the same request_id.',
+      'Rate limited per client IP (5/hour). The same request again from the same client within 24 hours answers ' +
+      'the same request_id and its current status, and does not spend that budget (it counts with the status ' +
+      'lookups, 120/minute). Follow a request with GET /api/public/score-request/{requestId}.',
     tag: 'Public',
     limit: 'score_request',
     body: CoverageRequestBodySchema,
     success: { status: 202, description: 'Received.', contentType: json, schema: CoverageRequestResponseSchema },
     errors: ['invalid_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable'],
+  },
+  getScoreRequest: {
+    operationId: 'getScoreRequest',
+    method: 'get',
+    path: '/api/public/score-request/{requestId}',
+    summary: 'What became of a coverage request (public)',
+    description:
+      'Its status (RECEIVED, IN_REVIEW, COVERED, DECLINED) and the resolution note, nothing else: nothing the ' +
+      'requester sent is shown. The request id is the capability. Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'score_request_status',
+    params: CoverageRequestParamsSchema,
+    success: {
+      status: 200,
+      description: 'The status of the request.',
+      contentType: json,
+      schema: CoverageRequestStatusResponseSchema,
+    },
+    errors: ['invalid_request', 'not_found', 'rate_limited', 'unavailable'],
   },
   createWebhook: {
     operationId: 'createWebhook',
@@ -528,4 +562,5 @@ export const PUBLIC_LIMITS = {
   public_scores: { limit: 120, windowSeconds: 60 },
   public_changelog: { limit: 120, windowSeconds: 60 },
   score_request: { limit: 5, windowSeconds: 3600 },
+  score_request_status: { limit: 120, windowSeconds: 60 },
 } as const;

@@ -64,24 +64,35 @@ export const ComputationPackageSchema = z
 
 // ---- issuances ----
 
+/** The statuses of an upcoming issuance (the specification's), which the list's `status` filter takes. */
 export const ISSUANCE_STATUSES = ['ANNOUNCED', 'PRICING'] as const;
+/** An issuance closed by the operator (`svc issuances close`): no longer upcoming, listed only with include_closed. */
+export const ISSUANCE_CLOSED_STATUSES = ['PRICED', 'CANCELLED'] as const;
 export const ISSUANCE_TYPES = ['preferred_share', 'bond'] as const;
 
 export const IssuancesQuerySchema = z.strictObject({
   status: z.enum(ISSUANCE_STATUSES).optional(),
   type: z.enum(ISSUANCE_TYPES).optional(),
+  include_closed: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional()
+    .meta({ description: 'Also list the closed issuances (PRICED, CANCELLED); without it only upcoming ones.' }),
   ...PageQuery,
 });
 
 export const IssuanceSchema = z
   .object({
-    id: z.string(),
+    id: z
+      .string()
+      .regex(/^iss_[0-9a-f]{24}$/)
+      .meta({ example: 'iss_217037c80cb44ee69ca32c6e' }),
     issuer_name: z.string(),
     provider_id: UuidSchema.nullable(),
     instrument_name: z.string(),
     ticker: z.string().nullable(),
     type: z.enum(ISSUANCE_TYPES),
-    status: z.enum(ISSUANCE_STATUSES),
+    status: z.enum([...ISSUANCE_STATUSES, ...ISSUANCE_CLOSED_STATUSES]),
     currency: z.string().meta({ example: 'USD' }),
     target_amount: z.number(),
     coupon_rate_pct: z.number().nullable(),
@@ -180,13 +191,38 @@ export const CoverageRequestBodySchema = z
   })
   .meta({ id: 'CoverageRequest' });
 
+/** What became of a coverage request: received, being reviewed, covered, or declined (the last two are final). */
+export const COVERAGE_REQUEST_STATUSES = ['RECEIVED', 'IN_REVIEW', 'COVERED', 'DECLINED'] as const;
+export const CoverageRequestStatusSchema = z.enum(COVERAGE_REQUEST_STATUSES);
+
+export const CoverageRequestIdSchema = z
+  .string()
+  .regex(/^cr_[0-9a-f]{24}$/, 'must be a request id: cr_ followed by 24 lower-case hex digits')
+  .meta({ example: 'cr_5f1c2a9e0b7d4c3a8e6f1b2d' });
+
 export const CoverageRequestResponseSchema = z
   .object({
-    request_id: z.string(),
-    status: z.literal('RECEIVED'),
+    request_id: CoverageRequestIdSchema,
+    status: CoverageRequestStatusSchema.meta({
+      description: 'RECEIVED for a new request; a resubmission answers the status the request has now.',
+    }),
     received_at: TimestampSchema,
   })
   .meta({ id: 'CoverageRequestReceipt' });
+
+export const CoverageRequestParamsSchema = z.strictObject({ requestId: CoverageRequestIdSchema });
+
+/** What the requester may see of a request: its status and the resolution note, nothing they sent. */
+export const CoverageRequestStatusResponseSchema = z
+  .object({
+    request_id: CoverageRequestIdSchema,
+    status: CoverageRequestStatusSchema,
+    resolution_note: z
+      .string()
+      .nullable()
+      .meta({ description: "The operator's note to the requester; null until one is written." }),
+  })
+  .meta({ id: 'CoverageRequestStatus' });
 
 export type MethodologyResponse = z.infer<typeof MethodologyResponseSchema>;
 export type Issuance = z.infer<typeof IssuanceSchema>;
@@ -196,3 +232,4 @@ export type ChangelogEntry = z.infer<typeof ChangelogEntrySchema>;
 export type ChangelogQuery = z.infer<typeof ChangelogQuerySchema>;
 export type CoverageRequestBody = z.infer<typeof CoverageRequestBodySchema>;
 export type CoverageRequestReceipt = z.infer<typeof CoverageRequestResponseSchema>;
+export type CoverageRequestStatus = z.infer<typeof CoverageRequestStatusResponseSchema>;

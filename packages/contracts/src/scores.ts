@@ -193,10 +193,28 @@ export const ProviderParamsSchema = z.strictObject({ providerId: UuidSchema });
 
 export const HistoryQuerySchema = z.strictObject({ ...PageQuery });
 
+/** A withdrawal in a provider's history: an entry of its own, right after the publication it withdrew. */
+export const HistoryWithdrawalSchema = z
+  .strictObject({
+    entry_type: z.literal('withdrawal'),
+    provider_id: UuidSchema,
+    withdrawn_at: TimestampSchema,
+    withdrawn_risk_indicator_id: RiskIndicatorIdSchema.meta({ description: 'The indicator that was in force.' }),
+    previous_score: z.number().min(0).max(100),
+    previous_band: RiskBandSchema,
+    framework_version: z.string(),
+    reason: z.string().nullable().meta({ description: 'Why, as the operator recorded it; null when not given.' }),
+  })
+  .meta({ id: 'HistoryWithdrawal' });
+
 export const ScoreHistoryResponseSchema = z
   .object({
     provider_id: UuidSchema,
-    data: z.array(RiskIndicatorSchema).meta({ description: 'Every published indicator, newest first.' }),
+    data: z.array(z.union([RiskIndicatorSchema, HistoryWithdrawalSchema])).meta({
+      description:
+        'Every publication (a Risk Indicator) and every withdrawal (an entry with `entry_type: "withdrawal"`), newest first. ' +
+        'A withdrawal follows the publication it withdrew; a later publication reinstates the provider.',
+    }),
     next_cursor: NextCursorSchema,
   })
   .meta({ id: 'ScoreHistoryResponse' });
@@ -207,3 +225,4 @@ export type RiskIndicatorResponse = z.infer<typeof RiskIndicatorSchema>;
 export type ScoresQuery = z.infer<typeof ScoresQuerySchema>;
 export type ScoresListResponse = z.infer<typeof ScoresListResponseSchema>;
 export type ScoreHistoryResponse = z.infer<typeof ScoreHistoryResponseSchema>;
+export type HistoryWithdrawal = z.infer<typeof HistoryWithdrawalSchema>;

@@ -67,3 +67,16 @@ function hasFraction(text: string): boolean {
 export function daysBetween(from: string, to: string): number {
   return (epochDay(to) as number) - (epochDay(from) as number);
 }
+
+/**
+ * Milliseconds since 1970-01-01T00:00:00Z of a calendar date (its first instant) or of a UTC timestamp
+ * (fraction beyond milliseconds dropped), or null when the text is neither.
+ */
+export function epochMillis(text: string): number | null {
+  if (isCalendarDate(text)) return (epochDay(text) as number) * 86_400_000;
+  if (!isUtcTimestamp(text)) return null;
+  const day = dayAt(text) as number;
+  const [hh, mm, ss] = [digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)];
+  const fraction = text.length > 21 ? Number(`0.${text.slice(20, -1)}`) : 0;
+  return day * 86_400_000 + ((hh * 60 + mm) * 60 + ss) * 1000 + Math.floor(fraction * 1000);
+}

@@ -50,6 +50,7 @@ export {
   type Validation,
   validateInputs,
 } from './inputs/document.js';
+export { CLOCK_SKEW_MS, futureDatedProblems, isAfterPresent } from './inputs/future.js';
 export { JsonSyntaxError, readJson } from './inputs/read-json.js';
 export {
   buildPackage,

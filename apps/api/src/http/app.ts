@@ -1,4 +1,11 @@
-import { type Endpoint, ERROR_CODES, PUBLIC_LIMITS, TIER_HOURLY_LIMIT, TIER_RANK } from '@svc/contracts';
+import {
+  type Endpoint,
+  ERROR_CODES,
+  type LimitName,
+  PUBLIC_LIMITS,
+  TIER_HOURLY_LIMIT,
+  TIER_RANK,
+} from '@svc/contracts';
 import { JsonSyntaxError, readJson } from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -72,26 +79,53 @@ function handlerOf(route: RouteModule, services: Services) {
     refuseUnacceptable(req, served);
     const caller = e.tier ? await authenticate(req, res, services, e) : null;
     if (caller) route.admit?.(caller, services);
-    const decision = await spend(req, services, e, caller);
-    if (decision) {
-      setLimitHeaders(res, decision);
-      if (!decision.allowed) {
-        const retryAfter = Math.max(1, decision.resetSeconds);
-        throw new ApiError(
-          'rate_limited',
-          `the limit of ${decision.limit} requests per ${decision.windowSeconds === 3600 ? 'hour' : 'minute'} is spent; retry after ${retryAfter} s`,
-          { retry_after_seconds: retryAfter },
-          { 'Retry-After': String(retryAfter) },
-        );
+    if (route.replay) {
+      // A request the route has answered before is answered again without spending the route's own limit.
+      const ctx = { ...parseRequest(e, req, res), caller, services, req };
+      const replayed = await route.replay.answer(ctx);
+      if (replayed) {
+        await admitWithin(req, res, services, route.replay.limit, caller);
+        send(res, e, replayed);
+        return;
       }
+      await admitWithin(req, res, services, e.limit, caller);
+      send(res, e, await route.handle(ctx));
+      return;
     }
-    const params = e.params ? parsePart(e.params, req.params, 'path') : {};
-    // A route without query parameters, asked without a query string: nothing to parse (the common case).
-    const query =
-      e.query || req.url.includes('?') ? parsePart(e.query ?? noQuery, singleValued(req.query), 'query') : {};
-    const body = e.body ? parsePart(e.body, res.locals.body, 'body') : undefined;
-    send(res, e, await route.handle({ params, query, body, caller, services, req }));
+    await admitWithin(req, res, services, e.limit, caller);
+    send(res, e, await route.handle({ ...parseRequest(e, req, res), caller, services, req }));
   };
+}
+
+/** Spends one request of a limit and sets its headers; refuses with 429 when it is spent. */
+async function admitWithin(
+  req: Request,
+  res: Response,
+  services: Services,
+  limit: LimitName,
+  caller: Caller | null,
+): Promise<void> {
+  const decision = await spend(req, services, limit, caller);
+  if (!decision) return;
+  setLimitHeaders(res, decision);
+  if (!decision.allowed) {
+    const retryAfter = Math.max(1, decision.resetSeconds);
+    throw new ApiError(
+      'rate_limited',
+      `the limit of ${decision.limit} requests per ${decision.windowSeconds === 3600 ? 'hour' : 'minute'} is spent; retry after ${retryAfter} s`,
+      { retry_after_seconds: retryAfter },
+      { 'Retry-After': String(retryAfter) },
+    );
+  }
+}
+
+/** The path parameters, query and body, parsed by the contract's schemas. */
+function parseRequest(e: Endpoint, req: Request, res: Response) {
+  const params = e.params ? parsePart(e.params, req.params, 'path') : {};
+  // A route without query parameters, asked without a query string: nothing to parse (the common case).
+  const query = e.query || req.url.includes('?') ? parsePart(e.query ?? noQuery, singleValued(req.query), 'query') : {};
+  const body = e.body ? parsePart(e.body, res.locals.body, 'body') : undefined;
+  return { params, query, body };
 }
 
 const noQuery = z.strictObject({});
@@ -134,16 +168,16 @@ async function authenticate(req: Request, res: Response, services: Services, e: 
 async function spend(
   req: Request,
   services: Services,
-  e: Endpoint,
+  name: LimitName,
   caller: Caller | null,
 ): Promise<LimitDecision | null> {
-  if (e.limit === 'none') return null;
-  if (e.limit === 'key') {
+  if (name === 'none') return null;
+  if (name === 'key') {
     const who = caller as Caller;
     return services.limiter.consume(`key:${who.keyId}`, TIER_HOURLY_LIMIT[who.tier], 3600);
   }
-  const { limit, windowSeconds } = PUBLIC_LIMITS[e.limit];
-  return services.limiter.consume(`ip:${e.limit}:${req.ip ?? 'unknown'}`, limit, windowSeconds);
+  const { limit, windowSeconds } = PUBLIC_LIMITS[name];
+  return services.limiter.consume(`ip:${name}:${req.ip ?? 'unknown'}`, limit, windowSeconds);
 }
 
 function setLimitHeaders(res: Response, d: LimitDecision): void {

@@ -1,4 +1,4 @@
-import type { Endpoint } from '@svc/contracts';
+import type { Endpoint, LimitName } from '@svc/contracts';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { Caller } from '../services/access.js';
@@ -32,6 +32,12 @@ export interface RouteModule {
   negotiates?: true;
   // biome-ignore lint/suspicious/noExplicitAny: each route narrows its own context through defineRoute
   handle(ctx: RouteContext<any, any, any>): Promise<Reply>;
+  /**
+   * A request the route has already answered (the same coverage request again): its answer, given before the
+   * route's limit is spent and spending `limit` instead; null when the request is new.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: as handle
+  replay?: { limit: LimitName; answer(ctx: RouteContext<any, any, any>): Promise<Reply | null> };
 }
 
 type Parsed<S> = S extends z.ZodType ? z.infer<S> : undefined;

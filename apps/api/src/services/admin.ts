@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { ISSUANCE_STATUSES, ISSUANCE_TYPES, type RiskBand, UuidSchema } from '@svc/contracts';
+import {
+  COVERAGE_REQUEST_STATUSES,
+  ISSUANCE_CLOSED_STATUSES,
+  ISSUANCE_STATUSES,
+  ISSUANCE_TYPES,
+  type Issuance,
+  type RiskBand,
+  UuidSchema,
+} from '@svc/contracts';
 import { controlCharacterProblem, plainText } from '@svc/methodology';
 import { z } from 'zod';
 import { type Clock, isoNow } from '../clock.js';
@@ -8,11 +16,12 @@ import {
   type CoverageRequestRow,
   findCoverageRequest,
   listCoverageRequests,
-  resolveCoverageRequest,
+  updateCoverageRequest,
 } from '../store/repositories/coverage-requests.js';
 import { findIssuance, type IssuanceRow, listIssuances, upsertIssuance } from '../store/repositories/issuances.js';
 import { increment, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import { findIndicator, findProvider, listProvidersWithIndicator } from '../store/repositories/providers.js';
+import { insertWithdrawal } from '../store/repositories/withdrawals.js';
 import type { Store } from '../store/store.js';
 import { issuanceResource } from './served.js';
 import { emitEvent } from './webhooks/events.js';
@@ -96,8 +105,20 @@ export async function withdrawProvider(
       throw new AdminError('refused', `provider ${providerId} was already withdrawn at ${provider.withdrawn_at}`);
     }
     const current = provider.current_indicator_id ? await findIndicator(tx, provider.current_indicator_id) : undefined;
-    if (!current) throw new AdminError('refused', `provider ${providerId} has no published indicator to withdraw`);
+    if (!current || provider.current_seq === null)
+      throw new AdminError('refused', `provider ${providerId} has no published indicator to withdraw`);
     const now = isoNow(clock);
+    // Kept in the provider's history, right after the publication it ends.
+    await insertWithdrawal(tx, {
+      after_seq: provider.current_seq,
+      provider_id: providerId,
+      risk_indicator_id: current.risk_indicator_id,
+      framework_version: current.framework_version,
+      previous_score: current.final_score,
+      previous_band: current.risk_band,
+      reason: why,
+      withdrawn_at: now,
+    });
     await tx
       .updateTable('providers')
       .set({ withdrawn_at: now, current_indicator_id: null, current_seq: null, updated_at: now })
@@ -237,8 +258,8 @@ function rowOf(id: string, fields: Fields, announcedAt: string, updatedAt: strin
   };
 }
 
-/** Records a new issuance (id iss_ + 24 hex digits), announced now. */
-export async function addIssuance(store: Store, clock: Clock, input: IssuanceFields): Promise<IssuanceRow> {
+/** Records a new issuance (id iss_ + 24 hex digits), announced now; answers it as the API serves it. */
+export async function addIssuance(store: Store, clock: Clock, input: IssuanceFields): Promise<Issuance> {
   const fields = validIssuance({
     ...input,
     provider_id: input.provider_id ?? null,
@@ -252,7 +273,7 @@ export async function addIssuance(store: Store, clock: Clock, input: IssuanceFie
     const now = isoNow(clock);
     const row = rowOf(newId('iss'), fields, now, now);
     await upsertIssuance(tx, row);
-    return row;
+    return issuanceResource(row);
   });
 }
 
@@ -265,12 +286,13 @@ export async function updateIssuance(
   clock: Clock,
   id: string,
   changes: IssuanceChanges,
-): Promise<IssuanceRow> {
+): Promise<Issuance> {
   const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   if (Object.keys(given).length === 0) throw new AdminError('invalid_value', 'give at least one field to change');
   return store.db.transaction().execute(async (tx) => {
     const existing = await findIssuance(tx, id);
     if (!existing) throw new AdminError('not_found', `no issuance ${id}`);
+    refuseClosed(existing);
     const fields = validIssuance({
       ...existing,
       coupon_rate_pct: existing.coupon_rate_pct === null ? null : String(existing.coupon_rate_pct),
@@ -290,26 +312,72 @@ export async function updateIssuance(
         data: { issuance: issuanceResource(row), changed_fields: changed },
       });
     }
-    return row;
+    return issuanceResource(row);
   });
 }
 
+function refuseClosed(row: IssuanceRow): void {
+  if ((ISSUANCE_CLOSED_STATUSES as readonly string[]).includes(row.status)) {
+    throw new AdminError(
+      'refused',
+      `issuance ${row.id} is closed (${row.status} at ${row.updated_at}); it changes no more`,
+    );
+  }
+}
+
+/**
+ * Closes an issuance: PRICED (it was issued) or CANCELLED. It leaves the upcoming list (GET /api/v1/issuances
+ * shows it only with include_closed=true) and an `issuance.updated` event says so. A closed one is not changed.
+ */
+export async function closeIssuance(store: Store, clock: Clock, id: string, status: string): Promise<Issuance> {
+  const closing = status.trim().toUpperCase();
+  if (!(ISSUANCE_CLOSED_STATUSES as readonly string[]).includes(closing)) {
+    throw new AdminError('invalid_value', `an issuance closes as ${ISSUANCE_CLOSED_STATUSES.join(' or ')}`, [
+      { path: '--status', message: `must be ${ISSUANCE_CLOSED_STATUSES.join(' or ')}` },
+    ]);
+  }
+  return store.db.transaction().execute(async (tx) => {
+    const existing = await findIssuance(tx, id);
+    if (!existing) throw new AdminError('not_found', `no issuance ${id}`);
+    refuseClosed(existing);
+    const row = { ...existing, status: closing, updated_at: isoNow(clock) };
+    await upsertIssuance(tx, row);
+    await emitEvent(tx, {
+      type: 'issuance.updated',
+      at: row.updated_at,
+      data: { issuance: issuanceResource(row), changed_fields: ['status'] },
+    });
+    return issuanceResource(row);
+  });
+}
+
+/** Issuances as the API serves them, newest announced first: the upcoming ones, or every one with includeClosed. */
 export async function listIssuanceRecords(
   store: Store,
-  filter: { status?: string | undefined; type?: string | undefined } = {},
-): Promise<IssuanceRow[]> {
-  if (filter.status !== undefined && !(ISSUANCE_STATUSES as readonly string[]).includes(filter.status)) {
-    throw new AdminError('invalid_value', `status must be one of ${ISSUANCE_STATUSES.join(', ')}`);
+  filter: { status?: string | undefined; type?: string | undefined; includeClosed?: boolean | undefined } = {},
+): Promise<Issuance[]> {
+  const statuses = [...ISSUANCE_STATUSES, ...ISSUANCE_CLOSED_STATUSES] as readonly string[];
+  if (filter.status !== undefined && !statuses.includes(filter.status)) {
+    throw new AdminError('invalid_value', `status must be one of ${statuses.join(', ')}`);
   }
   if (filter.type !== undefined && !(ISSUANCE_TYPES as readonly string[]).includes(filter.type)) {
     throw new AdminError('invalid_value', `type must be one of ${ISSUANCE_TYPES.join(', ')}`);
   }
-  return listIssuances(store.db, { status: filter.status, type: filter.type, limit: 10_000 });
+  const rows = await listIssuances(store.db, {
+    status: filter.status,
+    type: filter.type,
+    includeClosed: filter.includeClosed,
+    limit: 10_000,
+  });
+  return rows.map(issuanceResource);
 }
 
 // ---- coverage requests ----
 
-export const REQUEST_STATUSES = ['RECEIVED', 'RESOLVED'] as const;
+export const REQUEST_STATUSES = COVERAGE_REQUEST_STATUSES;
+type RequestStatus = (typeof COVERAGE_REQUEST_STATUSES)[number];
+/** COVERED and DECLINED are final: the requester has had the answer. */
+const FINAL_STATUSES: readonly string[] = ['COVERED', 'DECLINED'];
 
 /** Coverage requests, newest first, optionally of one status. */
 export async function listRequests(store: Store, status?: string): Promise<CoverageRequestRow[]> {
@@ -319,26 +387,54 @@ export async function listRequests(store: Store, status?: string): Promise<Cover
   return listCoverageRequests(store.db, { status, limit: 10_000 });
 }
 
-/** Resolves a received coverage request with a note; resolving one twice is refused and changes nothing. */
-export async function resolveRequest(
+/**
+ * Moves a coverage request on: RECEIVED to IN_REVIEW, and either of them to COVERED or DECLINED (final, and
+ * with a note for the requester, who reads it at GET /api/public/score-request/{id}). A note given replaces the
+ * previous one; none keeps it. A final request is not changed again; a refusal changes nothing.
+ */
+export async function setRequestStatus(
   store: Store,
   clock: Clock,
   requestId: string,
-  resolution: string,
+  change: { status: string; note?: string | undefined },
 ): Promise<CoverageRequestRow> {
-  const note = resolution.trim();
-  if (note.length < 1 || note.length > 2000)
-    throw new AdminError('invalid_value', 'a resolution is 1 to 2000 characters');
-  const unreadable = controlCharacterProblem(resolution, 'multiline');
-  if (unreadable) throw new AdminError('invalid_value', `a resolution ${unreadable}`);
+  const status = change.status.trim().toUpperCase();
+  const settable = REQUEST_STATUSES.filter((s) => s !== 'RECEIVED');
+  if (!(settable as readonly string[]).includes(status)) {
+    throw new AdminError('invalid_value', `the status must be one of ${settable.join(', ')}`, [
+      { path: '--status', message: `must be one of ${settable.join(', ')}` },
+    ]);
+  }
+  const note = change.note === undefined ? undefined : change.note.trim();
+  if (note !== undefined && (note.length < 1 || note.length > 2000)) {
+    throw new AdminError('invalid_value', 'a note is 1 to 2000 characters', [
+      { path: '--note', message: 'must be 1 to 2000 characters' },
+    ]);
+  }
+  const unreadable = note === undefined ? null : controlCharacterProblem(note, 'multiline');
+  if (unreadable)
+    throw new AdminError('invalid_value', `a note ${unreadable}`, [{ path: '--note', message: unreadable }]);
   return store.db.transaction().execute(async (tx) => {
     const existing = await findCoverageRequest(tx, requestId);
     if (!existing) throw new AdminError('not_found', `no coverage request ${requestId}`);
-    if (existing.status === 'RESOLVED') {
-      throw new AdminError('refused', `coverage request ${requestId} was already resolved at ${existing.resolved_at}`);
+    if (FINAL_STATUSES.includes(existing.status)) {
+      throw new AdminError(
+        'refused',
+        `coverage request ${requestId} is already ${existing.status} (at ${existing.resolved_at}); a final status is not changed`,
+      );
     }
-    const now = isoNow(clock);
-    await resolveCoverageRequest(tx, requestId, note, now);
-    return { ...existing, status: 'RESOLVED', resolution: note, resolved_at: now };
+    if (existing.status === status) {
+      throw new AdminError('refused', `coverage request ${requestId} is already ${status}`);
+    }
+    const final = FINAL_STATUSES.includes(status);
+    const resolution = note ?? existing.resolution;
+    if (final && resolution === null) {
+      throw new AdminError('invalid_value', `${status} needs a note for the requester (--note)`, [
+        { path: '--note', message: `is required for ${status}` },
+      ]);
+    }
+    const resolvedAt = final ? isoNow(clock) : null;
+    await updateCoverageRequest(tx, requestId, { status, resolution, resolvedAt });
+    return { ...existing, status: status as RequestStatus, resolution, resolved_at: resolvedAt };
   });
 }

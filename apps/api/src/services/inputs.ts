@@ -4,6 +4,7 @@ import {
   controlCharacterProblem,
   currentFramework,
   type Framework,
+  futureDatedProblems,
   type InputsDocument,
   readJson,
   sha256Hex,
@@ -112,6 +113,11 @@ export async function submitInputs(
   const by = analyst(submission.by, 'submitter');
   if (submission.documents.length === 0) throw new SubmissionError('invalid_value', 'no documents to submit');
   const { valid, problems } = validateAll(submission.documents, currentFramework());
+  // Nothing dated after the present enters the record: evidence cannot come from the future.
+  const now = clock.now();
+  for (const { source, document } of submission.documents) {
+    problems.push(...futureDatedProblems(document, now).map((p) => ({ source, ...p })));
+  }
   if (problems.length > 0) {
     const documents = new Set(problems.map((p) => p.source)).size;
     throw new SubmissionError(
@@ -166,6 +172,14 @@ export async function approveInputs(
       if (!(await findProvider(tx, id))) throw new SubmissionError('not_found', `no provider ${id}`);
       const pending = await latestPending(tx, id);
       if (!pending) throw new SubmissionError('not_found', `provider ${id} has no pending submission to approve`);
+      const future = futureDatedProblems(parse(pending.document), clock.now());
+      if (future.length > 0) {
+        throw new SubmissionError(
+          'invalid_inputs',
+          `provider ${id}: the pending inputs are dated after the present (${future.map((p) => p.path).join(', ')}); nothing was approved`,
+          future.map((p) => ({ source: id, ...p })),
+        );
+      }
       if (sameAnalyst(pending.submitted_by, by)) {
         throw new SubmissionError(
           'refused',

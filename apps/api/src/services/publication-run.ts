@@ -1,7 +1,9 @@
 import {
   assertPublishable,
   type Framework,
+  futureDatedProblems,
   type InputsDocument,
+  isAfterPresent,
   type Problem,
   type RiskIndicator,
   readJson,
@@ -13,6 +15,7 @@ import { type Clock, isoNow } from '../clock.js';
 import { latestApproved, providersWithApproved } from '../store/repositories/approved-inputs.js';
 import { findIndicator, findProvider } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
+import { AdminError } from './admin.js';
 import { currentPublishedFramework } from './frameworks.js';
 import { type ChangeType, changeOf, type PublishOutcome, publishIndicator } from './publishing.js';
 
@@ -68,6 +71,12 @@ export interface RunReport {
  * untouched, and running it again publishes only the rest.
  */
 export async function publishRun(store: Store, clock: Clock, request: PublishRunRequest): Promise<RunReport> {
+  if (request.date !== undefined && isAfterPresent(request.date, clock.now())) {
+    const message = `${request.date} is after the present (${isoNow(clock)})`;
+    throw new AdminError('invalid_value', `the evaluation date (--date) ${message}; nothing was published`, [
+      { path: '--date', message },
+    ]);
+  }
   // The release in force on the evaluation date (the engine's signed-off one while none is recorded).
   const onDate = request.date ?? isoNow(clock).slice(0, 10);
   const framework = request.framework ?? (await currentPublishedFramework(store, onDate));
@@ -116,6 +125,16 @@ async function publishOne(
     };
   }
   const document = validation.document;
+  // Approved before this check existed, or with the clock since set back: still nothing from the future.
+  const future = futureDatedProblems(document, clock.now());
+  if (future.length > 0) {
+    return {
+      ...blank(providerId, document.provider.name),
+      submission_id: submission.id,
+      reason: `the approved inputs are dated after the present (${future.map((p) => p.path).join(', ')})`,
+      problems: future,
+    };
+  }
   const outcome = request.dryRun
     ? await preview(store, framework, document)
     : await publishIndicator(store, clock, { document, framework, approvedAt: submission.approved_at });

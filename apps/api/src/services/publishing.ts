@@ -2,7 +2,9 @@ import type { RiskBand } from '@svc/contracts';
 import {
   assertPublishable,
   type Framework,
+  futureDatedProblems,
   type InputsDocument,
+  isAfterPresent,
   pathToNextBand,
   type RiskIndicator,
   scoreWithPackage,
@@ -56,6 +58,12 @@ export interface Publication {
 export async function publishIndicator(store: Store, clock: Clock, publication: Publication): Promise<PublishOutcome> {
   assertPublishable(publication.framework);
   const { indicator, package: pkg } = scoreWithPackage(publication.document, publication.framework);
+  // Nothing dated after the present is published, whichever path led here (see futureDatedProblems).
+  const future = futureDatedProblems(publication.document, clock.now()).map((p) => p.path);
+  if (isAfterPresent(publication.approvedAt, clock.now())) future.push('approved_at (of the submission)');
+  if (future.length > 0) {
+    return { status: 'refused', indicator, reason: `dated after the present: ${future.join(', ')}` };
+  }
   if (!indicator.publishable) {
     return {
       status: 'refused',

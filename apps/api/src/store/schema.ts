@@ -13,6 +13,7 @@ export interface Database {
   approved_inputs: ApprovedInputsTable;
   risk_indicators: RiskIndicatorsTable;
   indicator_history: IndicatorHistoryTable;
+  withdrawals: WithdrawalsTable;
   changelog: ChangelogTable;
   issuances: IssuancesTable;
   coverage_requests: CoverageRequestsTable;
@@ -32,6 +33,7 @@ export const TABLES = [
   'approved_inputs',
   'risk_indicators',
   'indicator_history',
+  'withdrawals',
   'changelog',
   'issuances',
   'coverage_requests',
@@ -138,6 +140,19 @@ export interface IndicatorHistoryTable {
   framework_version: string;
   score_verified_at: string;
   published_at: string;
+}
+
+/** A withdrawal of a provider's indicator, keyed by the publication it withdrew (indicator_history.seq). */
+export interface WithdrawalsTable {
+  after_seq: number;
+  provider_id: string;
+  /** The indicator withdrawn, and what it said. */
+  risk_indicator_id: string;
+  framework_version: string;
+  previous_score: number;
+  previous_band: string;
+  reason: string | null;
+  withdrawn_at: string;
 }
 
 export interface ChangelogTable {

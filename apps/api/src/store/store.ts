@@ -23,6 +23,7 @@ import * as webhooks from './migrations/0003-webhooks.js';
 import * as historyFramework from './migrations/0004-history-framework.js';
 import * as pathToNextBand from './migrations/0005-path-to-next-band.js';
 import * as listIndexes from './migrations/0006-list-indexes.js';
+import * as recordHistory from './migrations/0007-record-history.js';
 import * as keysAndBestBandPaths from './migrations/0008-keys-and-best-band-paths.js';
 import { readAtOnceWith } from './prepared.js';
 import type { Database } from './schema.js';
@@ -199,6 +200,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0004-history-framework': historyFramework,
   '0005-path-to-next-band': pathToNextBand,
   '0006-list-indexes': listIndexes,
+  '0007-record-history': recordHistory,
   '0008-keys-and-best-band-paths': keysAndBestBandPaths,
 };
 

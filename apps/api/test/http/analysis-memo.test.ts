@@ -3,7 +3,7 @@ import { type RiskIndicatorResponse, RiskIndicatorSchema, ScoreHistoryResponseSc
 import { describe, expect, it } from 'vitest';
 import { withdrawProvider } from '../../src/services/admin.js';
 import { CAPS_ID, example, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
-import { expectInvalid, expectJson, expectProblem } from '../support/responses.js';
+import { expectInvalid, expectJson, expectProblem, PublicationsHistorySchema } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
 import { keyedRouteSecurity } from './security.js';
@@ -69,7 +69,7 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
   const detail = async (id: string) =>
     expectJson(await server().get(`/api/v1/scores/${id}`, { key }), RiskIndicatorSchema);
   const history = async (id: string) =>
-    (await expectJson(await server().get(`/api/v1/scores/${id}/history`, { key }), ScoreHistoryResponseSchema)).data;
+    (await expectJson(await server().get(`/api/v1/scores/${id}/history`, { key }), PublicationsHistorySchema)).data;
 
   /** Everything a memo must say about an indicator, as the format writes text. */
   function expectMemoOf(

@@ -2,7 +2,6 @@ import {
   ComparisonSchema,
   type RiskIndicatorResponse,
   RiskIndicatorSchema,
-  ScoreHistoryResponseSchema,
   ScoresListResponseSchema,
   WhatIfResponseSchema,
 } from '@svc/contracts';
@@ -18,7 +17,7 @@ import {
   variantOf,
   vary,
 } from '../support/documents.js';
-import { expectJson } from '../support/responses.js';
+import { expectJson, PublicationsHistorySchema } from '../support/responses.js';
 import { publish, type TestServer, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
 
@@ -120,7 +119,7 @@ describe.each(engines)('path_to_next_band in authenticated indicators on %s', (e
     it('every history entry carries the path of the document it was published from', async () => {
       const body = await expectJson(
         await server().get(`/api/v1/scores/${idOf(WORKED)}/history`, { key }),
-        ScoreHistoryResponseSchema,
+        PublicationsHistorySchema,
       );
       const byIndicator = new Map(
         [WORKED, WORKED_BEFORE].map((doc) => [engineIndicator(doc).risk_indicator_id, enginePath(doc)]),
@@ -288,7 +287,7 @@ describe.each(engines)('the start-up backfill of path_to_next_band on %s', (engi
     const history = async (base: string, id: string) =>
       expectJson(
         await fetch(`${base}/api/v1/scores/${id}/history`, { headers: { 'x-api-key': key } }),
-        ScoreHistoryResponseSchema,
+        PublicationsHistorySchema,
       );
 
     const original = await stored();

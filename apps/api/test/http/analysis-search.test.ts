@@ -2,7 +2,7 @@ import { type ProviderMatch, ProviderSearchResponseSchema, RiskIndicatorSchema }
 import { describe, expect, it } from 'vitest';
 import { withdrawProvider } from '../../src/services/admin.js';
 import { publishIndicator } from '../../src/services/publishing.js';
-import { manualClock } from '../support/clock.js';
+import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { example, framework, type InputsDoc, validated, variantOf } from '../support/documents.js';
 import { expectInvalid, expectJson } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
@@ -31,7 +31,7 @@ const PROVIDERS = [...NAMED, ...FILLERS];
 const idOf = (doc: InputsDoc) => doc.provider.id;
 
 describe.each(engines)('GET /api/v1/providers/search on %s', (engine) => {
-  const clock = manualClock();
+  const clock = manualClock(AFTER_EXAMPLES);
   let key = '';
   const server = useServer(
     engine,

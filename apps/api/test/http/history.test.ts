@@ -1,12 +1,18 @@
-import { RiskIndicatorSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
+import { RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { example, UNKNOWN_PROVIDER_ID, WORKED_ID, withInput } from '../support/documents.js';
-import { expectInvalid, expectJson, expectProblem, nextLinkOf } from '../support/responses.js';
+import {
+  expectInvalid,
+  expectJson,
+  expectProblem,
+  nextLinkOf,
+  PublicationsHistorySchema,
+} from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
 import { keyedRouteSecurity } from './security.js';
 
-const HistorySchema = ScoreHistoryResponseSchema.strict();
+const HistorySchema = PublicationsHistorySchema;
 const first = example('worked-example');
 /** The worked example with more collateral: 79.06, still MEDIUM. */
 const second = withInput(first, 'collateral_coverage_ratio', 1.4);

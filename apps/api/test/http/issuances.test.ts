@@ -1,5 +1,6 @@
 import { IssuancesResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
+import { closeIssuance } from '../../src/services/admin.js';
 import { type IssuanceRow, upsertIssuance } from '../../src/store/repositories/issuances.js';
 import { WORKED_ID } from '../support/documents.js';
 import { expectInvalid, expectJson, expectProblem, limitHeadersOf, nextLinkOf } from '../support/responses.js';
@@ -9,6 +10,9 @@ import { keyedRouteSecurity } from './security.js';
 
 const ListSchema = IssuancesResponseSchema.strict();
 
+/** An issuance id of the one scheme, iss_ and 24 hex digits, numbered. */
+const idOf = (n: number) => `iss_${String(n).padStart(24, '0')}`;
+
 function issuance(
   n: number,
   status: 'ANNOUNCED' | 'PRICING',
@@ -16,7 +20,7 @@ function issuance(
   day: number,
 ): IssuanceRow {
   return {
-    id: `iss_${String(n).padStart(2, '0')}`,
+    id: idOf(n),
     issuer_name: `Issuer ${n}`,
     provider_id: n === 1 ? WORKED_ID : null,
     instrument_name: `${type === 'bond' ? 'Senior Note' : 'Series A Preferred'} ${n}`,
@@ -66,9 +70,9 @@ describe.each(engines)('GET /api/v1/issuances on %s', (engine) => {
       const body = await expectJson(await server().get('/api/v1/issuances', { key }), ListSchema);
       expect(body.data.map((i) => i.id)).toEqual(NEWEST_FIRST);
       expect(body.next_cursor).toBeNull();
-      const one = body.data.find((i) => i.id === 'iss_01');
+      const one = body.data.find((i) => i.id === idOf(1));
       expect(one).toEqual({
-        id: 'iss_01',
+        id: idOf(1),
         issuer_name: 'Issuer 1',
         provider_id: WORKED_ID,
         instrument_name: 'Senior Note 1',
@@ -108,7 +112,7 @@ describe.each(engines)('GET /api/v1/issuances on %s', (engine) => {
         await server().get('/api/v1/issuances?status=ANNOUNCED&type=bond', { key }),
         ListSchema,
       );
-      expect(body.data.map((i) => i.id)).toEqual(['iss_06', 'iss_05', 'iss_01']);
+      expect(body.data.map((i) => i.id)).toEqual([idOf(6), idOf(5), idOf(1)]);
     });
 
     it('limit=2 pages through every issuance exactly once, ties included, following the Link header', async () => {
@@ -135,7 +139,7 @@ describe.each(engines)('GET /api/v1/issuances on %s', (engine) => {
         await server().get(`/api/v1/issuances?status=ANNOUNCED&limit=1&cursor=${body.next_cursor}`, { key }),
         ListSchema,
       );
-      expect([body.data[0]?.id, page2.data[0]?.id]).toEqual(['iss_06', 'iss_05']);
+      expect([body.data[0]?.id, page2.data[0]?.id]).toEqual([idOf(6), idOf(5)]);
     });
   });
 
@@ -200,5 +204,34 @@ describe.each(engines)('GET /api/v1/issuances on %s', (engine) => {
       expect(other.status).toBe(200);
       expect(limitHeadersOf(other).remaining).toBe(99);
     });
+  });
+});
+
+describe.each(engines)('closed issuances on %s', (engine) => {
+  let key = '';
+  const server = useServer(engine, async (s) => {
+    await insertIssuances(s);
+    await closeIssuance(s.services.store, s.services.clock, idOf(2), 'PRICED');
+    await closeIssuance(s.services.store, s.services.clock, idOf(3), 'cancelled');
+    key = await s.key('FREE');
+  });
+  const ids = async (query: string) =>
+    (await expectJson(await server().get(`/api/v1/issuances${query}`, { key }), ListSchema)).data.map((i) => i.id);
+
+  it('svc issuances close takes an issuance off the upcoming list; include_closed=true shows it with its status', async () => {
+    expect(await ids('')).toEqual(NEWEST_FIRST.filter((id) => id !== idOf(2) && id !== idOf(3)));
+    expect(await ids('?include_closed=false')).toEqual(await ids(''));
+    expect(await ids('?include_closed=true')).toEqual(NEWEST_FIRST);
+    const all = await expectJson(await server().get('/api/v1/issuances?include_closed=true', { key }), ListSchema);
+    expect(all.data.filter((i) => i.id === idOf(2) || i.id === idOf(3)).map((i) => i.status)).toEqual([
+      'CANCELLED',
+      'PRICED',
+    ]);
+    expect(await ids('?status=PRICING&include_closed=true')).toEqual([idOf(4)]);
+  });
+
+  it('the status filter takes the upcoming statuses only; include_closed takes true or false', async () => {
+    await expectInvalid(await server().get('/api/v1/issuances?status=PRICED', { key }), ['query.status']);
+    await expectInvalid(await server().get('/api/v1/issuances?include_closed=yes', { key }), ['query.include_closed']);
   });
 });

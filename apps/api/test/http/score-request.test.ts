@@ -1,10 +1,12 @@
-import { CoverageRequestResponseSchema } from '@svc/contracts';
+import { CoverageRequestResponseSchema, CoverageRequestStatusResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
+import { setRequestStatus } from '../../src/services/admin.js';
 import { clientIp, expectInvalid, expectJson, expectProblem, limitHeadersOf } from '../support/responses.js';
 import { type TestServer, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
 
 const ReceiptSchema = CoverageRequestResponseSchema.strict();
+const StatusSchema = CoverageRequestStatusResponseSchema.strict();
 const PATH = '/api/public/score-request';
 
 interface PostOptions {
@@ -268,6 +270,74 @@ describe.each(engines)('POST /api/public/score-request on %s', (engine) => {
       const res = await server().get(PATH);
       expect(res.headers.get('allow')).toBe('POST, OPTIONS');
       await expectProblem(res, 'method_not_allowed');
+    });
+  });
+
+  describe('resubmissions and the requester following a request', () => {
+    it('an identical resubmission within 24 h answers the same request_id and does not spend the 5-an-hour budget', async () => {
+      const ip = newIp();
+      const body = { provider_name: 'Patient Lending', message: 'still waiting' };
+      const first = await post(server(), body, { ip });
+      expect(limitHeadersOf(first).remaining).toBe(4);
+      const { request_id } = await expectJson(first, ReceiptSchema, 202);
+      for (let i = 0; i < 8; i++) {
+        const again = await post(server(), { message: 'still waiting', provider_name: 'Patient Lending' }, { ip });
+        expect(await expectJson(again, ReceiptSchema, 202)).toMatchObject({ request_id, status: 'RECEIVED' });
+        // Counted with the status lookups, not the budget of new requests.
+        expect(limitHeadersOf(again).policy).toBe('"minute";q=120;w=60');
+      }
+      for (let i = 2; i <= 5; i++) {
+        const res = await post(server(), { provider_name: `Patient Lending ${i}` }, { ip });
+        await expectJson(res, ReceiptSchema, 202);
+        expect(limitHeadersOf(res).remaining).toBe(5 - i);
+      }
+      await expectProblem(await post(server(), { provider_name: 'Patient Lending 6' }, { ip }), 'rate_limited');
+      // The budget spent, a resubmission is still answered.
+      await expectJson(await post(server(), body, { ip }), ReceiptSchema, 202);
+    });
+
+    it('GET /api/public/score-request/{id} answers the status and the note only; a resubmission the status now', async () => {
+      const ip = newIp();
+      const body = {
+        provider_name: 'Curious Lending',
+        website: 'https://curious.example',
+        contact_email: 'ops@curious.example',
+        message: 'private message',
+      };
+      const { request_id } = await expectJson(await post(server(), body, { ip }), ReceiptSchema, 202);
+      const path = `${PATH}/${request_id}`;
+      const received = await server().get(path);
+      expect(await expectJson(received, StatusSchema)).toEqual({
+        request_id,
+        status: 'RECEIVED',
+        resolution_note: null,
+      });
+      expect(limitHeadersOf(received).policy).toBe('"minute";q=120;w=60');
+
+      const { store, clock } = server().services;
+      await setRequestStatus(store, clock, request_id, { status: 'IN_REVIEW' });
+      expect(await expectJson(await server().get(path), StatusSchema)).toMatchObject({ status: 'IN_REVIEW' });
+      await setRequestStatus(store, clock, request_id, { status: 'DECLINED', note: 'Outside our coverage universe.' });
+      const declined = await server().get(path);
+      const text = await declined.clone().text();
+      expect(await expectJson(declined, StatusSchema)).toEqual({
+        request_id,
+        status: 'DECLINED',
+        resolution_note: 'Outside our coverage universe.',
+      });
+      for (const sent of [body.provider_name, body.website, body.contact_email, body.message]) {
+        expect(text).not.toContain(sent);
+      }
+      expect(await expectJson(await post(server(), body, { ip }), ReceiptSchema, 202)).toMatchObject({
+        request_id,
+        status: 'DECLINED',
+      });
+    });
+
+    it('an unknown request id is 404 not_found; a malformed one 400 naming path.requestId', async () => {
+      await expectProblem(await server().get(`${PATH}/cr_${'0'.repeat(24)}`), 'not_found');
+      await expectInvalid(await server().get(`${PATH}/cr_XYZ`), ['path.requestId']);
+      await expectInvalid(await server().get(`${PATH}/${'a'.repeat(300)}`), ['path.requestId']);
     });
   });
 

@@ -10,7 +10,13 @@ import {
   ScoreHistoryResponseSchema,
 } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { expectInvalid, expectJson, expectProblem, nextLinkOf } from '../support/responses.js';
+import {
+  expectInvalid,
+  expectJson,
+  expectProblem,
+  nextLinkOf,
+  PublicationsHistorySchema,
+} from '../support/responses.js';
 import { useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
 import {
@@ -178,14 +184,14 @@ describe.each(engines)('POST /api/mcp plain tool calls on %s', (engine) => {
     });
 
     it('limit and cursor page through it as the REST endpoint does', async () => {
-      const first = ScoreHistoryResponseSchema.parse(
+      const first = PublicationsHistorySchema.parse(
         await output('get_score_history', { provider_name: 'example sats lending', limit: 1 }),
       );
       const restFirst = await server().get(`/api/v1/scores/${idOf(SATS)}/history?limit=1`, { key: restKey });
       expect(nextLinkOf(restFirst)).not.toBeNull();
       expect(first).toEqual(await restFirst.json());
       expect(first.next_cursor).not.toBeNull();
-      const second = ScoreHistoryResponseSchema.parse(
+      const second = PublicationsHistorySchema.parse(
         await output('get_score_history', {
           provider_name: 'example sats lending',
           limit: 1,

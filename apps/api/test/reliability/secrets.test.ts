@@ -318,6 +318,14 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
       path: '/api/public/score-request',
       body: { provider_name: `Lending ${canary}`, contact_email: `${canary}@example.com`, message: canary },
     }),
+    getScoreRequest: async () => {
+      const made = await call({
+        method: 'POST',
+        path: '/api/public/score-request',
+        body: { provider_name: `Status ${canary}`, contact_email: `${canary}@example.com` },
+      });
+      return { method: 'GET', path: `/api/public/score-request/${JSON.parse(made.text).request_id}` };
+    },
     createWebhook: () => ({
       method: 'POST',
       path: WEBHOOKS,

@@ -6,7 +6,7 @@ import {
   listIssuanceRecords,
   listProviders,
   listRequests,
-  resolveRequest,
+  setRequestStatus,
   updateIssuance,
   withdrawProvider,
 } from '../../src/services/admin.js';
@@ -207,25 +207,56 @@ describe.each(engines)('admin services on %s', (engine) => {
         })
         .execute();
 
-    it('lists newest first, by status; resolves once', async () => {
+    it('lists newest first, by status; moves RECEIVED to IN_REVIEW, then to a final status with a note, once', async () => {
       await request('cr_a', '2026-06-01T00:00:00.000Z');
       await request('cr_b', '2026-06-02T00:00:00.000Z');
       expect((await listRequests(store)).map((r) => r.id)).toEqual(['cr_b', 'cr_a']);
-      const resolved = await resolveRequest(store, clock, 'cr_a', ' covered from August ');
-      expect(resolved).toMatchObject({
+      const reviewing = await setRequestStatus(store, clock, 'cr_a', { status: 'in_review', note: ' looking at it ' });
+      expect(reviewing).toMatchObject({ status: 'IN_REVIEW', resolution: 'looking at it', resolved_at: null });
+      clock.advance(1000);
+      // The note stays when none is given.
+      const covered = await setRequestStatus(store, clock, 'cr_a', { status: 'COVERED' });
+      expect(covered).toMatchObject({
         id: 'cr_a',
-        status: 'RESOLVED',
-        resolution: 'covered from August',
-        resolved_at: '2026-07-01T09:00:00.000Z',
+        status: 'COVERED',
+        resolution: 'looking at it',
+        resolved_at: '2026-07-01T09:00:01.000Z',
       });
-      expect(await listRequests(store, 'RESOLVED')).toEqual([resolved]);
+      expect(await listRequests(store, 'COVERED')).toEqual([covered]);
       expect((await listRequests(store, 'RECEIVED')).map((r) => r.id)).toEqual(['cr_b']);
 
       const before = await storeContents(store);
-      await refused(resolveRequest(store, clock, 'cr_a', 'again'), 'refused', /already resolved/);
-      await refused(resolveRequest(store, clock, 'cr_nope', 'x'), 'not_found', /no coverage request cr_nope/);
-      await refused(resolveRequest(store, clock, 'cr_b', '   '), 'invalid_value', /resolution/);
-      await refused(listRequests(store, 'OPEN'), 'invalid_value', /status must be one of RECEIVED, RESOLVED/);
+      await refused(
+        setRequestStatus(store, clock, 'cr_a', { status: 'DECLINED', note: 'x' }),
+        'refused',
+        /already COVERED/,
+      );
+      await refused(
+        setRequestStatus(store, clock, 'cr_nope', { status: 'IN_REVIEW' }),
+        'not_found',
+        /no coverage request cr_nope/,
+      );
+      await refused(setRequestStatus(store, clock, 'cr_b', { status: 'DECLINED' }), 'invalid_value', /needs a note/);
+      await refused(
+        setRequestStatus(store, clock, 'cr_b', { status: 'IN_REVIEW', note: '  ' }),
+        'invalid_value',
+        /note/,
+      );
+      await refused(
+        setRequestStatus(store, clock, 'cr_b', { status: 'RECEIVED' }),
+        'invalid_value',
+        /IN_REVIEW, COVERED, DECLINED/,
+      );
+      await refused(
+        setRequestStatus(store, clock, 'cr_b', { status: 'RESOLVED', note: 'x' }),
+        'invalid_value',
+        /must be one of/,
+      );
+      await refused(
+        listRequests(store, 'OPEN'),
+        'invalid_value',
+        /status must be one of RECEIVED, IN_REVIEW, COVERED, DECLINED/,
+      );
       expect(await storeContents(store)).toEqual(before);
     });
   });

@@ -4,7 +4,7 @@ import { createWorkspace } from '../../src/services/access.js';
 import {
   addIssuance,
   type IssuanceFields,
-  resolveRequest,
+  setRequestStatus,
   updateIssuance,
   withdrawProvider,
 } from '../../src/services/admin.js';
@@ -150,13 +150,21 @@ describe.each(engines)('free text with control characters on %s', (engine) => {
         .execute();
     await insert('cr_a');
     await refused(
-      () => resolveRequest(store, clock, 'cr_a', 'covered\u001b[2J'),
-      'a resolution must not hold',
+      () => setRequestStatus(store, clock, 'cr_a', { status: 'COVERED', note: 'covered\u001b[2J' }),
+      'a note must not hold',
       'U+001B',
     );
-    await refused(() => resolveRequest(store, clock, 'cr_a', 'covered \u202e'), 'U+202E');
-    expect((await resolveRequest(store, clock, 'cr_a', 'Covered from August.\r\nSee the memo.')).resolution).toBe(
-      'Covered from August.\r\nSee the memo.',
+    await refused(
+      () => setRequestStatus(store, clock, 'cr_a', { status: 'COVERED', note: 'covered \u202e' }),
+      'U+202E',
     );
+    expect(
+      (
+        await setRequestStatus(store, clock, 'cr_a', {
+          status: 'COVERED',
+          note: 'Covered from August.\r\nSee the memo.',
+        })
+      ).resolution,
+    ).toBe('Covered from August.\r\nSee the memo.');
   });
 });

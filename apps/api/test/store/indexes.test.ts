@@ -34,7 +34,7 @@ import {
   findCoverageRequest,
   insertCoverageRequest,
   listCoverageRequests,
-  resolveCoverageRequest,
+  updateCoverageRequest,
 } from '../../src/store/repositories/coverage-requests.js';
 import { findIssuance, listIssuances, upsertIssuance } from '../../src/store/repositories/issuances.js';
 import { increment, PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
@@ -66,6 +66,7 @@ import {
   retireEndpoint,
   subscribedEndpoints,
 } from '../../src/store/repositories/webhooks.js';
+import { listWithdrawals } from '../../src/store/repositories/withdrawals.js';
 import {
   countWebhookEndpoints,
   findWorkspace,
@@ -74,7 +75,7 @@ import {
 } from '../../src/store/repositories/workspaces.js';
 import type { Database } from '../../src/store/schema.js';
 import type { Dialect, Store } from '../../src/store/store.js';
-import { manualClock } from '../support/clock.js';
+import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { exampleDocument, framework } from '../support/documents.js';
 import { engines, type FreshStore, freshStore } from '../support/stores.js';
 
@@ -95,6 +96,7 @@ const LARGE = new Set([
   'providers',
   'risk_indicators',
   'indicator_history',
+  'withdrawals',
   'changelog',
   'api_keys',
   'approved_inputs',
@@ -165,6 +167,14 @@ const CASES: Case[] = [
     seek: { table: 'indicator_history', column: 'seq' },
     run: (db) => listHistory(db, P1, { beforeSeq: 5, limit: 101 }),
   },
+  // withdrawals
+  { name: 'listWithdrawals, newest', kind: 'ordered', run: (db) => listWithdrawals(db, P1, { limit: 101 }) },
+  {
+    name: 'listWithdrawals, before a publication',
+    kind: 'ordered',
+    seek: { table: 'withdrawals', column: 'after_seq' },
+    run: (db) => listWithdrawals(db, P1, { beforeSeq: 5, limit: 101 }),
+  },
   // api keys
   { name: 'findApiKeyByHash', kind: 'lookup', run: (db) => findApiKeyByHash(db, KEY_HASH) },
   { name: 'listApiKeys of a workspace', kind: 'lookup', run: (db) => listApiKeys(db, seeded.workspaceId) },
@@ -192,7 +202,12 @@ const CASES: Case[] = [
   // issuances
   { name: 'findIssuance', kind: 'lookup', run: (db) => findIssuance(db, 'iss_1') },
   { name: 'upsertIssuance', kind: 'lookup', run: (db) => upsertIssuance(db, issuance('iss_1')) },
-  { name: 'listIssuances', kind: 'ordered', run: (db) => listIssuances(db, { limit: 101 }) },
+  { name: 'listIssuances, upcoming', kind: 'ordered', run: (db) => listIssuances(db, { limit: 101 }) },
+  {
+    name: 'listIssuances, closed ones too',
+    kind: 'ordered',
+    run: (db) => listIssuances(db, { includeClosed: true, limit: 101 }),
+  },
   {
     name: 'listIssuances, by status and type, after a position',
     kind: 'ordered',
@@ -209,7 +224,11 @@ const CASES: Case[] = [
   // coverage requests
   { name: 'findByFingerprint', kind: 'lookup', run: (db) => findByFingerprint(db, 'f'.repeat(64), AT) },
   { name: 'findCoverageRequest', kind: 'lookup', run: (db) => findCoverageRequest(db, 'req_1') },
-  { name: 'resolveCoverageRequest', kind: 'lookup', run: (db) => resolveCoverageRequest(db, 'req_1', 'done', AT) },
+  {
+    name: 'updateCoverageRequest',
+    kind: 'lookup',
+    run: (db) => updateCoverageRequest(db, 'req_1', { status: 'COVERED', resolution: 'done', resolvedAt: AT }),
+  },
   {
     name: 'listCoverageRequests, by status',
     kind: 'ordered',
@@ -516,7 +535,7 @@ async function seed(s: FreshStore): Promise<void> {
     disabled_reason: null,
     deleted_at: null,
   });
-  const clock = manualClock(AT);
+  const clock = manualClock(AFTER_EXAMPLES);
   for (const document of PROVIDERS) {
     const outcome = await publishIndicator(s, clock, { document, framework, approvedAt: AT });
     if (outcome.status !== 'published') throw new Error(`seed: ${outcome.status}`);

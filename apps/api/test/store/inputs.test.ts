@@ -1,9 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { AdminError } from '../../src/services/admin.js';
 import { approveInputs, listInputs, SubmissionError, submitInputs } from '../../src/services/inputs.js';
 import { publishRun } from '../../src/services/publication-run.js';
 import { listChanges } from '../../src/store/repositories/changelog.js';
 import { findProvider, listCurrent, listPublicHeadlines } from '../../src/store/repositories/providers.js';
-import { manualClock } from '../support/clock.js';
+import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { example, type InputsDoc, UNKNOWN_PROVIDER_ID, variantOf, WORKED_ID, withInput } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
@@ -111,6 +112,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
   });
 
   it('publishRun publishes approved inputs once (then unchanged) with score_verified_at = approved_at', async () => {
+    clock.set(AFTER_EXAMPLES);
     await submit('alice', example('worked-example'), example('missing-inputs'));
     await approve('bob', WORKED_ID, example('missing-inputs').provider.id);
     const first = await publishRun(store, clock, { providers: 'all' });
@@ -120,7 +122,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     const refused = first.outcomes.find((o) => o.status === 'refused');
     expect(refused?.reason).toMatch(/below the publication threshold/);
     const history = await store.db.selectFrom('indicator_history').selectAll().execute();
-    expect(history.map((h) => h.score_verified_at)).toEqual(['2026-07-01T09:00:00.000Z']);
+    expect(history.map((h) => h.score_verified_at)).toEqual([AFTER_EXAMPLES]);
     const again = await publishRun(store, clock, { providers: 'all' });
     expect(again.counts).toEqual({ published: 0, unchanged: 1, refused: 1 });
     expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toHaveLength(1);
@@ -139,6 +141,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
   });
 
   it('--date moves the evaluation date: a new indicator id and a SCORE_CHANGE or no entry; an early date is refused', async () => {
+    clock.set('2026-10-01T09:00:00.000Z');
     await submit('alice', example('worked-example'));
     await approve('bob', WORKED_ID);
     const first = await publishRun(store, clock, { providers: [WORKED_ID] });
@@ -153,6 +156,96 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     const early = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-01-01' });
     expect(early.outcomes[0]).toMatchObject({ status: 'refused' });
     expect(early.outcomes[0]?.problems.length).toBeGreaterThan(0);
+  });
+
+  /** The worked example moved into the future: evaluated 2030-01-01 on evidence of 2029. */
+  const fromTheFuture = (): InputsDoc => {
+    const d = example('worked-example');
+    d.evaluation_date = '2030-01-01';
+    const item = d.inputs.operating_history_years as Record<string, unknown>;
+    item.as_of = '2029-06-01';
+    item.approved_at = '2029-06-02T10:00:00Z';
+    return d;
+  };
+
+  it('import refuses a document dated after the present, naming each field, and stores nothing', async () => {
+    const before = await storeContents(store);
+    const failure = await submitInputs(store, clock, {
+      by: 'alice',
+      documents: [doc(example('worked-example'), 'ok.json'), doc(fromTheFuture(), 'future.json')],
+    }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(SubmissionError);
+    expect((failure as SubmissionError).code).toBe('invalid_inputs');
+    expect((failure as SubmissionError).problems).toEqual([
+      {
+        source: 'future.json',
+        path: 'evaluation_date',
+        message: '2030-01-01 is after the present (2026-07-01T09:00:00.000Z)',
+      },
+      {
+        source: 'future.json',
+        path: 'inputs.operating_history_years.as_of',
+        message: expect.stringMatching(/^2029-06-01 is after the present/),
+      },
+      {
+        source: 'future.json',
+        path: 'inputs.operating_history_years.approved_at',
+        message: expect.stringMatching(/^2029-06-02T10:00:00Z is after the present/),
+      },
+    ]);
+    expect(await storeContents(store)).toEqual(before);
+  });
+
+  it('five minutes of clock skew are allowed: evidence dated today, a minute ahead of the clock, is accepted', async () => {
+    clock.set('2026-06-29T23:56:00.000Z');
+    const [record] = await submit('alice', example('worked-example')); // evaluated 2026-06-30
+    expect(record?.status).toBe('PENDING');
+  });
+
+  it('approval and publication refuse future-dated inputs already in the store (the clock set back), naming each field', async () => {
+    clock.set('2030-02-01T00:00:00.000Z');
+    await submit('alice', fromTheFuture());
+    clock.set('2026-07-01T09:00:00.000Z');
+    const before = await storeContents(store);
+    const refused = await approve('bob', WORKED_ID).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'invalid_inputs' });
+    expect((refused as SubmissionError).problems.map((p) => p.path)).toEqual([
+      'evaluation_date',
+      'inputs.operating_history_years.as_of',
+      'inputs.operating_history_years.approved_at',
+    ]);
+    expect(await storeContents(store)).toEqual(before);
+
+    clock.set('2030-02-01T00:00:00.000Z');
+    await approve('bob', WORKED_ID);
+    clock.set('2026-07-01T09:00:00.000Z');
+    for (const dryRun of [true, false]) {
+      const run = await publishRun(store, clock, { providers: [WORKED_ID], dryRun });
+      expect(run.counts).toEqual({ published: 0, unchanged: 0, refused: 1 });
+      expect(run.outcomes[0]?.reason).toMatch(
+        /dated after the present \(evaluation_date, inputs\.operating_history_years\.as_of/,
+      );
+      expect(run.outcomes[0]?.problems.map((p) => p.path)).toContain('inputs.operating_history_years.approved_at');
+    }
+    expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toEqual([]);
+    expect(await store.db.selectFrom('risk_indicators').selectAll().execute()).toEqual([]);
+  });
+
+  it('publish --date after the present is refused naming --date, and nothing is published', async () => {
+    await submit('alice', example('worked-example'));
+    await approve('bob', WORKED_ID);
+    const before = await storeContents(store);
+    const failure = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-07-02' }).catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(AdminError);
+    expect((failure as AdminError).problems).toEqual([
+      { path: '--date', message: '2026-07-02 is after the present (2026-07-01T09:00:00.000Z)' },
+    ]);
+    expect(await storeContents(store)).toEqual(before);
+    // Today is not the future.
+    const today = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-07-01' });
+    expect(today.counts.published).toBe(1);
   });
 
   it('a named provider without approved inputs is refused, and so is an unknown one', async () => {

@@ -1,12 +1,14 @@
 import type { NextBandPath } from '@svc/methodology';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { withdrawProvider } from '../../src/services/admin.js';
 import { backfillNextBand } from '../../src/services/packaged.js';
 import { publishIndicator } from '../../src/services/publishing.js';
+import { insertCoverageRequest } from '../../src/store/repositories/coverage-requests.js';
 import { insertWorkspace } from '../../src/store/repositories/workspaces.js';
-import { openStore, type Store } from '../../src/store/store.js';
-import { manualClock } from '../support/clock.js';
-import { exampleDocument, framework } from '../support/documents.js';
+import { migrate, openStore, type Store } from '../../src/store/store.js';
+import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
+import { exampleDocument, framework, WORKED_ID } from '../support/documents.js';
 import { engines, freshLocation, freshStore, migrateBesideOtherTests, type TestLocation } from '../support/stores.js';
 
 /** Every migration, in order: a fresh store runs them all. */
@@ -17,6 +19,7 @@ const MIGRATIONS = [
   '0004-history-framework',
   '0005-path-to-next-band',
   '0006-list-indexes',
+  '0007-record-history',
   '0008-keys-and-best-band-paths',
 ];
 
@@ -35,6 +38,7 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_endpoints',
   'webhook_events',
+  'withdrawals',
   'workspaces',
 ];
 
@@ -122,6 +126,107 @@ describe.each(engines)('migrations on %s', (engine) => {
     const ran = await Promise.all([migrateBesideOtherTests(a), migrateBesideOtherTests(b)]);
     expect(ran.flat()).toEqual(MIGRATIONS);
     expect(await tableNames(a)).toEqual(TABLES);
+  });
+
+  it('0007 keeps the data: past withdrawals enter the history, resolved coverage requests become COVERED or DECLINED, issuance ids take the iss_ scheme', async () => {
+    const store = open(await place());
+    await migrateBesideOtherTests(store);
+    const clock = manualClock(AFTER_EXAMPLES);
+    const publish = () =>
+      publishIndicator(store, clock, {
+        document: exampleDocument('worked-example'),
+        framework,
+        approvedAt: '2026-06-02T10:00:00.000Z',
+      });
+    await publish();
+    clock.advance(60_000);
+    await withdrawProvider(store, clock, WORKED_ID, 'ceased lending');
+    clock.advance(60_000);
+    await publish();
+    const request = (id: string, provider_name: string) =>
+      insertCoverageRequest(store.db, {
+        id,
+        provider_name,
+        website: null,
+        contact_email: null,
+        planner_type: null,
+        message: null,
+        fingerprint: id,
+        status: 'RESOLVED',
+        received_at: '2026-07-01T00:00:00.000Z',
+        resolved_at: '2026-07-02T00:00:00.000Z',
+        resolution: `note ${id}`,
+      });
+    await request('cr_covered', 'Example Sats Lending');
+    await request('cr_declined', 'Nobody Lending');
+    await request('cr_open', 'Someone Lending');
+    await store.db
+      .updateTable('coverage_requests')
+      .set({ status: 'RECEIVED', resolved_at: null, resolution: null })
+      .where('id', '=', 'cr_open')
+      .execute();
+    const issuance = (id: string) =>
+      store.db
+        .insertInto('issuances')
+        .values({
+          id,
+          issuer_name: 'Demo Issuer',
+          provider_id: null,
+          instrument_name: 'Demo Note',
+          ticker: null,
+          type: 'bond',
+          status: 'ANNOUNCED',
+          currency: 'USD',
+          target_amount: '1000.50',
+          coupon_rate_pct: null,
+          coupon_frequency: null,
+          expected_pricing_date: null,
+          announced_at: '2026-07-01T00:00:00.000Z',
+          updated_at: '2026-07-01T00:00:00.000Z',
+        })
+        .execute();
+    await issuance('217037c8-0cb4-4ee6-9ca3-2c6eabb3f290'); // a demo issuance of before: a UUID
+    await issuance('iss_0123456789abcdef01234567');
+    // The store as it was before 0007: no withdrawals table, and 0007 not recorded.
+    await store.db.schema.dropTable('withdrawals').execute();
+    await sql`delete from kysely_migration where name = '0007-record-history'`.execute(store.db);
+    // Migrations run in order: the store as it was before 0007 had none of 0008 either.
+    await store.db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
+    await store.db.schema.alterTable('api_keys').dropColumn('name').execute();
+    await sql`delete from kysely_migration where name = '0008-keys-and-best-band-paths'`.execute(store.db);
+    const history = await store.db
+      .selectFrom('indicator_history')
+      .select(['seq', 'risk_indicator_id'])
+      .orderBy('seq')
+      .execute();
+
+    expect(await migrate(store)).toEqual(['0007-record-history', '0008-keys-and-best-band-paths']);
+    expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
+      {
+        after_seq: history[0]?.seq,
+        provider_id: WORKED_ID,
+        risk_indicator_id: history[0]?.risk_indicator_id,
+        framework_version: 'DCRF v1.0',
+        previous_score: 78.46,
+        previous_band: 'MEDIUM',
+        reason: null,
+        withdrawn_at: '2026-08-01T09:01:00.000Z',
+      },
+    ]);
+    expect(await store.db.selectFrom('issuances').select(['id', 'target_amount']).orderBy('id').execute()).toEqual([
+      { id: 'iss_0123456789abcdef01234567', target_amount: '1000.50' },
+      { id: 'iss_217037c80cb44ee69ca32c6e', target_amount: '1000.50' },
+    ]);
+    const requests = await store.db
+      .selectFrom('coverage_requests')
+      .select(['id', 'status', 'resolution'])
+      .orderBy('id')
+      .execute();
+    expect(requests).toEqual([
+      { id: 'cr_covered', status: 'COVERED', resolution: 'note cr_covered' },
+      { id: 'cr_declined', status: 'DECLINED', resolution: 'note cr_declined' },
+      { id: 'cr_open', status: 'RECEIVED', resolution: null },
+    ]);
   });
 
   it('0008 keeps the keys issued before it: no name, no expiry, still found by their hash', async () => {

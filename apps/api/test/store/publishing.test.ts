@@ -11,7 +11,7 @@ import {
   listHistory,
   listPublicHeadlines,
 } from '../../src/store/repositories/providers.js';
-import { manualClock } from '../support/clock.js';
+import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { exampleDocument, framework, newProvider } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
@@ -96,6 +96,7 @@ describe.each(engines)('publishing on %s', (engine) => {
   });
 
   it('the stored package is the canonical computation package and verifies', async () => {
+    clock.set(AFTER_EXAMPLES);
     const doc = exampleDocument('multiple-caps');
     const { indicator } = await publish(doc);
     const row = await findIndicator(store.db, indicator.risk_indicator_id);
@@ -176,9 +177,30 @@ describe.each(engines)('publishing on %s', (engine) => {
     expect(await listHistory(store.db, first.indicator.provider_id, { limit: 10 })).toHaveLength(2);
   });
 
+  it('a document or an approval dated after the present is refused, naming the dates, and writes nothing', async () => {
+    const current = await publish(exampleDocument('worked-example'));
+    const before = await storeContents(store);
+    const future = exampleDocument('worked-example', { evaluationDate: '2030-01-01', source: 'from the future' });
+    const outcome = await publish(future);
+    expect(outcome).toMatchObject({ status: 'refused', reason: 'dated after the present: evaluation_date' });
+    const approvedLater = await publish(
+      exampleDocument('worked-example', { source: 'later' }),
+      '2026-07-01T09:05:01.000Z',
+    );
+    expect(approvedLater).toMatchObject({
+      status: 'refused',
+      reason: 'dated after the present: approved_at (of the submission)',
+    });
+    expect(await storeContents(store)).toEqual(before);
+    expect((await findProvider(store.db, current.indicator.provider_id))?.current_indicator_id).toBe(
+      current.indicator.risk_indicator_id,
+    );
+  });
+
   it.each(['missing-inputs', 'stale-evidence'] as const)(
     'an unpublishable document (%s) is refused and writes nothing',
     async (name) => {
+      clock.set(AFTER_EXAMPLES);
       const current = await publish(exampleDocument('worked-example'));
       const before = await storeContents(store);
       // The same provider: a refusal must leave its current indicator in force.
@@ -313,6 +335,7 @@ describe.each(engines)('publishing on %s', (engine) => {
   });
 
   it('several providers: headlines by name, the freshest evaluation, one NEW entry each', async () => {
+    clock.set(AFTER_EXAMPLES);
     const docs = [
       newProvider({ provider: { name: 'Zulu Lending' } }),
       newProvider({ provider: { name: 'Alpha Yield', planner_type: 'fiat' } }, 'low-band'),

@@ -10,7 +10,7 @@ import {
   findByFingerprint,
   insertCoverageRequest,
   listCoverageRequests,
-  resolveCoverageRequest,
+  updateCoverageRequest,
 } from '../../src/store/repositories/coverage-requests.js';
 import {
   type AnnouncedPosition,
@@ -140,7 +140,7 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
         issuance('iss_f', { announced_at: '2026-06-30T09:00:00.000Z' }),
       ];
       for (const row of rows) await upsertIssuance(store.db, row);
-      const walk = async (filter: { status?: string; type?: string }, limit: number) => {
+      const walk = async (filter: { status?: string; type?: string; includeClosed?: boolean }, limit: number) => {
         const ids: string[] = [];
         let after: AnnouncedPosition | undefined;
         for (;;) {
@@ -152,10 +152,19 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
         }
       };
       for (const limit of [1, 2, 4, 10]) {
-        expect(await walk({}, limit)).toEqual(['iss_e', 'iss_d', 'iss_c', 'iss_b', 'iss_a', 'iss_f']);
+        expect(await walk({ includeClosed: true }, limit)).toEqual([
+          'iss_e',
+          'iss_d',
+          'iss_c',
+          'iss_b',
+          'iss_a',
+          'iss_f',
+        ]);
+        // Without includeClosed, only the upcoming ones (ANNOUNCED, PRICING): the PRICED ones are closed.
+        expect(await walk({}, limit)).toEqual(['iss_d', 'iss_c', 'iss_a', 'iss_f']);
       }
       expect(await walk({ status: 'ANNOUNCED' }, 2)).toEqual(['iss_d', 'iss_c', 'iss_a', 'iss_f']);
-      expect(await walk({ type: 'LOAN' }, 1)).toEqual(['iss_e', 'iss_c']);
+      expect(await walk({ type: 'LOAN', includeClosed: true }, 1)).toEqual(['iss_e', 'iss_c']);
       expect(await walk({ status: 'PRICED', type: 'BOND' }, 5)).toEqual(['iss_b']);
     });
   });
@@ -174,6 +183,7 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
       expect(await findByFingerprint(store.db, 'fp', '2026-06-30T09:00:00.000Z')).toEqual({
         id: 'cr_1',
         received_at: '2026-07-01T09:00:00.000Z',
+        status: 'RECEIVED',
       });
       // The 24 h window starting exactly at the first request still includes it.
       expect((await findByFingerprint(store.db, 'fp', '2026-07-01T09:00:00.000Z'))?.id).toBe('cr_1');
@@ -193,15 +203,14 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
         'cr_0',
       ]);
       expect((await listCoverageRequests(store.db, { limit: 2 })).map((r) => r.id)).toEqual(['cr_3', 'cr_1']);
-      expect(await resolveCoverageRequest(store.db, 'cr_1', 'covered: published', '2026-07-02T00:00:00.000Z')).toBe(
-        true,
-      );
-      expect(await resolveCoverageRequest(store.db, 'cr_missing', 'x', '2026-07-02T00:00:00.000Z')).toBe(false);
-      const resolved = await listCoverageRequests(store.db, { status: 'RESOLVED', limit: 10 });
+      const covered = { status: 'COVERED', resolution: 'covered: published', resolvedAt: '2026-07-02T00:00:00.000Z' };
+      expect(await updateCoverageRequest(store.db, 'cr_1', covered)).toBe(true);
+      expect(await updateCoverageRequest(store.db, 'cr_missing', covered)).toBe(false);
+      const resolved = await listCoverageRequests(store.db, { status: 'COVERED', limit: 10 });
       expect(resolved).toEqual([
         {
           ...request('cr_1', { received_at: '2026-07-01T11:00:00.000Z' }),
-          status: 'RESOLVED',
+          status: 'COVERED',
           resolution: 'covered: published',
           resolved_at: '2026-07-02T00:00:00.000Z',
         },

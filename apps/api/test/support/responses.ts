@@ -1,8 +1,20 @@
-import { ERROR_CODES, type ErrorCode, type Problem, ProblemSchema } from '@svc/contracts';
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  type Problem,
+  ProblemSchema,
+  RiskIndicatorSchema,
+  ScoreHistoryResponseSchema,
+} from '@svc/contracts';
 import { expect } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Assertions on HTTP answers, shared by every suite that talks to a server. */
+
+/** A history of publications only (no withdrawal in it): the contract's history, narrowed to Risk Indicators. */
+export const PublicationsHistorySchema = ScoreHistoryResponseSchema.extend({
+  data: z.array(RiskIndicatorSchema),
+}).strict();
 
 /** Asserts a 2xx JSON answer and parses its body with the contract schema. */
 export async function expectJson<S extends z.ZodType>(res: Response, schema: S, status = 200): Promise<z.infer<S>> {

@@ -16,6 +16,7 @@ interface IssuanceOptions {
   couponRate?: string;
   couponFrequency?: string;
   expectedPricingDate?: string;
+  includeClosed?: boolean;
 }
 
 type Row = Awaited<ReturnType<typeof import('@svc/api')['addIssuance']>>;
@@ -31,7 +32,9 @@ function withFieldOptions(command: Command): Command {
 }
 
 export function registerIssuances(program: Command, env: Environment): void {
-  const group = program.command('issuances').description('the issuance calendar: add, update and list issuances');
+  const group = program
+    .command('issuances')
+    .description('the issuance calendar: add, update, close and list issuances (printed as the API serves them)');
   withOutputOptions(
     withFieldOptions(
       group
@@ -65,10 +68,22 @@ export function registerIssuances(program: Command, env: Environment): void {
   });
   withOutputOptions(
     group
+      .command('close')
+      .description(
+        'close an issuance: it leaves the upcoming list (GET /api/v1/issuances shows it with include_closed=true)',
+      )
+      .argument('<issuance_id>', 'the issuance id (iss_...), as issuances list prints it')
+      .requiredOption('--status <status>', 'PRICED (it was issued) or CANCELLED'),
+  ).action(async (id: string, options: IssuanceOptions) => {
+    await closeIssuance(env, id, options);
+  });
+  withOutputOptions(
+    group
       .command('list')
-      .description('issuances, newest announced first')
-      .option('--status <status>', 'only ANNOUNCED or only PRICING issuances')
-      .option('--type <type>', 'only preferred_share or only bond issuances'),
+      .description('upcoming issuances (ANNOUNCED, PRICING), newest announced first')
+      .option('--status <status>', 'only the issuances of one status: ANNOUNCED, PRICING, PRICED or CANCELLED')
+      .option('--type <type>', 'only preferred_share or only bond issuances')
+      .option('--include-closed', 'also the closed ones (PRICED, CANCELLED)'),
   ).action(async (options: IssuanceOptions) => {
     await listIssuances(env, options);
   });
@@ -109,9 +124,22 @@ async function updateIssuance(env: Environment, id: string, options: IssuanceOpt
   else printLines(`issuance ${row.id} updated: ${row.issuer_name}, ${row.instrument_name} (${row.status})`);
 }
 
+async function closeIssuance(env: Environment, id: string, options: IssuanceOptions): Promise<void> {
+  const ops = await operations(env);
+  const row = await withMigratedStore(ops, (store) =>
+    ops.api.closeIssuance(store, ops.api.systemClock, id, options.status ?? ''),
+  );
+  if (options.json) printJson(row);
+  else printLines(`issuance ${row.id} closed: ${row.issuer_name}, ${row.instrument_name} (${row.status})`);
+}
+
 async function listIssuances(env: Environment, options: IssuanceOptions): Promise<void> {
   const ops = await operations(env);
-  const filter = { status: options.status?.toUpperCase(), type: options.type };
+  const filter = {
+    status: options.status?.toUpperCase(),
+    type: options.type,
+    includeClosed: options.includeClosed === true,
+  };
   const rows = await withMigratedStore(ops, (store) => ops.api.listIssuanceRecords(store, filter));
   if (options.json) {
     printJson(rows);

@@ -10,28 +10,35 @@ interface ListOptions extends RequestsOptions {
   status?: string;
 }
 
-interface ResolveOptions extends RequestsOptions {
-  resolution: string;
+interface SetOptions extends RequestsOptions {
+  status: string;
+  note?: string;
 }
 
 export function registerRequests(program: Command, env: Environment): void {
-  const group = program.command('requests').description('coverage requests from the public form: list and resolve');
+  const group = program
+    .command('requests')
+    .description('coverage requests from the public form: list them, and set what became of one');
   withOutputOptions(
     group
       .command('list')
       .description('coverage requests, newest first')
-      .option('--status <status>', 'only RECEIVED or only RESOLVED requests'),
+      .option('--status <status>', 'only the requests of one status: RECEIVED, IN_REVIEW, COVERED or DECLINED'),
   ).action(async (options: ListOptions) => {
     await listRequests(env, options);
   });
   withOutputOptions(
     group
-      .command('resolve')
-      .description('resolve a received coverage request with a note')
+      .command('set')
+      .description(
+        'set the status of a coverage request, which the requester reads at GET /api/public/score-request/{id}: ' +
+          'IN_REVIEW, or the final COVERED or DECLINED (with a note)',
+      )
       .argument('<request_id>', 'the request id (cr_...), as requests list prints it')
-      .requiredOption('--resolution <text>', 'what was decided (1 to 2000 characters)'),
-  ).action(async (requestId: string, options: ResolveOptions) => {
-    await resolve(env, requestId, options);
+      .requiredOption('--status <status>', 'IN_REVIEW, COVERED or DECLINED')
+      .option('--note <text>', 'a note to the requester (1 to 2000 characters); required for COVERED and DECLINED'),
+  ).action(async (requestId: string, options: SetOptions) => {
+    await setStatus(env, requestId, options);
   });
 }
 
@@ -49,7 +56,7 @@ async function listRequests(env: Environment, options: ListOptions): Promise<voi
   }
   printLines(
     renderTable(
-      ['Request id', 'Provider', 'Website', 'Contact', 'Received', 'Status', 'Resolution'],
+      ['Request id', 'Provider', 'Website', 'Contact', 'Received', 'Status', 'Note'],
       requests.map((r) => [
         r.id,
         r.provider_name,
@@ -63,15 +70,15 @@ async function listRequests(env: Environment, options: ListOptions): Promise<voi
   );
 }
 
-async function resolve(env: Environment, requestId: string, options: ResolveOptions): Promise<void> {
+async function setStatus(env: Environment, requestId: string, options: SetOptions): Promise<void> {
   const ops = await operations(env);
-  const resolved = await withMigratedStore(ops, (store) =>
-    ops.api.resolveRequest(store, ops.api.systemClock, requestId, options.resolution),
+  const updated = await withMigratedStore(ops, (store) =>
+    ops.api.setRequestStatus(store, ops.api.systemClock, requestId, { status: options.status, note: options.note }),
   );
   if (options.json) {
-    const { fingerprint: _fingerprint, ...request } = resolved;
+    const { fingerprint: _fingerprint, ...request } = updated;
     printJson(request);
     return;
   }
-  printLines(`coverage request ${resolved.id} (${resolved.provider_name}) resolved at ${resolved.resolved_at}`);
+  printLines(`coverage request ${updated.id} (${updated.provider_name}) is now ${updated.status}`);
 }

@@ -1,5 +1,12 @@
 import { basename, join } from 'node:path';
-import { type Framework, type Scored, scoreWithPackage, serializePackage, withEvaluationDate } from '@svc/methodology';
+import {
+  type Framework,
+  futureDatedProblems,
+  type Scored,
+  scoreWithPackage,
+  serializePackage,
+  withEvaluationDate,
+} from '@svc/methodology';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { calendarDate } from '../calendar-date.js';
@@ -50,10 +57,25 @@ export async function scoreFile(file: string, framework: Framework, date?: strin
   try {
     const document = await readJsonFile(file);
     const dated = date === undefined ? document : withEvaluationDate(document, date);
-    return { file, scored: scoreWithPackage(dated, framework) };
+    const scored = scoreWithPackage(dated, framework);
+    warnIfFutureDated(file, dated);
+    return { file, scored };
   } catch (error) {
     return { file, failure: asCliError(error, file) };
   }
+}
+
+/**
+ * Scoring offline explores, so a document dated after the present is scored; but it is said on stderr, since
+ * import, approval and publication refuse it.
+ */
+function warnIfFutureDated(file: string, document: unknown): void {
+  const future = futureDatedProblems(document, new Date());
+  if (future.length === 0) return;
+  process.stderr.write(
+    `warning: ${file}: dated after the present; scored for exploration only (svc inputs import and svc publish refuse it)\n`,
+  );
+  for (const p of future) process.stderr.write(`  ${p.path}: ${p.message}\n`);
 }
 
 /** Scores files one after another, in the given order; reports each to `onScored` (the progress bar). */

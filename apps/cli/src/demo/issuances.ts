@@ -7,7 +7,7 @@ import type { IssuanceRow } from '@svc/api';
  */
 export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
   {
-    id: '217037c8-0cb4-4ee6-9ca3-2c6eabb3f290',
+    id: 'iss_217037c80cb44ee69ca32c6e',
     issuer_name: 'Examplia Preferred Income (demo)',
     provider_id: '210f14fa-c030-4bac-be13-c19c900948d4',
     instrument_name: 'Examplia 8.00% Series B Cumulative Preferred (demo)',
@@ -23,7 +23,7 @@ export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
     updated_at: '2026-11-10T09:15:00.000Z',
   },
   {
-    id: 'c5dcccc2-8397-4205-a3e0-dbe4bec1eafe',
+    id: 'iss_c5dcccc283974205a3e0dbe4',
     issuer_name: 'Redwater Credit Preferred (demo)',
     provider_id: '0439aa33-4a52-48b3-a5e3-ee3646de648f',
     instrument_name: 'Redwater 10.50% Series C Preferred (demo)',
@@ -39,7 +39,7 @@ export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
     updated_at: '2026-11-04T14:00:00.000Z',
   },
   {
-    id: '7c3e0bde-a49f-4527-b423-41f9bb7bd8c1',
+    id: 'iss_7c3e0bdea49f4527b42341f9',
     issuer_name: 'Larkspur Capital Notes (demo)',
     provider_id: '661d27c0-f933-417b-a1a6-14f72c0d9733',
     instrument_name: 'Larkspur 9.25% Senior Secured Notes due 2031 (demo)',
@@ -55,7 +55,7 @@ export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
     updated_at: '2026-11-16T16:45:00.000Z',
   },
   {
-    id: '29fd1a3b-8110-4fc1-a7a5-d4009cf30ff3',
+    id: 'iss_29fd1a3b81104fc1a7a5d400',
     issuer_name: 'Orchard Lane Bonds (demo)',
     provider_id: '27080d6a-5ae2-48d6-a423-713f04e17223',
     instrument_name: 'Orchard Lane 10.00% Notes due 2029 (demo)',
@@ -71,7 +71,7 @@ export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
     updated_at: '2026-11-12T08:00:00.000Z',
   },
   {
-    id: '2f73eca8-edb3-42fa-87d1-e728915992b1',
+    id: 'iss_2f73eca8edb342fa87d1e728',
     issuer_name: 'Glenmoor Digital Holdings (demo)',
     provider_id: null,
     instrument_name: 'Glenmoor 7.75% Bitcoin-Backed Bonds due 2030 (demo)',
@@ -87,7 +87,7 @@ export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
     updated_at: '2026-11-18T15:00:00.000Z',
   },
   {
-    id: '117f2a14-2755-4ba4-9ed1-5701ef313ed4',
+    id: 'iss_117f2a1427554ba49ed15701',
     issuer_name: 'Stillwater Treasury Corp (demo)',
     provider_id: null,
     instrument_name: 'Stillwater 9.00% Perpetual Strike Preferred (demo)',
@@ -103,7 +103,7 @@ export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
     updated_at: '2026-11-19T11:00:00.000Z',
   },
   {
-    id: 'eb5840ec-dd0b-456a-aa00-8ab32f122046',
+    id: 'iss_eb5840ecdd0b456aaa008ab3',
     issuer_name: 'Ashgrove Mining Credit (demo)',
     provider_id: null,
     instrument_name: 'Ashgrove Series A Convertible Preferred, terms to follow (demo)',
@@ -119,7 +119,7 @@ export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
     updated_at: '2026-11-20T10:00:00.000Z',
   },
   {
-    id: 'f9f2deba-8f81-4f4d-9c1b-668545c0a82b',
+    id: 'iss_f9f2deba8f814f4d9c1b6685',
     issuer_name: 'Meridian Dollar Yield (demo)',
     provider_id: 'c4677854-738a-41ca-9c81-ebe998beac75',
     instrument_name: 'Meridian 5.10% Reserve-Backed Notes due 2028 (demo)',

@@ -10,6 +10,7 @@ from ._version import __version__
 from .async_client import AsyncClient
 from .client import Client
 from .errors import UNEXPECTED_RESPONSE, SvcApiError, SvcError, SvcNetworkError
+from .types import is_withdrawal
 from .webhooks import (
     PREVIOUS_SIGNATURE_HEADER,
     SIGNATURE_HEADER,
@@ -29,6 +30,7 @@ __all__ = [
     "UNEXPECTED_RESPONSE",
     "WebhookVerificationError",
     "__version__",
+    "is_withdrawal",
     "verify_standard_webhook",
     "verify_webhook_signature",
 ]

@@ -15,8 +15,10 @@ from .types import (
     Comparison,
     ComputationPackage,
     CoverageRequestReceipt,
+    CoverageRequestStatus,
     DeliveriesResponse,
     DeliveryStatus,
+    HistoryEntry,
     Issuance,
     IssuancesResponse,
     IssuanceStatus,
@@ -122,6 +124,9 @@ class AsyncClient:
             message=message,
         )
 
+    async def score_request_status(self, request_id: str) -> CoverageRequestStatus:
+        return await self._run(self._client.score_request_status, request_id)
+
     async def status(self) -> StatusResponse:
         return await self._run(self._client.status)
 
@@ -145,7 +150,7 @@ class AsyncClient:
     ) -> ScoreHistoryResponse:
         return await self._run(self._client.history, provider_id, limit, cursor)
 
-    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> AsyncIterator[RiskIndicator]:
+    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> AsyncIterator[HistoryEntry]:
         return _async_items(lambda cursor: self.history(provider_id, page_size, cursor))
 
     async def methodology(self, version: Optional[str] = None) -> MethodologyResponse:
@@ -165,16 +170,22 @@ class AsyncClient:
         type: Optional[IssuanceType] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        *,
+        include_closed: bool = False,
     ) -> IssuancesResponse:
-        return await self._run(self._client.issuances, status, type, limit, cursor)
+        return await self._run(self._client.issuances, status, type, limit, cursor, include_closed=include_closed)
 
     def iter_issuances(
         self,
         status: Optional[IssuanceStatus] = None,
         type: Optional[IssuanceType] = None,
         page_size: Optional[int] = None,
+        *,
+        include_closed: bool = False,
     ) -> AsyncIterator[Issuance]:
-        return _async_items(lambda cursor: self.issuances(status, type, page_size, cursor))
+        return _async_items(
+            lambda cursor: self.issuances(status, type, page_size, cursor, include_closed=include_closed)
+        )
 
     # ---- analysis ----
 

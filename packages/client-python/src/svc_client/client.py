@@ -11,8 +11,10 @@ from .types import (
     Comparison,
     ComputationPackage,
     CoverageRequestReceipt,
+    CoverageRequestStatus,
     DeliveriesResponse,
     DeliveryStatus,
+    HistoryEntry,
     Holding,
     InputOverride,
     InputValue,
@@ -118,7 +120,7 @@ class Client:
         message: Optional[str] = None,
     ) -> CoverageRequestReceipt:
         """Asks for a provider to be covered. No key; 5 requests an hour per client IP. The same request again
-        within 24 hours returns the same ``request_id``."""
+        within 24 hours returns the same ``request_id`` (and the status it has now) without spending that budget."""
         body = _without_none(
             provider_name=provider_name,
             website=website,
@@ -127,6 +129,12 @@ class Client:
             message=message,
         )
         return cast(CoverageRequestReceipt, self._post_json("/api/public/score-request", body))
+
+    def score_request_status(self, request_id: str) -> CoverageRequestStatus:
+        """What became of a coverage request (``cr_…``): its status (RECEIVED, IN_REVIEW, COVERED, DECLINED) and
+        the resolution note. No key."""
+        path = f"/api/public/score-request/{path_segment(request_id)}"
+        return cast(CoverageRequestStatus, self._get_json(path, {}))
 
     def status(self) -> StatusResponse:
         """Platform status, data freshness and framework version. No key, not rate limited."""
@@ -154,12 +162,13 @@ class Client:
     def history(
         self, provider_id: str, limit: Optional[int] = None, cursor: Optional[str] = None
     ) -> ScoreHistoryResponse:
-        """One page of a provider's published Risk Indicators, newest first."""
+        """One page of a provider's history, newest first: published Risk Indicators, and withdrawals as entries of
+        their own (``entry_type == "withdrawal"``; see ``svc_client.is_withdrawal``)."""
         path = f"/api/v1/scores/{path_segment(provider_id)}/history"
         return cast(ScoreHistoryResponse, self._get_json(path, {"limit": limit, "cursor": cursor}))
 
-    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> Iterator[RiskIndicator]:
-        """Every Risk Indicator published for a provider, newest first."""
+    def iter_history(self, provider_id: str, page_size: Optional[int] = None) -> Iterator[HistoryEntry]:
+        """Every entry of a provider's history (publications and withdrawals), newest first."""
         return _items(lambda cursor: self.history(provider_id, page_size, cursor))
 
     def methodology(self, version: Optional[str] = None) -> MethodologyResponse:
@@ -182,9 +191,18 @@ class Client:
         type: Optional[IssuanceType] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        *,
+        include_closed: bool = False,
     ) -> IssuancesResponse:
-        """One page of upcoming issuances (preferred shares and bonds), newest first."""
-        query = {"status": status, "type": type, "limit": limit, "cursor": cursor}
+        """One page of upcoming issuances (preferred shares and bonds), newest first; with ``include_closed`` the
+        closed ones (PRICED, CANCELLED) too."""
+        query = {
+            "status": status,
+            "type": type,
+            "limit": limit,
+            "cursor": cursor,
+            "include_closed": True if include_closed else None,
+        }
         return cast(IssuancesResponse, self._get_json("/api/v1/issuances", query))
 
     def iter_issuances(
@@ -192,9 +210,11 @@ class Client:
         status: Optional[IssuanceStatus] = None,
         type: Optional[IssuanceType] = None,
         page_size: Optional[int] = None,
+        *,
+        include_closed: bool = False,
     ) -> Iterator[Issuance]:
-        """Every upcoming issuance, newest first."""
-        return _items(lambda cursor: self.issuances(status, type, page_size, cursor))
+        """Every upcoming issuance (and closed one, with ``include_closed``), newest first."""
+        return _items(lambda cursor: self.issuances(status, type, page_size, cursor, include_closed=include_closed))
 
     # ---- analysis (PROFESSIONAL and above) ----
 

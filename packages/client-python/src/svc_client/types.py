@@ -9,7 +9,10 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 PlannerType = Literal["btc", "fiat", "stablecoin"]
 RiskBand = Literal["LOW", "MEDIUM", "ELEVATED", "HIGH", "SEVERE"]
 Tier = Literal["FREE", "PROFESSIONAL", "ENTERPRISE", "CUSTOM"]
+#: The statuses of an upcoming issuance, which the list's ``status`` filter takes.
 IssuanceStatus = Literal["ANNOUNCED", "PRICING"]
+#: Every status an issuance has: the upcoming ones, and PRICED or CANCELLED once closed.
+IssuanceRecordStatus = Literal["ANNOUNCED", "PRICING", "PRICED", "CANCELLED"]
 IssuanceType = Literal["preferred_share", "bond"]
 ChangeType = Literal["NEW", "SCORE_CHANGE", "BAND_CHANGE", "WITHDRAWN"]
 MatchKind = Literal["exact", "prefix", "word_prefix", "substring"]
@@ -189,9 +192,32 @@ class ScoresListResponse(TypedDict):
     next_cursor: Optional[str]
 
 
+class HistoryWithdrawal(TypedDict):
+    """A withdrawal in a provider's history: an entry of its own, right after the publication it withdrew."""
+
+    entry_type: Literal["withdrawal"]
+    provider_id: str
+    withdrawn_at: str
+    withdrawn_risk_indicator_id: str
+    previous_score: float
+    previous_band: RiskBand
+    framework_version: str
+    reason: Optional[str]
+
+
+#: One entry of a provider's history: a published Risk Indicator, or a withdrawal (see ``is_withdrawal``).
+HistoryEntry = Union[RiskIndicator, HistoryWithdrawal]
+
+
+def is_withdrawal(entry: Any) -> bool:
+    """Whether a history entry is a withdrawal rather than a published Risk Indicator."""
+    return isinstance(entry, dict) and entry.get("entry_type") == "withdrawal"
+
+
 class ScoreHistoryResponse(TypedDict):
     provider_id: str
-    data: List[RiskIndicator]
+    #: Publications (Risk Indicators) and withdrawals (``entry_type == "withdrawal"``), newest first.
+    data: List[HistoryEntry]
     next_cursor: Optional[str]
 
 
@@ -248,7 +274,7 @@ class Issuance(TypedDict):
     instrument_name: str
     ticker: Optional[str]
     type: IssuanceType
-    status: IssuanceStatus
+    status: IssuanceRecordStatus
     currency: str
     target_amount: float
     coupon_rate_pct: Optional[float]
@@ -301,10 +327,22 @@ class ChangelogResponse(TypedDict):
     next_cursor: Optional[str]
 
 
+CoverageRequestStatusName = Literal["RECEIVED", "IN_REVIEW", "COVERED", "DECLINED"]
+
+
 class CoverageRequestReceipt(TypedDict):
     request_id: str
-    status: Literal["RECEIVED"]
+    #: RECEIVED for a new request; a resubmission answers the status the request has now.
+    status: CoverageRequestStatusName
     received_at: str
+
+
+class CoverageRequestStatus(TypedDict):
+    """What became of a coverage request: its status and the operator's note, nothing the requester sent."""
+
+    request_id: str
+    status: CoverageRequestStatusName
+    resolution_note: Optional[str]
 
 
 # ---- analysis ----

@@ -18,6 +18,7 @@ import {
   secretBox,
   startServer,
   submitInputs,
+  withdrawProvider,
 } from '@svc/api';
 import type { Tier } from '@svc/contracts';
 
@@ -47,6 +48,8 @@ export interface RealApi {
   key(tier: Tier): Promise<string>;
   /** Submits, approves (maker-checker) and publishes approved-inputs documents; every one must publish. */
   publish(documents: readonly InputsDoc[]): Promise<void>;
+  /** Withdraws a provider's published indicator, as `svc provider withdraw` does. */
+  withdraw(providerId: string, reason: string): Promise<void>;
   /** Records an upcoming issuance; returns its id. */
   addIssuance(name: string): Promise<string>;
   stop(): Promise<void>;
@@ -100,6 +103,10 @@ export async function startApi(engine: Engine = 'sqlite'): Promise<RealApi> {
       const report = await publishRun(store, clock, { providers: providerIds });
       const refused = report.outcomes.filter((o) => o.status !== 'published');
       if (refused.length > 0) throw new Error(`not published: ${JSON.stringify(refused)}`);
+      snapshot.invalidate();
+    },
+    async withdraw(providerId, reason) {
+      await withdrawProvider(store, clock, providerId, reason);
       snapshot.invalidate();
     },
     async addIssuance(name) {

@@ -1,7 +1,7 @@
 import { endpoints } from '@svc/contracts';
-import { servedIndicatorJson } from '../../services/served.js';
-import { findProvider, listHistory } from '../../store/repositories/providers.js';
-import { decodeCursor, NumberPosition, nextLink, pageOf } from '../pagination.js';
+import { HistoryPosition, historyPage } from '../../services/history.js';
+import { findProvider } from '../../store/repositories/providers.js';
+import { decodeCursor, nextLink } from '../pagination.js';
 import { ApiError } from '../problem.js';
 import { defineRoute } from '../route.js';
 
@@ -9,11 +9,10 @@ export default defineRoute(endpoints.getScoreHistory, async ({ params, query, se
   const providerId = params.providerId.toLowerCase();
   const provider = await findProvider(services.store.db, providerId);
   if (!provider) throw new ApiError('not_found', `no provider ${params.providerId}`);
-  const before = decodeCursor(query.cursor, NumberPosition);
-  const rows = await listHistory(services.store.db, providerId, { beforeSeq: before?.n, limit: query.limit + 1 });
-  const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ n: r.seq }));
+  const before = decodeCursor(query.cursor, HistoryPosition);
+  const { dataJson, nextCursor } = await historyPage(services.store.db, providerId, before, query.limit);
   return {
-    jsonText: `{"provider_id":${JSON.stringify(providerId)},"data":[${page.map(servedIndicatorJson).join(',')}],"next_cursor":${JSON.stringify(nextCursor)}}`,
+    jsonText: `{"provider_id":${JSON.stringify(providerId)},"data":${dataJson},"next_cursor":${JSON.stringify(nextCursor)}}`,
     headers: nextLink(req.path, query, nextCursor),
   };
 });

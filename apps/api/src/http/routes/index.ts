@@ -10,6 +10,7 @@ import getMethodology from './get-methodology.js';
 import getScore from './get-score.js';
 import getScoreHistory from './get-score-history.js';
 import getScoreMemo from './get-score-memo.js';
+import getScoreRequest from './get-score-request.js';
 import getStatus from './get-status.js';
 import listDeliveries from './list-deliveries.js';
 import listIssuances from './list-issuances.js';
@@ -41,6 +42,7 @@ export const routes: RouteModule[] = [
   getChangelog,
   getChangelogAtom,
   requestScore,
+  getScoreRequest,
   createWebhook,
   listWebhooks,
   deleteWebhook,

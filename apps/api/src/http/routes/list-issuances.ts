@@ -9,6 +9,7 @@ export default defineRoute(endpoints.listIssuances, async ({ query, services, re
   const rows = await listIssuances(services.store.db, {
     status: query.status,
     type: query.type,
+    includeClosed: query.include_closed,
     after: after ? { announced_at: after.a, id: after.id } : undefined,
     limit: query.limit + 1,
   });

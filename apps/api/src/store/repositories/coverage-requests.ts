@@ -6,7 +6,7 @@ export type CoverageRequestRow = CoverageRequestsTable;
 export async function findByFingerprint(db: Kysely<Database>, fingerprint: string, since: string) {
   return db
     .selectFrom('coverage_requests')
-    .select(['id', 'received_at'])
+    .select(['id', 'received_at', 'status'])
     .where('fingerprint', '=', fingerprint)
     .where('received_at', '>=', since)
     .orderBy('received_at')
@@ -26,15 +26,15 @@ export async function listCoverageRequests(
   return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
 }
 
-export async function resolveCoverageRequest(
+/** Sets a request's status and note; `resolvedAt` is when it reached a final status (COVERED, DECLINED), else null. */
+export async function updateCoverageRequest(
   db: Kysely<Database>,
   id: string,
-  resolution: string,
-  at: string,
+  change: { status: string; resolution: string | null; resolvedAt: string | null },
 ): Promise<boolean> {
   const result = await db
     .updateTable('coverage_requests')
-    .set({ status: 'RESOLVED', resolution, resolved_at: at })
+    .set({ status: change.status, resolution: change.resolution, resolved_at: change.resolvedAt })
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

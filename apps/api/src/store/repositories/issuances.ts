@@ -1,3 +1,4 @@
+import { ISSUANCE_STATUSES } from '@svc/contracts';
 import type { Kysely } from 'kysely';
 import type { Database, IssuancesTable } from '../schema.js';
 
@@ -27,12 +28,15 @@ export async function listIssuances(
   options: {
     status?: string | undefined;
     type?: string | undefined;
+    /** Without it, only the upcoming issuances (status ANNOUNCED or PRICING). */
+    includeClosed?: boolean | undefined;
     after?: AnnouncedPosition | undefined;
     limit: number;
   },
 ): Promise<IssuanceRow[]> {
   let query = db.selectFrom('issuances').selectAll();
   if (options.status) query = query.where('status', '=', options.status);
+  else if (!options.includeClosed) query = query.where('status', 'in', [...ISSUANCE_STATUSES]);
   if (options.type) query = query.where('type', '=', options.type);
   const after = options.after;
   if (after) {

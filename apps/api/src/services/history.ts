@@ -1,0 +1,62 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { pageOf } from '../http/pagination.js';
+import { listHistory } from '../store/repositories/providers.js';
+import { listWithdrawals } from '../store/repositories/withdrawals.js';
+import type { Database, WithdrawalsTable } from '../store/schema.js';
+import { servedIndicatorJson } from './served.js';
+
+/**
+ * Where a page of a provider's history ends: the publication `n` (its indicator_history seq) or, with `w: 1`,
+ * the withdrawal of publication `n`, which comes after it. Cursors written before withdrawals were listed
+ * are `{n}` and keep their meaning.
+ */
+/** Where a page of the history ends: a publication's sequence number, or (`w: 1`) the withdrawal that ended it. */
+export const HistoryPosition = z.strictObject({
+  n: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  w: z.literal(1).optional(),
+});
+export type HistoryPosition = z.infer<typeof HistoryPosition>;
+
+type Entry = { seq: number; withdrawal: WithdrawalsTable | null; json: string };
+
+/**
+ * One page of a provider's history, newest first: every publication (the Risk Indicator as served) and every
+ * withdrawal as an entry of its own (`entry_type: "withdrawal"`) right after the publication it withdrew, so a
+ * withdrawal and a re-publication never read as the same indicator listed twice.
+ */
+export async function historyPage(
+  db: Kysely<Database>,
+  providerId: string,
+  before: HistoryPosition | undefined,
+  limit: number,
+): Promise<{ dataJson: string; nextCursor: string | null }> {
+  // A publication n sorts before (is older than) its withdrawal: a page ending on the withdrawal of n goes on with n.
+  const publicationsBefore = before === undefined ? undefined : before.w === 1 ? before.n + 1 : before.n;
+  const [publications, withdrawals] = await Promise.all([
+    listHistory(db, providerId, { beforeSeq: publicationsBefore, limit: limit + 1 }),
+    listWithdrawals(db, providerId, { beforeSeq: before?.n, limit: limit + 1 }),
+  ]);
+  const entries: Entry[] = [
+    ...publications.map((p) => ({ seq: p.seq, withdrawal: null, json: servedIndicatorJson(p) })),
+    ...withdrawals.map((w) => ({ seq: w.after_seq, withdrawal: w, json: withdrawalJson(w) })),
+  ];
+  entries.sort((a, b) => b.seq - a.seq || (a.withdrawal ? -1 : 0) - (b.withdrawal ? -1 : 0));
+  const { page, nextCursor } = pageOf(entries.slice(0, limit + 1), limit, (e) =>
+    e.withdrawal ? { n: e.seq, w: 1 } : { n: e.seq },
+  );
+  return { dataJson: `[${page.map((e) => e.json).join(',')}]`, nextCursor };
+}
+
+function withdrawalJson(w: WithdrawalsTable): string {
+  return JSON.stringify({
+    entry_type: 'withdrawal',
+    provider_id: w.provider_id,
+    withdrawn_at: w.withdrawn_at,
+    withdrawn_risk_indicator_id: w.risk_indicator_id,
+    previous_score: w.previous_score,
+    previous_band: w.previous_band,
+    framework_version: w.framework_version,
+    reason: w.reason,
+  });
+}
