@@ -121,6 +121,8 @@ describe.each(engines)('admin services on %s', (engine) => {
       expect(added).toEqual({
         id: expect.stringMatching(/^iss_[0-9a-f]{24}$/),
         ...ISSUANCE,
+        // The record as HTTP serves it (a number); the store keeps the exact text it was given.
+        target_amount: 25000000.5,
         provider_id: null,
         ticker: 'ESL.PA',
         coupon_rate_pct: 8,
