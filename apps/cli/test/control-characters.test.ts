@@ -57,7 +57,7 @@ const stores: [string, () => Promise<Env>][] = [
 ];
 
 describe.each(stores)('control characters in the CLI on %s', (_name, storeVars) => {
-  it('svc inputs import refuses a provider name with a terminal escape: exit 1, the path and character, nothing stored', async () => {
+  it('svc inputs import refuses a provider name with a terminal escape: exit 2 (an invalid document), the path and character, nothing stored', async () => {
     const vars = await storeVars();
     const document = await readExample();
     document.provider.name = 'Evil\u001b[2JLending';
@@ -65,7 +65,7 @@ describe.each(stores)('control characters in the CLI on %s', (_name, storeVars) 
     expect(svcIn(vars, 'provider', 'list').status).toBe(0); // the store, made and migrated
     const before = await withStore(vars, contentsOf);
     const run = svcIn(vars, 'inputs', 'import', file, '--by', 'alice');
-    expect(run.status, run.stderr).toBe(1);
+    expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toContain('provider.name: must not hold control characters');
     expect(run.stderr).toContain('found U+001B at character 5');
     expect(run.stderr).not.toMatch(RAW_CONTROL);
@@ -76,7 +76,7 @@ describe.each(stores)('control characters in the CLI on %s', (_name, storeVars) 
   it('--by with a control character is refused, and the error shows the character instead of obeying it', async () => {
     const vars = await storeVars();
     const run = svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'al\u001b[2Jice');
-    expect(run.status, run.stderr).toBe(1);
+    expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toContain("the submitter's name (--by) must not hold control characters");
     expect(run.stderr).not.toMatch(RAW_CONTROL);
   });

@@ -73,7 +73,7 @@ function analyst(name: string, role: string): string {
     throw new SubmissionError('invalid_value', `the ${role}'s name (--by) is 1 to 200 characters`);
   }
   const unreadable = controlCharacterProblem(name);
-  if (unreadable) throw new SubmissionError('refused', `the ${role}'s name (--by) ${unreadable}`);
+  if (unreadable) throw new SubmissionError('invalid_value', `the ${role}'s name (--by) ${unreadable}`);
   return trimmed;
 }
 
