@@ -10,7 +10,7 @@ import { enableMcp } from '../../src/services/access.js';
 import { POSTGRES_URL } from '../support/environment.js';
 import { clientIp, expectProblem } from '../support/responses.js';
 import { publish, startTestServer, type TestServer } from '../support/server.js';
-import { engines } from '../support/stores.js';
+import { adminQuery, engines } from '../support/stores.js';
 
 /**
  * The states a real PostgreSQL server can be in that are outages without being a refused TCP connection: the
@@ -35,15 +35,7 @@ describe.skipIf(!engines.includes('postgres'))('store outage states of a real Po
   let riId = '';
   let ips = 0;
 
-  async function admin(text: string, url = adminUrl): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  }
+  const admin = (text: string) => adminQuery(text, adminUrl);
   /** Ends every session the service holds; the pool opens new ones on its next request. */
   const terminateSessions = () =>
     admin(

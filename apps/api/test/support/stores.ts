@@ -38,7 +38,8 @@ export async function freshLocation(engine: Engine, postgresUrl = POSTGRES_URL):
   };
 }
 
-async function adminQuery(text: string, url = POSTGRES_URL): Promise<void> {
+/** Runs one statement on its own connection to the PostgreSQL test server (the test database, or `url`). */
+export async function adminQuery(text: string, url = POSTGRES_URL): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
