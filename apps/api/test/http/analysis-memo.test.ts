@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type RiskIndicatorResponse, RiskIndicatorSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
+import { type RiskIndicatorResponse, RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { withdrawProvider } from '../../src/services/admin.js';
 import { CAPS_ID, example, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
