@@ -189,9 +189,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('stays in range: 0 <= final_score <= 100', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('stays in range: 0 <= final_score <= 100', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const { indicator, package: pkg } = scoreWithPackage(doc, FRAMEWORK);
         const final = toUnits(pkg.result.final_score, P.score);
         expect(final >= SCORE_MIN && final <= SCORE_MAX).toBe(true);
@@ -202,9 +203,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('bands the score: risk_band is the band whose range holds final_score, next_band the band just better (absent for LOW)', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('bands the score: risk_band is the band whose range holds final_score, next_band the band just better (absent for LOW)', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const { indicator, package: pkg } = scoreWithPackage(doc, FRAMEWORK);
         const final = toUnits(pkg.steps.final_score, P.score);
         const { band, better } = bandOf(final);
@@ -223,9 +225,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('scores by the scale: each criterion’s points, contribution and the uncapped sum follow the framework data exactly', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('scores by the scale: each criterion’s points, contribution and the uncapped sum follow the framework data exactly', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const pkg = packageOf(doc);
         let uncapped = 0n;
         CRITERIA.forEach((criterion, i) => {
@@ -253,9 +256,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('caps fire by their conditions: a hard cap fires exactly when its condition holds on the inputs present', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('caps fire by their conditions: a hard cap fires exactly when its condition holds on the inputs present', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const pkg = packageOf(doc);
         DEFINITION.hard_caps.forEach((cap, i) => {
           const expected = capFires(cap.condition, doc);
@@ -266,9 +270,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('caps bind: final_score never exceeds a fired cap and equals r2(min(uncapped, fired caps))', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('caps bind: final_score never exceeds a fired cap and equals r2(min(uncapped, fired caps))', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const { indicator, package: pkg } = scoreWithPackage(doc, FRAMEWORK);
         const uncapped = toUnits(pkg.steps.uncapped, P.contribution);
         const final = toUnits(pkg.steps.final_score, P.score);
@@ -290,15 +295,16 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('is monotone: improving one input’s points never lowers the uncapped score', () => {
+  it('is monotone: improving one input’s points never lowers the uncapped score', async () => {
     const improvementArb = documentWithInputsArb.chain((doc) =>
       fc.constantFrom(...Object.keys(doc.inputs)).chain((key) => {
         const item = doc.inputs[key] as InputItem;
         return improvedValueArb(criterionOf(key), item.value).map((value) => ({ doc, key, value }));
       }),
     );
-    fc.assert(
-      fc.property(improvementArb, ({ doc, key, value }) => {
+    await fc.assert(
+      fc.asyncProperty(improvementArb, async ({ doc, key, value }) => {
+        await breathe();
         const item = doc.inputs[key] as InputItem;
         const improved: InputsDocument = { ...doc, inputs: { ...doc.inputs, [key]: { ...item, value } } };
         const before = packageOf(doc);
@@ -314,9 +320,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('measures the gap: points_to_next_band = next band’s lower bound - final_score, exactly to 2 decimals', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('measures the gap: points_to_next_band = next band’s lower bound - final_score, exactly to 2 decimals', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const { indicator, package: pkg } = scoreWithPackage(doc, FRAMEWORK);
         const final = toUnits(pkg.result.final_score, P.score);
         const { better } = bandOf(final);
@@ -333,9 +340,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('confidence is a fraction in [0, 1], and a result is publishable iff confidence >= 0.5', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('confidence is a fraction in [0, 1], and a result is publishable iff confidence >= 0.5', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const { indicator, package: pkg } = scoreWithPackage(doc, FRAMEWORK);
         const confidence = toUnits(pkg.result.confidence, P.confidence);
         expect(confidence >= 0n && confidence <= 10_000n).toBe(true);
@@ -346,9 +354,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('weighs freshness: age_days, freshness and confidence = r4(sum of weight x freshness / 100) follow the as_of dates', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('weighs freshness: age_days, freshness and confidence = r4(sum of weight x freshness / 100) follow the as_of dates', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const pkg = packageOf(doc);
         let weighted = 0n;
         CRITERIA.forEach((criterion, i) => {
@@ -364,9 +373,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('round trips: a serialised package verifies as reproduced, from canonical bytes', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+  it('round trips: a serialised package verifies as reproduced, from canonical bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const bytes = serializePackage(packageOf(doc));
         const verification = verifyPackage(JSON.parse(bytes), bytes);
         expect(verification.status).toBe('reproduced');
@@ -375,7 +385,7 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('is tamper-evident: a package with any one value changed does not verify as reproduced', () => {
+  it('is tamper-evident: a package with any one value changed does not verify as reproduced', async () => {
     type Path = (string | number)[];
     const leafPaths = (value: unknown, path: Path): Path[] => {
       if (Array.isArray(value)) return value.flatMap((v, i) => leafPaths(v, [...path, i]));
@@ -409,8 +419,9 @@ describe('DCRF v1.0 scoring properties', () => {
       at: fc.nat(),
       pick: fc.nat(),
     });
-    fc.assert(
-      fc.property(tamperArb, ({ doc, group, leaf, delta, at, pick }) => {
+    await fc.assert(
+      fc.asyncProperty(tamperArb, async ({ doc, group, leaf, delta, at, pick }) => {
+        await breathe();
         const bytes = serializePackage(packageOf(doc));
         const tampered = JSON.parse(bytes) as Record<string, unknown>;
         // `engine` is informational (who built the package), not part of what is reproduced.
@@ -432,9 +443,10 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('dates the result: scored_at is the evaluation date at 00:00 UTC, and risk_indicator_id (ri_ + 24 hex) changes with it', () => {
-    fc.assert(
-      fc.property(documentArb, fc.integer({ min: 1, max: 2000 }), (doc, later) => {
+  it('dates the result: scored_at is the evaluation date at 00:00 UTC, and risk_indicator_id (ri_ + 24 hex) changes with it', async () => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, fc.integer({ min: 1, max: 2000 }), async (doc, later) => {
+        await breathe();
         const first = score(doc);
         expect(first.scored_at).toBe(`${doc.evaluation_date}T00:00:00Z`);
         expect(first.risk_indicator_id).toMatch(/^ri_[0-9a-f]{24}$/);
@@ -448,10 +460,11 @@ describe('DCRF v1.0 scoring properties', () => {
     );
   });
 
-  it('explains the score: ceiling factors are the largest shortfalls, floor factors the largest contributions of criteria at 70+ points', () => {
+  it('explains the score: ceiling factors are the largest shortfalls, floor factors the largest contributions of criteria at 70+ points', async () => {
     const floorMin = toUnits(DEFINITION.decision.floor_min_points, P.points);
-    fc.assert(
-      fc.property(documentArb, (doc) => {
+    await fc.assert(
+      fc.asyncProperty(documentArb, async (doc) => {
+        await breathe();
         const pkg = packageOf(doc);
         const decision = pkg.result.svc_decision_object;
         const traces = pkg.steps.criteria;
