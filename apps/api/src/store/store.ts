@@ -17,6 +17,7 @@ import {
   sql,
 } from 'kysely';
 import pg from 'pg';
+import type { Dialect } from './dialect.js';
 import * as initial from './migrations/0001-initial.js';
 import * as frameworkReleases from './migrations/0002-framework-releases.js';
 import * as webhooks from './migrations/0003-webhooks.js';
@@ -28,7 +29,7 @@ import * as keysAndBestBandPaths from './migrations/0008-keys-and-best-band-path
 import { readAtOnceWith } from './prepared.js';
 import type { Database } from './schema.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './dialect.js';
 
 export type StoreLocation = { kind: 'postgres'; url: string; schema?: string } | { kind: 'sqlite'; file: string };
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../store.js';
+import type { Dialect } from '../dialect.js';
 
 /** Columns are declared once for both engines; the one real difference is the identity column. */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../store.js';
+import type { Dialect } from '../dialect.js';
 
 /** The framework versions published: which definition (by hash), who signed it off, from when it is current. */
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../store.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * Webhooks: endpoints per workspace, the outbox of events (written in the transaction of the change

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../store.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * Each publication records the framework version it was scored under on its own row, so the history

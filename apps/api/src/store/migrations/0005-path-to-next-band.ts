@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../store.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * Each published indicator keeps its path to the next band (JSON text), computed by the engine when it

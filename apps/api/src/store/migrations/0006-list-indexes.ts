@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../store.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * Two lists no index served (test/store/indexes.test.ts explains every repository query): the pending

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../store.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * Two records of what happened, kept where their readers look:
