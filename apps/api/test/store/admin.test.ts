@@ -15,18 +15,9 @@ import { listChanges } from '../../src/store/repositories/changelog.js';
 import { PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import { findCurrent, findProvider, listPublicHeadlines } from '../../src/store/repositories/providers.js';
 import { manualClock } from '../support/clock.js';
-import { exampleDocument, framework, UNKNOWN_PROVIDER_ID } from '../support/documents.js';
+import { exampleDocument, framework, ISSUANCE, UNKNOWN_PROVIDER_ID } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
-
-const ISSUANCE: IssuanceFields = {
-  issuer_name: 'Example Sats Lending',
-  instrument_name: '8.00% Series A Preferred',
-  type: 'preferred_share',
-  status: 'ANNOUNCED',
-  currency: 'USD',
-  target_amount: '25000000.50',
-};
 
 describe.each(engines)('admin services on %s', (engine) => {
   const store = useFreshStore(engine);

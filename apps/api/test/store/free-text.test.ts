@@ -13,7 +13,7 @@ import { approveInputs, submitInputs } from '../../src/services/inputs.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { manualClock } from '../support/clock.js';
-import { example, exampleDocument, framework, WORKED_ID } from '../support/documents.js';
+import { example, exampleDocument, framework, ISSUANCE, WORKED_ID } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
 
@@ -32,15 +32,6 @@ const HOSTILE: [string, string][] = [
   ['U+202E', 'Evil\u202egnidneL'],
   ['U+2066', 'Evil\u2066Lending\u2069'],
 ];
-
-const ISSUANCE: IssuanceFields = {
-  issuer_name: 'Example Sats Lending',
-  instrument_name: '8.00% Series A Preferred',
-  type: 'preferred_share',
-  status: 'ANNOUNCED',
-  currency: 'USD',
-  target_amount: '25000000.50',
-};
 
 describe.each(engines)('free text with control characters on %s', (engine) => {
   const store = useFreshStore(engine);

@@ -9,6 +9,7 @@ import {
   scoreWithPackage,
   validateInputs,
 } from '@svc/methodology';
+import type { IssuanceFields } from '../../src/services/admin.js';
 
 /** The published example approved-inputs documents, and variations of them, for every suite. */
 
@@ -111,3 +112,13 @@ export function newProvider(variation: Variation = {}, name: ExampleName = 'work
 export function engineIndicator(doc: InputsDoc): RiskIndicator {
   return scoreWithPackage(validated(doc), framework).indicator;
 }
+
+/** An issuance as an operator adds it (`svc issuances add`): the fields every issuance test starts from. */
+export const ISSUANCE: IssuanceFields = {
+  issuer_name: 'Example Sats Lending',
+  instrument_name: '8.00% Series A Preferred',
+  type: 'preferred_share',
+  status: 'ANNOUNCED',
+  currency: 'USD',
+  target_amount: '25000000.50',
+};
