@@ -1,13 +1,7 @@
 import { getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/services/access.js';
-import {
-  addIssuance,
-  type IssuanceFields,
-  setRequestStatus,
-  updateIssuance,
-  withdrawProvider,
-} from '../../src/services/admin.js';
+import { addIssuance, setRequestStatus, updateIssuance, withdrawProvider } from '../../src/services/admin.js';
 import { publishFramework } from '../../src/services/frameworks.js';
 import { approveInputs, submitInputs } from '../../src/services/inputs.js';
 import { publishIndicator } from '../../src/services/publishing.js';
