@@ -83,13 +83,8 @@ function handlerOf(route: RouteModule, services: Services) {
       // A request the route has answered before is answered again without spending the route's own limit.
       const ctx = { ...parseRequest(e, req, res), caller, services, req };
       const replayed = await route.replay.answer(ctx);
-      if (replayed) {
-        await admitWithin(req, res, services, route.replay.limit, caller);
-        send(res, e, replayed);
-        return;
-      }
-      await admitWithin(req, res, services, e.limit, caller);
-      send(res, e, await route.handle(ctx));
+      await admitWithin(req, res, services, replayed ? route.replay.limit : e.limit, caller);
+      send(res, e, replayed ?? (await route.handle(ctx)));
       return;
     }
     await admitWithin(req, res, services, e.limit, caller);
