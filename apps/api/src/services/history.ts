@@ -11,7 +11,6 @@ import { servedIndicatorJson } from './served.js';
  * the withdrawal of publication `n`, which comes after it. Cursors written before withdrawals were listed
  * are `{n}` and keep their meaning.
  */
-/** Where a page of the history ends: a publication's sequence number, or (`w: 1`) the withdrawal that ended it. */
 export const HistoryPosition = z.strictObject({
   n: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   w: z.literal(1).optional(),
