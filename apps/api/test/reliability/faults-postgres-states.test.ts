@@ -33,6 +33,7 @@ describe.skipIf(!engines.includes('postgres'))('store outage states of a real Po
   let server: TestServer;
   let key = '';
   let riId = '';
+  let requestId = '';
   let ips = 0;
 
   const admin = (text: string) => adminQuery(text, adminUrl);
@@ -57,6 +58,12 @@ describe.skipIf(!engines.includes('postgres'))('store outage states of a real Po
       risk_indicator_id: string;
     };
     riId = detail.risk_indicator_id;
+    const received = await fetch(`${server.url}/api/public/score-request`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp(900) },
+      body: JSON.stringify({ provider_name: 'Followed Lending' }),
+    });
+    requestId = ((await received.json()) as { request_id: string }).request_id;
   });
 
   afterAll(async () => {
@@ -92,6 +99,8 @@ describe.skipIf(!engines.includes('postgres'))('store outage states of a real Po
     ['the scores list', () => get('/api/v1/scores')],
     ['the change feed', () => get('/api/public/changelog', false)],
     ['the verification page', () => get(`/verify/${riId}`, false)],
+    ['a score history', () => get(`/api/v1/scores/${WORKED_ID}/history`)],
+    ['a coverage request followed by its requester', () => get(`/api/public/score-request/${requestId}`, false)],
     [
       'an agent tool call',
       () => post('/api/mcp', { tool_name: 'get_score_history', input: { provider_name: WORKED_NAME } }, true),
