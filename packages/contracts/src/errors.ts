@@ -85,6 +85,21 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
+/**
+ * The codes of the operators' verbs (the command line), beside the API's: no HTTP route answers them. The CLI's
+ * exit-code rule gives each its status.
+ */
+export const OPERATION_ERROR_CODES = {
+  invalid_value: 'A value outside its domain (a date, a name with control characters, an unknown status).',
+  invalid_inputs: 'An approved-inputs document that is not valid; every problem is listed.',
+  refused: 'The state of the records does not allow it (already withdrawn, already resolved, self-approval).',
+} as const;
+
+export type OperationErrorCode = keyof typeof OPERATION_ERROR_CODES;
+
+/** Every code a service verb refuses with: the API's and the operators'. */
+export type ServiceErrorCode = ErrorCode | OperationErrorCode;
+
 export const FieldProblemSchema = z
   .object({
     path: z.string().meta({ description: 'Where the problem is, e.g. `query.limit` or `body.website`.' }),
@@ -110,3 +125,8 @@ export const ProblemSchema = z
 
 export type Problem = z.infer<typeof ProblemSchema>;
 export type FieldProblem = z.infer<typeof FieldProblemSchema>;
+
+/** The API's code for a verb's refusal: an operator's code never reaches HTTP today; if it did, it is a 400. */
+export function apiErrorCode(code: ServiceErrorCode): ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code) ? (code as ErrorCode) : 'invalid_request';
+}

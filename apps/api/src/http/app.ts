@@ -1,4 +1,5 @@
 import {
+  apiErrorCode,
   type Endpoint,
   ERROR_CODES,
   type LimitName,
@@ -361,8 +362,8 @@ function problemFor(services: Services) {
       return;
     }
     if (error instanceof ServiceError) {
-      const extra = error.problems.length > 0 ? { errors: error.problems } : {};
-      sendProblem(req, res, new ApiError(error.code, error.message, extra));
+      const errors = error.problems.map(({ path, message }) => ({ path, message }));
+      sendProblem(req, res, new ApiError(apiErrorCode(error.code), error.message, errors.length > 0 ? { errors } : {}));
       return;
     }
     if (isStoreUnavailable(error)) {

@@ -8,6 +8,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
+  apiErrorCode,
   type FieldProblem,
   MCP_SERVER_INFO,
   MCP_TOOL_NAMES,
@@ -131,9 +132,9 @@ async function callTool(name: string, args: unknown, services: Services): Promis
     return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
-    const problems = renamed(error.problems);
+    const problems = renamed(error.problems.map(({ path, message }) => ({ path, message })));
     const detail = error.code === 'invalid_request' ? `invalid arguments: ${summary(problems)}` : error.message;
-    return refusal(error.code, detail, problems);
+    return refusal(apiErrorCode(error.code), detail, problems);
   }
 }
 

@@ -1,0 +1,49 @@
+import type { Tier } from '@svc/contracts';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Store } from '../store/store.js';
+import type { PublicSnapshot } from './public-snapshot.js';
+import type { UrlPolicy } from './webhook-url.js';
+
+/** An API key that has been presented and checked: whose it is and what it may do. */
+export interface Caller {
+  keyId: string;
+  workspaceId: string;
+  tier: Tier;
+  mcpEnabled: boolean;
+}
+
+/**
+ * Who a verb acts for: a key's holder (an HTTP route or an agent tool), a client without a key (its address, for
+ * the public routes), an operator at the command line (the name given, until operators have credentials), or the
+ * service itself (migrations, the dispatcher, the demo seed).
+ */
+export type Actor =
+  | { kind: 'key'; caller: Caller }
+  | { kind: 'public'; client: string }
+  | { kind: 'operator'; name: string | null }
+  | { kind: 'system' };
+
+/**
+ * Everything a service verb works with. Every verb has one signature, `(ctx, input)`: the transport (a route, an
+ * agent tool, a page, a CLI command) builds the context once and hands over the input it parsed. A verb does its
+ * writes in one transaction and knows nothing of HTTP.
+ */
+export interface ServiceContext {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** The rules webhook URLs are registered and delivered under. */
+  policy: UrlPolicy;
+  actor: Actor;
+  /** The public list as last read; a verb that publishes invalidates it. */
+  snapshot: PublicSnapshot;
+  /** Called after a transaction that queued webhook deliveries commits (wakes this process's dispatcher); optional. */
+  wake?: () => void;
+}
+
+/** The key's holder a keyed verb acts for; a verb that needs one and is given another actor is a programming error. */
+export function callerOf(ctx: ServiceContext): Caller {
+  if (ctx.actor.kind !== 'key') throw new Error(`a keyed verb was called for a ${ctx.actor.kind} actor`);
+  return ctx.actor.caller;
+}
