@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access.js';
+import type { Actor, ServiceContext } from './context.js';
 import type { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { UrlPolicy } from './webhook-url.js';
@@ -22,4 +23,18 @@ export interface Services {
   webhookPolicy: UrlPolicy;
   /** This process's webhook dispatcher, when it runs one (woken when a request queues a delivery). */
   dispatcher: WebhookDispatcher | null;
+}
+
+/** The context a verb runs in for one request or one tool call, acting for `actor`. */
+export function contextFor(services: Services, actor: Actor): ServiceContext {
+  const { dispatcher } = services;
+  return {
+    store: services.store,
+    clock: services.clock,
+    logger: services.logger,
+    policy: services.webhookPolicy,
+    actor,
+    snapshot: services.snapshot,
+    wake: dispatcher ? () => dispatcher.wake() : undefined,
+  };
 }
