@@ -10,7 +10,6 @@ export {
   startServer,
 } from './server.js';
 export {
-  AccessError,
   createKey,
   createWorkspace,
   enableMcp,
@@ -30,23 +29,9 @@ export {
   type WorkspaceDetail,
   type WorkspaceSummary,
 } from './services/access.js';
-export {
-  AdminError,
-  addIssuance,
-  closeIssuance,
-  type IssuanceChanges,
-  type IssuanceFields,
-  listIssuanceRecords,
-  listProviders,
-  listRequests,
-  type ProviderSummary,
-  REQUEST_STATUSES,
-  setRequestStatus,
-  updateIssuance,
-  type Withdrawal,
-  withdrawProvider,
-} from './services/admin.js';
-export { ServiceError } from './services/errors.js';
+export type { Actor, Caller, ServiceContext } from './services/context.js';
+export { listRequests, REQUEST_STATUSES, setRequestStatus } from './services/coverage-requests.js';
+export { ServiceError, type ServiceProblem } from './services/errors.js';
 export {
   currentPublishedFramework,
   type FrameworkRelease,
@@ -61,7 +46,6 @@ export {
   approveInputs,
   listInputs,
   type PendingApproval,
-  SubmissionError,
   type SubmissionProblem,
   type SubmissionRecord,
   type SubmissionStatus,
@@ -69,15 +53,30 @@ export {
   submissionProblems,
   submitInputs,
 } from './services/inputs.js';
+export {
+  addIssuance,
+  closeIssuance,
+  type IssuanceChanges,
+  type IssuanceFields,
+  type IssuanceRecord,
+  importIssuances,
+  listIssuanceRecords,
+  updateIssuance,
+} from './services/issuances.js';
+export {
+  listProviders,
+  type ProviderSummary,
+  providerStanding,
+  type Withdrawal,
+  withdrawProvider,
+} from './services/providers.js';
 export { type PublishRunRequest, publishRun, type RunOutcome, type RunReport } from './services/publication-run.js';
 export { type ChangeType, type PublishOutcome, publishIndicator } from './services/publishing.js';
 export { MemoryRateLimiter, RedisRateLimiter } from './services/rate-limit.js';
 export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
-export type { Services } from './services/services.js';
+export { type Services, type StandaloneOptions, standaloneContext } from './services/services.js';
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
+export { type EndpointSummary, listEndpointSummaries } from './services/webhooks/endpoints.js';
 export { parseDuration } from './services/webhooks/schedule.js';
-export { findIssuance, type IssuanceRow, upsertIssuance } from './store/repositories/issuances.js';
-export { findProvider, type ProviderRow } from './store/repositories/providers.js';
-export { endpointSummaries } from './store/repositories/webhooks.js';
 export { TABLES } from './store/schema.js';
 export { isStoreUnavailable, migrate, openStore, type Store, type StoreLocation } from './store/store.js';

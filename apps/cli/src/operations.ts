@@ -1,5 +1,6 @@
-import type { Config, SecretBox, Store } from '@svc/api';
-import { CliError } from './errors.js';
+import type { Config, SecretBox, ServiceContext, Store } from '@svc/api';
+import type { ServiceErrorCode } from '@svc/contracts';
+import { CliError, type ErrorCode as CliErrorCode } from './errors.js';
 
 /** The process environment, handed over once by bin.ts; only the API's loadConfig reads it. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -52,6 +53,32 @@ export function withMigratedStore<T>(ops: Operations, work: (store: Store) => Pr
   });
 }
 
+/** Who runs an operator's verbs: the name given with --by (until operators have credentials), the master key box. */
+export interface OperatorOptions {
+  by?: string | undefined;
+  box?: SecretBox | undefined;
+}
+
+/**
+ * withMigratedStore for the service verbs: the work gets the context they take, acting for the operator, on the
+ * system clock.
+ */
+export function withOperator<T>(
+  ops: Operations,
+  work: (ctx: ServiceContext) => Promise<T>,
+  options: OperatorOptions = {},
+): Promise<T> {
+  return withMigratedStore(ops, (store) =>
+    work(
+      ops.api.standaloneContext(store, {
+        actor: { kind: 'operator', name: options.by ?? null },
+        box: options.box,
+        clock: ops.api.systemClock,
+      }),
+    ),
+  );
+}
+
 /** The box that seals workspace secrets: SVC_MASTER_KEY, or the key file in SVC_DATA_DIR (created on first use). */
 export function masterSecretBox(ops: Operations): SecretBox {
   const { api, config } = ops;
@@ -80,20 +107,33 @@ export function describeStore(config: Config): string {
 export function explain(api: Api, error: unknown, config?: Config): unknown {
   if (error instanceof CliError) return error;
   if (error instanceof api.ConfigError) return new CliError('invalid_config', error.message, { cause: error });
-  if (error instanceof api.AccessError) {
-    const code = /^no (workspace|key) /.test(error.message) ? 'not_found' : 'invalid_value';
-    return new CliError(code, error.message, { cause: error });
-  }
-  if (error instanceof api.SubmissionError) {
-    const code = error.code;
+  if (error instanceof api.ServiceError) {
     const problems = error.problems.map((p) => ({ file: p.source, path: p.path, message: p.message }));
-    return new CliError(code, error.message, { problems, cause: error });
-  }
-  if (error instanceof api.AdminError) {
-    return new CliError(error.code, error.message, { problems: error.problems, cause: error });
+    return new CliError(cliCodeOf(error.code), error.message, { problems, cause: error });
   }
   if (config && api.isStoreUnavailable(error)) return storeUnavailable(config, error);
   return error;
+}
+
+/**
+ * A verb's refusal by its code: an unknown id is `not_found`, a state that forbids it (a disabled webhook, one
+ * endpoint too many) is `refused`, a value the API calls an invalid request is `invalid_value`.
+ */
+function cliCodeOf(code: ServiceErrorCode): CliErrorCode {
+  switch (code) {
+    case 'not_found':
+    case 'refused':
+    case 'invalid_value':
+    case 'invalid_inputs':
+      return code;
+    case 'webhook_disabled':
+    case 'too_many_webhooks':
+      return 'refused';
+    case 'unavailable':
+      return 'store_unavailable';
+    default:
+      return 'invalid_value';
+  }
 }
 
 function storeUnavailable(config: Config, error: unknown): CliError {

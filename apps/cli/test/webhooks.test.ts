@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import type { EndpointSummary } from '@svc/api';
 import { ChangelogResponseSchema, RiskIndicatorSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EndpointSummary } from '../src/commands/webhooks.js';
 import {
   childEnv,
   type Env,

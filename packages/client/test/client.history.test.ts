@@ -1,4 +1,4 @@
-import { closeIssuance } from '@svc/api';
+import { closeIssuance, standaloneContext } from '@svc/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HistoryEntry, isWithdrawal, SvcClient } from '../src/index.js';
 import { example, type RealApi, startApi } from './support/api.js';
@@ -47,7 +47,10 @@ describe('closed issuances', () => {
     const kept = await api.addIssuance('Kept Capital');
     const closed = await api.addIssuance('Closed Capital');
     const { store, clock } = api.running.services;
-    await closeIssuance(store, clock, closed, 'PRICED');
+    await closeIssuance(standaloneContext(store, { actor: { kind: 'system' }, clock }), {
+      id: closed,
+      status: 'PRICED',
+    });
     expect((await free.issuances()).data.map((i) => i.id)).toEqual([kept]);
     const all = await free.issuances({ include_closed: true });
     expect(all.data.map((i) => [i.id, i.status, typeof i.target_amount])).toEqual([

@@ -10,7 +10,7 @@ import {
 import { JsonSyntaxError, readJson } from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { Caller } from '../services/access.js';
+import type { Caller } from '../services/context.js';
 import { ServiceError } from '../services/errors.js';
 import type { LimitDecision } from '../services/rate-limit.js';
 import type { Services } from '../services/services.js';

@@ -1,7 +1,7 @@
 import type { Endpoint, LimitName } from '@svc/contracts';
 import type { Request } from 'express';
 import type { z } from 'zod';
-import type { Caller } from '../services/access.js';
+import type { Caller } from '../services/context.js';
 import type { Services } from '../services/services.js';
 
 export interface RouteContext<P = Record<string, never>, Q = Record<string, never>, B = undefined> {

@@ -2,13 +2,13 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument, RiskIndicatorIdSchema } from '@svc/contracts';
-import { currentFramework, getFramework, type NextBandPath, type RiskIndicator } from '@svc/methodology';
+import { currentFramework, getFramework } from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
 import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
-import type { Services } from '../services/services.js';
-import { findIndicator, findProvider } from '../store/repositories/providers.js';
+import { publishedIndicator } from '../services/scores.js';
+import { contextFor, type Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
 import { siteUrlOf } from './problem.js';
 
@@ -131,31 +131,20 @@ export function registerSitePages(app: Express, services: Services): void {
       return;
     }
     try {
-      const row = await findIndicator(services.store.db, id);
-      if (!row) {
+      const published = await publishedIndicator(
+        contextFor(services, { kind: 'public', client: req.ip ?? 'unknown' }),
+        {
+          id,
+        },
+      );
+      if (!published) {
         notPublished();
         return;
       }
-      const provider = await findProvider(services.store.db, row.provider_id);
-      const indicator = JSON.parse(row.indicator) as RiskIndicator;
-      const standing = !provider
-        ? ({ kind: 'superseded', currentId: null } as const)
-        : provider.withdrawn_at !== null
-          ? ({ kind: 'withdrawn', withdrawnAt: provider.withdrawn_at } as const)
-          : provider.current_indicator_id === id
-            ? ({ kind: 'current' } as const)
-            : ({ kind: 'superseded', currentId: provider.current_indicator_id } as const);
       const body = verifyPage({
+        ...published,
         siteUrl: siteUrlOf(req),
-        indicator,
-        publishedAt: row.published_at,
-        scoreVerifiedAt: row.score_verified_at,
-        inputsSha256: row.inputs_sha256,
-        frameworkSha256: row.framework_sha256,
-        resultSha256: row.result_sha256,
-        frameworkVersion: frameworkVersionOf(row.framework_version),
-        pathToNextBand: row.path_to_next_band === null ? null : (JSON.parse(row.path_to_next_band) as NextBandPath),
-        standing,
+        frameworkVersion: frameworkVersionOf(published.frameworkVersion),
       });
       // Short: the page's figures never change, but "current" becomes "superseded" on the next publication.
       sendHtml(res, 200, body, PAGE_CSP, 'public, max-age=60');

@@ -1,5 +1,5 @@
 import { ApiError } from '../http/problem.js';
-import type { Caller } from '../services/access.js';
+import type { Caller } from '../services/context.js';
 import type { Services } from '../services/services.js';
 
 /**

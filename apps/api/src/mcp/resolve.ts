@@ -1,7 +1,7 @@
 import type { FieldProblem, ProviderAmbiguity, ProviderCandidate } from '@svc/contracts';
 import { ServiceError } from '../services/errors.js';
 import type { PublicSnapshot } from '../services/public-snapshot.js';
-import { exactlyNamed, hasHeadline, searchProviders } from '../services/search.js';
+import { exactlyNamed, hasHeadline, matchProviders } from '../services/search.js';
 
 /** How many candidates an ambiguous name lists. */
 const SHOWN_CANDIDATES = 10;
@@ -25,8 +25,7 @@ export async function resolveProvider(snapshot: PublicSnapshot, text: string): P
   }
   // Exact names are looked up; only a name matching none exactly is searched for, through every provider.
   const exact = exactlyNamed(headlines, text);
-  const pool =
-    exact.length > 0 ? exact : await searchProviders(snapshot, { q: text, limit: Math.max(headlines.length, 1) });
+  const pool = exact.length > 0 ? exact : matchProviders(headlines, { q: text, limit: Math.max(headlines.length, 1) });
   const [only] = pool;
   if (!only) return { kind: 'unknown' };
   if (pool.length === 1) return { kind: 'found', id: only.id };

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TIERS, type Tier } from '@svc/contracts';
 import { controlCharacterProblem } from '@svc/methodology';
-import { type Clock, isoNow, systemClock } from '../clock.js';
+import { type Clock, isoNow } from '../clock.js';
 import {
   findApiKeyByHash,
   insertApiKey,
@@ -17,7 +17,9 @@ import {
   updateWorkspace,
 } from '../store/repositories/workspaces.js';
 import type { Store } from '../store/store.js';
-import type { SecretBox } from './secrets.js';
+import { boxOf, type Caller, type ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import { newId } from './ids.js';
 
 /** API keys carry a fixed prefix so secret scanners can find a leaked one. */
 export const KEY_PREFIX = 'svc_live_';
@@ -31,15 +33,9 @@ export function maskKeys(text: string): string {
   return text.replace(KEY_IN_TEXT, `${KEY_PREFIX}[redacted]`);
 }
 
-export class AccessError extends Error {
-  override readonly name = 'AccessError';
-}
-
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
-
-const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 export interface CreatedWorkspace {
   workspace_id: string;
@@ -47,16 +43,15 @@ export interface CreatedWorkspace {
 }
 
 /** Creates a workspace; its webhook signing secret is returned once and stored only sealed. */
-export async function createWorkspace(
-  store: Store,
-  box: SecretBox,
-  clock: Clock,
-  name: string,
-): Promise<CreatedWorkspace> {
+export async function createWorkspace(ctx: ServiceContext, input: { name: string }): Promise<CreatedWorkspace> {
+  const { store, clock } = ctx;
+  const box = boxOf(ctx);
+  const { name } = input;
   const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 200) throw new AccessError('a workspace name is 1 to 200 characters');
+  if (trimmed.length < 1 || trimmed.length > 200)
+    throw new ServiceError('invalid_value', 'a workspace name is 1 to 200 characters');
   const unreadable = controlCharacterProblem(name);
-  if (unreadable) throw new AccessError(`a workspace name ${unreadable}`);
+  if (unreadable) throw new ServiceError('invalid_value', `a workspace name ${unreadable}`);
   const id = newId('ws');
   const secret = newWebhookSecret();
   await insertWorkspace(store.db, {
@@ -90,19 +85,19 @@ export const MAX_SECRET_OVERLAP_MS = 7 * 86_400_000;
  * can switch without refusing a genuine delivery; 0 ends the old secret at once.
  */
 export async function rotateWebhookSecret(
-  store: Store,
-  box: SecretBox,
-  clock: Clock,
-  workspaceId: string,
-  overlapMs: number,
+  ctx: ServiceContext,
+  input: { workspaceId: string; overlapMs: number },
 ): Promise<RotatedSecret> {
+  const { store, clock } = ctx;
+  const { workspaceId, overlapMs } = input;
+  const box = boxOf(ctx);
   if (!Number.isSafeInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_SECRET_OVERLAP_MS) {
-    throw new AccessError('the overlap must be from 0 to 7 days');
+    throw new ServiceError('invalid_value', 'the overlap must be from 0 to 7 days');
   }
   const secret = newWebhookSecret();
   return store.db.transaction().execute(async (tx) => {
     const workspace = await findWorkspace(tx, workspaceId);
-    if (!workspace) throw new AccessError(`no workspace ${workspaceId}`);
+    if (!workspace) throw new ServiceError('not_found', `no workspace ${workspaceId}`);
     const until = overlapMs > 0 ? new Date(clock.now().getTime() + overlapMs).toISOString() : null;
     await updateWorkspace(tx, workspaceId, {
       webhook_secret_enc: box.seal(secret),
@@ -124,7 +119,8 @@ export interface WorkspaceSummary {
 }
 
 /** Every workspace, oldest first, with its key counts: how an operator finds a lost `ws_` id. Never a secret. */
-export async function listWorkspaces(store: Store, clock: Clock = systemClock): Promise<WorkspaceSummary[]> {
+export async function listWorkspaces(ctx: ServiceContext): Promise<WorkspaceSummary[]> {
+  const { store, clock } = ctx;
   const rows = await listWorkspacesWithKeys(store.db, clock.now().toISOString());
   return rows.map((r) => ({
     workspace_id: r.id,
@@ -149,13 +145,11 @@ export interface WorkspaceDetail {
 }
 
 /** One workspace: its settings, its webhook endpoint count and every key (never a secret, never a key hash). */
-export async function showWorkspace(
-  store: Store,
-  workspaceId: string,
-  clock: Clock = systemClock,
-): Promise<WorkspaceDetail> {
+export async function showWorkspace(ctx: ServiceContext, input: { workspaceId: string }): Promise<WorkspaceDetail> {
+  const { store, clock } = ctx;
+  const { workspaceId } = input;
   const workspace = await findWorkspace(store.db, workspaceId);
-  if (!workspace) throw new AccessError(`no workspace ${workspaceId}`);
+  if (!workspace) throw new ServiceError('not_found', `no workspace ${workspaceId}`);
   const now = clock.now();
   const until = workspace.previous_secret_expires_at;
   return {
@@ -165,13 +159,15 @@ export async function showWorkspace(
     mcp_enabled: workspace.mcp_enabled === 1,
     previous_secret_valid_until: until !== null && Date.parse(until) > now.getTime() ? until : null,
     webhook_endpoints: await countWebhookEndpoints(store.db, workspaceId),
-    keys: await listKeys(store, workspaceId, clock),
+    keys: await listKeys(ctx, { workspaceId }),
   };
 }
 
-export async function enableMcp(store: Store, workspaceId: string, enabled: boolean): Promise<void> {
-  if (!(await updateWorkspace(store.db, workspaceId, { mcp_enabled: enabled ? 1 : 0 }))) {
-    throw new AccessError(`no workspace ${workspaceId}`);
+/** Turns the agent tools on or off for a workspace's keys. */
+export async function enableMcp(ctx: ServiceContext, input: { workspaceId: string; enabled: boolean }): Promise<void> {
+  const { workspaceId, enabled } = input;
+  if (!(await updateWorkspace(ctx.store.db, workspaceId, { mcp_enabled: enabled ? 1 : 0 }))) {
+    throw new ServiceError('not_found', `no workspace ${workspaceId}`);
   }
 }
 
@@ -184,7 +180,10 @@ export interface CreatedKey {
   expires_at: string | null;
 }
 
-export interface KeyOptions {
+export interface KeyRequest {
+  workspaceId: string;
+  /** One of the contract's tiers; anything else is refused (`invalid_value`). */
+  tier: string;
   /** A name for people: which integration or person holds the key (1 to 200 characters, no control characters). */
   name?: string | undefined;
   /** How long the key works, in milliseconds from its creation; absent, it does not expire. */
@@ -195,25 +194,26 @@ export interface KeyOptions {
 export const MAX_KEY_LIFETIME_MS = 3650 * 86_400_000;
 
 /** Issues a key: 32 random bytes behind the prefix, shown once, stored only as its SHA-256. */
-export async function createKey(
-  store: Store,
-  clock: Clock,
-  workspaceId: string,
-  tier: string,
-  options: KeyOptions = {},
-): Promise<CreatedKey> {
-  if (!(TIERS as readonly string[]).includes(tier)) throw new AccessError(`tier must be one of ${TIERS.join(', ')}`);
+export async function createKey(ctx: ServiceContext, input: KeyRequest): Promise<CreatedKey> {
+  const { store, clock } = ctx;
+  const { workspaceId, tier } = input;
+  const options = input;
+  if (!(TIERS as readonly string[]).includes(tier))
+    throw new ServiceError('invalid_value', `tier must be one of ${TIERS.join(', ')}`);
   const name = options.name === undefined ? null : options.name.trim();
   if (name !== null && (name.length < 1 || name.length > 200)) {
-    throw new AccessError('a key name is 1 to 200 characters');
+    throw new ServiceError('invalid_value', 'a key name is 1 to 200 characters');
   }
   const unreadable = name === null ? null : controlCharacterProblem(name);
-  if (unreadable) throw new AccessError(`a key name ${unreadable}`);
+  if (unreadable) throw new ServiceError('invalid_value', `a key name ${unreadable}`);
   const lifetime = options.expiresInMs;
   if (lifetime !== undefined && (!Number.isSafeInteger(lifetime) || lifetime <= 0 || lifetime > MAX_KEY_LIFETIME_MS)) {
-    throw new AccessError('a key expires more than 0 and at most 3650 days (ten years) after it is created');
+    throw new ServiceError(
+      'invalid_value',
+      'a key expires more than 0 and at most 3650 days (ten years) after it is created',
+    );
   }
-  if (!(await findWorkspace(store.db, workspaceId))) throw new AccessError(`no workspace ${workspaceId}`);
+  if (!(await findWorkspace(store.db, workspaceId))) throw new ServiceError('not_found', `no workspace ${workspaceId}`);
   const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const id = newId('key');
   const now = clock.now();
@@ -258,8 +258,11 @@ function keyStatus(row: { revoked_at: string | null; expires_at: string | null }
   return isExpired(row.expires_at, now) ? 'expired' : 'active';
 }
 
-export async function listKeys(store: Store, workspaceId: string, clock: Clock = systemClock): Promise<KeySummary[]> {
-  if (!(await findWorkspace(store.db, workspaceId))) throw new AccessError(`no workspace ${workspaceId}`);
+/** A workspace's keys, oldest first, with whether each answers now; never a key or its hash. */
+export async function listKeys(ctx: ServiceContext, input: { workspaceId: string }): Promise<KeySummary[]> {
+  const { store, clock } = ctx;
+  const { workspaceId } = input;
+  if (!(await findWorkspace(store.db, workspaceId))) throw new ServiceError('not_found', `no workspace ${workspaceId}`);
   const now = clock.now();
   return (await listApiKeys(store.db, workspaceId)).map((k) => ({
     key_id: k.id,
@@ -274,17 +277,12 @@ export async function listKeys(store: Store, workspaceId: string, clock: Clock =
   }));
 }
 
-export async function revokeKey(store: Store, clock: Clock, keyId: string): Promise<'revoked' | 'already'> {
-  const outcome = await revokeApiKey(store.db, keyId, isoNow(clock));
-  if (outcome === 'unknown') throw new AccessError(`no key ${keyId}`);
+/** Revokes a key at once on every instance; revoking a revoked key says so and changes nothing. */
+export async function revokeKey(ctx: ServiceContext, input: { keyId: string }): Promise<'revoked' | 'already'> {
+  const { keyId } = input;
+  const outcome = await revokeApiKey(ctx.store.db, keyId, isoNow(ctx.clock));
+  if (outcome === 'unknown') throw new ServiceError('not_found', `no key ${keyId}`);
   return outcome;
-}
-
-export interface Caller {
-  keyId: string;
-  workspaceId: string;
-  tier: Tier;
-  mcpEnabled: boolean;
 }
 
 /** How often last_used_at is written for one key, at most. */

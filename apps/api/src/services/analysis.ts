@@ -7,13 +7,11 @@ import {
   type WhatIfResponse,
 } from '@svc/contracts';
 import { applyOverrides, indicatorChanges, score, scorePortfolio } from '@svc/methodology';
-import type { Clock } from '../clock.js';
 import { findCurrentWithPackage } from '../store/repositories/providers.js';
-import type { Store } from '../store/store.js';
+import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { currentPublishedFramework } from './frameworks.js';
 import { packagedInputs } from './packaged.js';
-import type { PublicSnapshot } from './public-snapshot.js';
 import { servedIndicatorJson } from './served.js';
 
 /**
@@ -21,13 +19,9 @@ import { servedIndicatorJson } from './served.js';
  * the engine (weights, Herfindahl index, exposure per band) under the framework release in force.
  * Every holding without a published indicator is named in one 400.
  */
-export async function portfolioScore(
-  store: Store,
-  snapshot: PublicSnapshot,
-  clock: Clock,
-  body: PortfolioBody,
-): Promise<PortfolioScore> {
-  const headlines = new Map((await snapshot.headlines()).map((h) => [h.id, h]));
+export async function portfolioScore(ctx: ServiceContext, body: PortfolioBody): Promise<PortfolioScore> {
+  const { store, clock } = ctx;
+  const headlines = new Map((await ctx.snapshot.headlines()).map((h) => [h.id, h]));
   const holdings = body.holdings.map((h) => ({ ...h, provider_id: h.provider_id.toLowerCase() }));
   const missing = holdings.flatMap((h, i) =>
     headlines.has(h.provider_id)
@@ -101,8 +95,12 @@ export async function portfolioScore(
  * on the same evaluation date under the same framework; nothing is stored. Overrides the engine
  * refuses (unknown input, wrong type, out of range) are a 400 naming each.
  */
-export async function whatIf(store: Store, providerId: string, body: WhatIfBody): Promise<WhatIfResponse> {
-  const row = await findCurrentWithPackage(store.db, providerId);
+export async function whatIf(
+  ctx: ServiceContext,
+  input: { providerId: string; body: WhatIfBody },
+): Promise<WhatIfResponse> {
+  const { providerId, body } = input;
+  const row = await findCurrentWithPackage(ctx.store.db, providerId);
   if (!row) throw new ServiceError('not_found', `no published Risk Indicator for provider ${providerId}`);
   const { document, framework } = packagedInputs(row.package);
   const changed = applyOverrides(document, body.inputs, framework);

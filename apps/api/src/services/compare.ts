@@ -1,6 +1,6 @@
 import type { Comparison, RiskIndicatorResponse } from '@svc/contracts';
 import { findCurrentMany } from '../store/repositories/providers.js';
-import type { Store } from '../store/store.js';
+import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { servedIndicatorJson } from './served.js';
 
@@ -14,8 +14,9 @@ const r2 = (n: number) => Number(n.toFixed(2));
  * A provider without a published indicator is a 400 naming it (with every other one missing). Rows are
  * matched by criterion and module id (every current indicator is under the framework in force).
  */
-export async function compareProviders(store: Store, ids: readonly string[]): Promise<Comparison> {
-  const rows = await findCurrentMany(store.db, ids);
+export async function compareProviders(ctx: ServiceContext, input: { ids: readonly string[] }): Promise<Comparison> {
+  const { ids } = input;
+  const rows = await findCurrentMany(ctx.store.db, ids);
   const byId = new Map(rows.map((r) => [r.id, JSON.parse(servedIndicatorJson(r)) as RiskIndicatorResponse]));
   const missing = ids.flatMap((id, i) =>
     byId.has(id) ? [] : [{ path: `query.ids.${i}`, message: `no published Risk Indicator for provider ${id}` }],

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { PublicSnapshot } from './public-snapshot.js';
+import type { SecretBox } from './secrets.js';
 import type { UrlPolicy } from './webhook-url.js';
 
 /** An API key that has been presented and checked: whose it is and what it may do. */
@@ -38,6 +39,8 @@ export interface ServiceContext {
   actor: Actor;
   /** The public list as last read; a verb that publishes invalidates it. */
   snapshot: PublicSnapshot;
+  /** The box workspace secrets are sealed with; only the verbs that issue or read a secret need it. */
+  box?: SecretBox;
   /** Called after a transaction that queued webhook deliveries commits (wakes this process's dispatcher); optional. */
   wake?: () => void;
 }
@@ -46,4 +49,10 @@ export interface ServiceContext {
 export function callerOf(ctx: ServiceContext): Caller {
   if (ctx.actor.kind !== 'key') throw new Error(`a keyed verb was called for a ${ctx.actor.kind} actor`);
   return ctx.actor.caller;
+}
+
+/** The box secrets are sealed with; a verb that needs one run without it is a programming error. */
+export function boxOf(ctx: ServiceContext): SecretBox {
+  if (!ctx.box) throw new Error('this verb seals or opens a secret and was run without the master key box');
+  return ctx.box;
 }

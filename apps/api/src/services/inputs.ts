@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   canonicalJson,
   controlCharacterProblem,
@@ -10,7 +9,7 @@ import {
   sha256Hex,
   validateInputs,
 } from '@svc/methodology';
-import { type Clock, isoNow } from '../clock.js';
+import { isoNow } from '../clock.js';
 import {
   insertApprovedInputs,
   latestPending,
@@ -19,7 +18,9 @@ import {
   supersede,
 } from '../store/repositories/approved-inputs.js';
 import { findProvider, insertProviderIfAbsent, providerRowOf } from '../store/repositories/providers.js';
-import type { Store } from '../store/store.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import { newId } from './ids.js';
 
 /** Maker-checker: an analyst submits approved-inputs documents (PENDING), another analyst approves them. */
 
@@ -30,18 +31,6 @@ export interface SubmissionProblem {
   source: string;
   path: string;
   message: string;
-}
-
-/** Why a submission or an approval was not recorded; nothing was written. */
-export class SubmissionError extends Error {
-  override readonly name = 'SubmissionError';
-  constructor(
-    readonly code: 'invalid_inputs' | 'invalid_value' | 'not_found' | 'refused',
-    message: string,
-    readonly problems: readonly SubmissionProblem[] = [],
-  ) {
-    super(message);
-  }
 }
 
 export interface SubmittedDocument {
@@ -64,16 +53,17 @@ export interface SubmissionRecord {
   approved_at: string | null;
 }
 
-const newId = () => `in_${randomBytes(12).toString('hex')}`;
+const newSubmissionId = () => newId('in');
 
 /** A person's name as the workflow records it: trimmed, 1 to 200 characters. */
-function analyst(name: string, role: string): string {
+function analyst(ctx: ServiceContext, role: string): string {
+  const name = ctx.actor.kind === 'operator' ? (ctx.actor.name ?? '') : '';
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) {
-    throw new SubmissionError('invalid_value', `the ${role}'s name (--by) is 1 to 200 characters`);
+    throw new ServiceError('invalid_value', `the ${role}'s name (--by) is 1 to 200 characters`);
   }
   const unreadable = controlCharacterProblem(name);
-  if (unreadable) throw new SubmissionError('invalid_value', `the ${role}'s name (--by) ${unreadable}`);
+  if (unreadable) throw new ServiceError('invalid_value', `the ${role}'s name (--by) ${unreadable}`);
   return trimmed;
 }
 
@@ -106,12 +96,12 @@ function validateAll(
  * provider seen for the first time gets a row with no publication.
  */
 export async function submitInputs(
-  store: Store,
-  clock: Clock,
-  submission: { by: string; documents: readonly SubmittedDocument[] },
+  ctx: ServiceContext,
+  submission: { documents: readonly SubmittedDocument[] },
 ): Promise<SubmissionRecord[]> {
-  const by = analyst(submission.by, 'submitter');
-  if (submission.documents.length === 0) throw new SubmissionError('invalid_value', 'no documents to submit');
+  const { store, clock } = ctx;
+  const by = analyst(ctx, 'submitter');
+  if (submission.documents.length === 0) throw new ServiceError('invalid_value', 'no documents to submit');
   const { valid, problems } = validateAll(submission.documents, currentFramework());
   // Nothing dated after the present enters the record: evidence cannot come from the future.
   const now = clock.now();
@@ -120,7 +110,7 @@ export async function submitInputs(
   }
   if (problems.length > 0) {
     const documents = new Set(problems.map((p) => p.source)).size;
-    throw new SubmissionError(
+    throw new ServiceError(
       'invalid_inputs',
       `${documents} of ${submission.documents.length} ${plural(submission.documents.length, 'document')} not valid approved inputs (${problems.length} ${plural(problems.length, 'problem')}); nothing was submitted`,
       problems,
@@ -135,7 +125,7 @@ export async function submitInputs(
       await supersede(tx, p.id, 'PENDING');
       const text = canonicalJson(document);
       const row = {
-        id: newId(),
+        id: newSubmissionId(),
         provider_id: p.id,
         document: text,
         inputs_sha256: sha256Hex(text),
@@ -158,30 +148,30 @@ export async function submitInputs(
  * approved submission becomes SUPERSEDED.
  */
 export async function approveInputs(
-  store: Store,
-  clock: Clock,
-  approval: { providerIds: readonly string[]; by: string },
+  ctx: ServiceContext,
+  approval: { providerIds: readonly string[] },
 ): Promise<SubmissionRecord[]> {
-  const by = analyst(approval.by, 'approver');
+  const { store, clock } = ctx;
+  const by = analyst(ctx, 'approver');
   const ids = [...new Set(approval.providerIds)];
-  if (ids.length === 0) throw new SubmissionError('invalid_value', 'no provider to approve');
+  if (ids.length === 0) throw new ServiceError('invalid_value', 'no provider to approve');
   return store.db.transaction().execute(async (tx) => {
     const now = isoNow(clock);
     const records: SubmissionRecord[] = [];
     for (const id of ids) {
-      if (!(await findProvider(tx, id))) throw new SubmissionError('not_found', `no provider ${id}`);
+      if (!(await findProvider(tx, id))) throw new ServiceError('not_found', `no provider ${id}`);
       const pending = await latestPending(tx, id);
-      if (!pending) throw new SubmissionError('not_found', `provider ${id} has no pending submission to approve`);
+      if (!pending) throw new ServiceError('not_found', `provider ${id} has no pending submission to approve`);
       const future = futureDatedProblems(parse(pending.document), clock.now());
       if (future.length > 0) {
-        throw new SubmissionError(
+        throw new ServiceError(
           'invalid_inputs',
           `provider ${id}: the pending inputs are dated after the present (${future.map((p) => p.path).join(', ')}); nothing was approved`,
           future.map((p) => ({ source: id, ...p })),
         );
       }
       if (sameAnalyst(pending.submitted_by, by)) {
-        throw new SubmissionError(
+        throw new ServiceError(
           'refused',
           `provider ${id}: ${by} submitted these inputs and cannot approve them; another analyst must`,
         );
@@ -207,12 +197,9 @@ export interface PendingApproval {
  * Approves every pending submission the approver did not submit, in one transaction; each one they
  * submitted stays pending and is reported with the maker-checker reason, as approveInputs refuses it.
  */
-export async function approveAllPending(
-  store: Store,
-  clock: Clock,
-  approval: { by: string },
-): Promise<PendingApproval> {
-  const by = analyst(approval.by, 'approver');
+export async function approveAllPending(ctx: ServiceContext): Promise<PendingApproval> {
+  const { store, clock } = ctx;
+  const by = analyst(ctx, 'approver');
   return store.db.transaction().execute(async (tx) => {
     const now = isoNow(clock);
     const ids = [...new Set((await listSubmissions(tx, { pendingOnly: true })).map((row) => row.provider_id))];
@@ -240,8 +227,11 @@ function byProvider(a: SubmissionRecord, b: SubmissionRecord): number {
 }
 
 /** Submissions, by provider name then newest first; only the pending ones when asked. */
-export async function listInputs(store: Store, options: { pendingOnly?: boolean } = {}): Promise<SubmissionRecord[]> {
-  const rows = await listSubmissions(store.db, options);
+export async function listInputs(
+  ctx: ServiceContext,
+  options: { pendingOnly?: boolean | undefined },
+): Promise<SubmissionRecord[]> {
+  const rows = await listSubmissions(ctx.store.db, options);
   const records = rows.map((row) => recordOf(row, parse(row.document)));
   return records.sort(
     (a, b) =>

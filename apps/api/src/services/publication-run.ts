@@ -11,11 +11,12 @@ import {
   validateInputs,
   withEvaluationDate,
 } from '@svc/methodology';
-import { type Clock, isoNow } from '../clock.js';
+import { isoNow } from '../clock.js';
 import { latestApproved, providersWithApproved } from '../store/repositories/approved-inputs.js';
 import { findIndicator, findProvider } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
-import { AdminError } from './admin.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
 import { currentPublishedFramework } from './frameworks.js';
 import { type ChangeType, changeOf, type PublishOutcome, publishIndicator } from './publishing.js';
 
@@ -70,10 +71,11 @@ export interface RunReport {
  * run stopped at any point leaves every provider either fully published or
  * untouched, and running it again publishes only the rest.
  */
-export async function publishRun(store: Store, clock: Clock, request: PublishRunRequest): Promise<RunReport> {
+export async function publishRun(ctx: ServiceContext, request: PublishRunRequest): Promise<RunReport> {
+  const { store, clock } = ctx;
   if (request.date !== undefined && isAfterPresent(request.date, clock.now())) {
     const message = `${request.date} is after the present (${isoNow(clock)})`;
-    throw new AdminError('invalid_value', `the evaluation date (--date) ${message}; nothing was published`, [
+    throw new ServiceError('invalid_value', `the evaluation date (--date) ${message}; nothing was published`, [
       { path: '--date', message },
     ]);
   }
@@ -84,7 +86,7 @@ export async function publishRun(store: Store, clock: Clock, request: PublishRun
   const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
   const outcomes: RunOutcome[] = [];
   for (const id of ids) {
-    outcomes.push(await publishOne(store, clock, framework, id, request));
+    outcomes.push(await publishOne(ctx, framework, id, request));
     request.onProgress?.(outcomes.length, ids.length, id);
   }
   const count = (status: RunOutcome['status']) => outcomes.filter((o) => o.status === status).length;
@@ -98,12 +100,12 @@ export async function publishRun(store: Store, clock: Clock, request: PublishRun
 }
 
 async function publishOne(
-  store: Store,
-  clock: Clock,
+  ctx: ServiceContext,
   framework: Framework,
   providerId: string,
   request: PublishRunRequest,
 ): Promise<RunOutcome> {
+  const { store, clock } = ctx;
   const submission = await latestApproved(store.db, providerId);
   if (!submission?.approved_at) {
     const known = await findProvider(store.db, providerId);
@@ -137,7 +139,7 @@ async function publishOne(
   }
   const outcome = request.dryRun
     ? await preview(store, framework, document)
-    : await publishIndicator(store, clock, { document, framework, approvedAt: submission.approved_at });
+    : await publishIndicator(ctx, { document, framework, approvedAt: submission.approved_at });
   return { ...outcomeOf(providerId, document, outcome), submission_id: submission.id };
 }
 

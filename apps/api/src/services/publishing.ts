@@ -11,7 +11,7 @@ import {
   serializePackage,
 } from '@svc/methodology';
 import type { Kysely } from 'kysely';
-import { type Clock, isoNow } from '../clock.js';
+import { isoNow } from '../clock.js';
 import { insertChange } from '../store/repositories/changelog.js';
 import { increment, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import {
@@ -24,7 +24,7 @@ import {
   upsertProvider,
 } from '../store/repositories/providers.js';
 import type { Database } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { ServiceContext } from './context.js';
 import { emitEvent } from './webhooks/events.js';
 
 export type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE' | 'WITHDRAWN';
@@ -55,7 +55,8 @@ export interface Publication {
  * and bumps the publication version. Re-publishing unchanged inputs is a no-op
  * (the risk_indicator_id is content-addressed); unpublishable results are refused.
  */
-export async function publishIndicator(store: Store, clock: Clock, publication: Publication): Promise<PublishOutcome> {
+export async function publishIndicator(ctx: ServiceContext, publication: Publication): Promise<PublishOutcome> {
+  const { store, clock } = ctx;
   assertPublishable(publication.framework);
   const { indicator, package: pkg } = scoreWithPackage(publication.document, publication.framework);
   // Nothing dated after the present is published, whichever path led here (see futureDatedProblems).

@@ -1,5 +1,6 @@
 import type { PlannerType, ProviderMatch } from '@svc/contracts';
-import type { Headline, PublicSnapshot } from './public-snapshot.js';
+import type { ServiceContext } from './context.js';
+import type { Headline } from './public-snapshot.js';
 
 /** A name as searches compare it: accents and case dropped, spaces collapsed ("Société  Générale" → "societe generale"). */
 export function foldName(text: string): string {
@@ -78,10 +79,17 @@ export function exactlyNamed(headlines: readonly Headline[], q: string): Headlin
  * within each. Reads the public snapshot, so a search costs no store round trip.
  */
 export async function searchProviders(
-  snapshot: PublicSnapshot,
+  ctx: ServiceContext,
   query: { q: string; planner_type?: PlannerType | undefined; limit: number },
 ): Promise<ProviderMatch[]> {
-  const headlines = await snapshot.headlines();
+  return matchProviders(await ctx.snapshot.headlines(), query);
+}
+
+/** The search over headlines already read (searchProviders reads them from the public snapshot). */
+export function matchProviders(
+  headlines: readonly Headline[],
+  query: { q: string; planner_type?: PlannerType | undefined; limit: number },
+): ProviderMatch[] {
   const folded = foldedNames(headlines);
   const q = foldName(query.q);
   // A query of nothing but combining marks folds to nothing, which every name would start with.

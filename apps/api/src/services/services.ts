@@ -1,10 +1,11 @@
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import { type Logger, pino } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access.js';
 import type { Actor, ServiceContext } from './context.js';
-import type { PublicSnapshot } from './public-snapshot.js';
+import { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { SecretBox } from './secrets.js';
 import type { UrlPolicy } from './webhook-url.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -36,5 +37,30 @@ export function contextFor(services: Services, actor: Actor): ServiceContext {
     actor,
     snapshot: services.snapshot,
     wake: dispatcher ? () => dispatcher.wake() : undefined,
+  };
+}
+
+export interface StandaloneOptions {
+  actor: Actor;
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  box?: SecretBox | undefined;
+  policy?: UrlPolicy | undefined;
+}
+
+/**
+ * The context of verbs run outside the server (a CLI command, a seed, a bench): over a store already open, with
+ * its own public snapshot, silent unless given a logger, refusing loopback webhook URLs unless given a policy.
+ */
+export function standaloneContext(store: Store, options: StandaloneOptions): ServiceContext {
+  const clock = options.clock ?? systemClock;
+  return {
+    store,
+    clock,
+    logger: options.logger ?? pino({ level: 'silent' }),
+    policy: options.policy ?? { allowLoopback: false },
+    actor: options.actor,
+    snapshot: new PublicSnapshot(store, clock),
+    box: options.box,
   };
 }

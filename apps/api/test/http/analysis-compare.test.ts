@@ -1,6 +1,7 @@
 import { type Comparison, ComparisonSchema, type RiskIndicatorResponse, RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/admin.js';
+import { withdrawProvider } from '../../src/services/providers.js';
+import { ctxOf } from '../support/context.js';
 import { example, type InputsDoc, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
 import { expectInvalid, expectJson } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
@@ -42,7 +43,10 @@ describe.each(engines)('GET /api/v1/scores/compare on %s', (engine) => {
   let key = '';
   const server = useServer(engine, async (s) => {
     for (const doc of [...CURRENT, WITHDRAWN]) await publish(s, doc);
-    await withdrawProvider(s.services.store, s.services.clock, idOf(WITHDRAWN), 'ceased lending');
+    await withdrawProvider(ctxOf(s.services.store, { clock: s.services.clock }), {
+      providerId: idOf(WITHDRAWN),
+      reason: 'ceased lending',
+    });
     key = await s.key('PROFESSIONAL');
   });
 

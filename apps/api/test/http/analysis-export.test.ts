@@ -1,7 +1,8 @@
 import { type RiskIndicatorResponse, ScoresListResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { HEADLINE } from '../../src/http/routes/export-scores.js';
-import { withdrawProvider } from '../../src/services/admin.js';
+import { withdrawProvider } from '../../src/services/providers.js';
+import { ctxOf } from '../support/context.js';
 import { example, type InputsDoc, variantOf } from '../support/documents.js';
 import { expectInvalid, expectJson } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
@@ -89,7 +90,10 @@ describe.each(engines)('GET /api/v1/scores/export.csv on %s', (engine) => {
   let key = '';
   const server = useServer(engine, async (s) => {
     for (const doc of [...PROVIDERS, WITHDRAWN]) await publish(s, doc);
-    await withdrawProvider(s.services.store, s.services.clock, WITHDRAWN.provider.id, 'ceased lending');
+    await withdrawProvider(ctxOf(s.services.store, { clock: s.services.clock }), {
+      providerId: WITHDRAWN.provider.id,
+      reason: 'ceased lending',
+    });
     key = await s.key('PROFESSIONAL');
   });
 

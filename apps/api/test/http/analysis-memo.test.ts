@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type RiskIndicatorResponse, RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/admin.js';
+import { withdrawProvider } from '../../src/services/providers.js';
+import { ctxOf } from '../support/context.js';
 import { CAPS_ID, example, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
 import { expectInvalid, expectJson, expectProblem, PublicationsHistorySchema } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
@@ -56,7 +57,10 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
   let key = '';
   const server = useServer(engine, async (s) => {
     for (const doc of [CAPS_BEFORE, CAPS, SCRIPTED, MARKED, WITHDRAWN]) await publish(s, doc);
-    await withdrawProvider(s.services.store, s.services.clock, WITHDRAWN.provider.id, 'ceased lending');
+    await withdrawProvider(ctxOf(s.services.store, { clock: s.services.clock }), {
+      providerId: WITHDRAWN.provider.id,
+      reason: 'ceased lending',
+    });
     key = await s.key('PROFESSIONAL');
   });
 

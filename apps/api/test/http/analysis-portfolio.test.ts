@@ -1,6 +1,7 @@
 import { LIMITATIONS_DISCLOSURE, type PortfolioScore, PortfolioScoreSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/admin.js';
+import { withdrawProvider } from '../../src/services/providers.js';
+import { ctxOf } from '../support/context.js';
 import {
   engineIndicator,
   example,
@@ -279,7 +280,10 @@ describe.each(engines)('POST /api/v1/portfolio/score on %s', (engine) => {
   let key = '';
   const server = useServer(engine, async (s) => {
     for (const doc of [WORKED, LOW, LOW_TWIN, CAPS, THAWED, WORKED_TWIN, MARKUP, WITHDRAWN]) await publish(s, doc);
-    await withdrawProvider(s.services.store, s.services.clock, idOf(WITHDRAWN), 'ceased lending');
+    await withdrawProvider(ctxOf(s.services.store, { clock: s.services.clock }), {
+      providerId: idOf(WITHDRAWN),
+      reason: 'ceased lending',
+    });
     s.services.snapshot.invalidate();
     key = await s.key('PROFESSIONAL');
   });
@@ -520,7 +524,10 @@ describe.each(engines)('POST /api/v1/portfolio/memo on %s', (engine) => {
   let key = '';
   const server = useServer(engine, async (s) => {
     for (const doc of [WORKED, LOW, LOW_TWIN, CAPS, THAWED, MARKUP, WITHDRAWN]) await publish(s, doc);
-    await withdrawProvider(s.services.store, s.services.clock, idOf(WITHDRAWN), 'ceased lending');
+    await withdrawProvider(ctxOf(s.services.store, { clock: s.services.clock }), {
+      providerId: idOf(WITHDRAWN),
+      reason: 'ceased lending',
+    });
     s.services.snapshot.invalidate();
     key = await s.key('PROFESSIONAL');
   });

@@ -1,8 +1,9 @@
 import { type ProviderMatch, ProviderSearchResponseSchema, RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/admin.js';
+import { withdrawProvider } from '../../src/services/providers.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { example, framework, type InputsDoc, validated, variantOf } from '../support/documents.js';
 import { expectInvalid, expectJson } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
@@ -37,7 +38,10 @@ describe.each(engines)('GET /api/v1/providers/search on %s', (engine) => {
     engine,
     async (s) => {
       for (const doc of [...PROVIDERS, WITHDRAWN]) await publish(s, doc);
-      await withdrawProvider(s.services.store, clock, idOf(WITHDRAWN), 'ceased lending');
+      await withdrawProvider(ctxOf(s.services.store, { clock }), {
+        providerId: idOf(WITHDRAWN),
+        reason: 'ceased lending',
+      });
       s.services.snapshot.invalidate();
       key = await s.key('PROFESSIONAL');
     },
@@ -177,7 +181,7 @@ describe.each(engines)('GET /api/v1/providers/search on %s', (engine) => {
       const doc = variantOf(example('low-band'), 21, { name: 'Elsewhere Bitcoin Vault' });
       server().services.snapshot.invalidate();
       expect(await found('q=elsewhere')).toEqual([]); // the snapshot was checked now
-      const outcome = await publishIndicator(server().services.store, clock, {
+      const outcome = await publishIndicator(ctxOf(server().services.store, { clock }), {
         document: validated(doc),
         framework,
         approvedAt: '2026-06-02T10:00:00.000Z',
@@ -189,7 +193,10 @@ describe.each(engines)('GET /api/v1/providers/search on %s', (engine) => {
       expect(await found('q=elsewhere')).toEqual([['Elsewhere Bitcoin Vault', 'prefix']]);
 
       // Withdrawn by another process: gone after the same interval.
-      await withdrawProvider(server().services.store, clock, idOf(doc), 'ceased lending');
+      await withdrawProvider(ctxOf(server().services.store, { clock }), {
+        providerId: idOf(doc),
+        reason: 'ceased lending',
+      });
       clock.advance(1100);
       expect(await found('q=elsewhere')).toEqual([]);
     });

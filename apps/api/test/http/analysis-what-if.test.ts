@@ -8,8 +8,9 @@ import {
 } from '@svc/contracts';
 import { applyOverrides, indicatorChanges, type RiskIndicator, score } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/admin.js';
+import { withdrawProvider } from '../../src/services/providers.js';
 import { PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
+import { ctxOf } from '../support/context.js';
 import {
   engineIndicator,
   example,
@@ -71,7 +72,10 @@ describe.each(engines)('POST /api/v1/scores/{providerId}/what-if on %s', (engine
 
   const server = useServer(engine, async (s) => {
     for (const doc of [WORKED_BEFORE, WORKED, LOW, CAPS, GAPLESS, WITHDRAWN]) await publish(s, doc);
-    await withdrawProvider(s.services.store, s.services.clock, idOf(WITHDRAWN), 'ceased lending');
+    await withdrawProvider(ctxOf(s.services.store, { clock: s.services.clock }), {
+      providerId: idOf(WITHDRAWN),
+      reason: 'ceased lending',
+    });
     s.services.snapshot.invalidate();
     key = await s.key('PROFESSIONAL');
     // A subscriber to every indicator event, so anything published or changed would write to the outbox.

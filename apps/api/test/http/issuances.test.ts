@@ -1,7 +1,8 @@
 import { IssuancesResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { closeIssuance } from '../../src/services/admin.js';
+import { closeIssuance } from '../../src/services/issuances.js';
 import { type IssuanceRow, upsertIssuance } from '../../src/store/repositories/issuances.js';
+import { ctxOf } from '../support/context.js';
 import { WORKED_ID } from '../support/documents.js';
 import { expectInvalid, expectJson, expectProblem, limitHeadersOf, nextLinkOf } from '../support/responses.js';
 import { type TestServer, useServer } from '../support/server.js';
@@ -211,8 +212,8 @@ describe.each(engines)('closed issuances on %s', (engine) => {
   let key = '';
   const server = useServer(engine, async (s) => {
     await insertIssuances(s);
-    await closeIssuance(s.services.store, s.services.clock, idOf(2), 'PRICED');
-    await closeIssuance(s.services.store, s.services.clock, idOf(3), 'cancelled');
+    await closeIssuance(ctxOf(s.services.store, { clock: s.services.clock }), { id: idOf(2), status: 'PRICED' });
+    await closeIssuance(ctxOf(s.services.store, { clock: s.services.clock }), { id: idOf(3), status: 'cancelled' });
     key = await s.key('FREE');
   });
   const ids = async (query: string) =>

@@ -1,6 +1,7 @@
 import { CoverageRequestResponseSchema, CoverageRequestStatusResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { setRequestStatus } from '../../src/services/admin.js';
+import { setRequestStatus } from '../../src/services/coverage-requests.js';
+import { ctxOf } from '../support/context.js';
 import { clientIp, expectInvalid, expectJson, expectProblem, limitHeadersOf } from '../support/responses.js';
 import { type TestServer, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
@@ -315,9 +316,13 @@ describe.each(engines)('POST /api/public/score-request on %s', (engine) => {
       expect(limitHeadersOf(received).policy).toBe('"minute";q=120;w=60');
 
       const { store, clock } = server().services;
-      await setRequestStatus(store, clock, request_id, { status: 'IN_REVIEW' });
+      await setRequestStatus(ctxOf(store, { clock }), { requestId: request_id, status: 'IN_REVIEW' });
       expect(await expectJson(await server().get(path), StatusSchema)).toMatchObject({ status: 'IN_REVIEW' });
-      await setRequestStatus(store, clock, request_id, { status: 'DECLINED', note: 'Outside our coverage universe.' });
+      await setRequestStatus(ctxOf(store, { clock }), {
+        requestId: request_id,
+        status: 'DECLINED',
+        note: 'Outside our coverage universe.',
+      });
       const declined = await server().get(path);
       const text = await declined.clone().text();
       expect(await expectJson(declined, StatusSchema)).toEqual({

@@ -1,9 +1,10 @@
 import { McpToolCallResponseSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/admin.js';
+import { withdrawProvider } from '../../src/services/providers.js';
 import { findProvider } from '../../src/store/repositories/providers.js';
 import { callTool, MCP_ON, mcpKey } from '../mcp/fixtures.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { example, LOW_BAND_ID, WORKED_ID } from '../support/documents.js';
 import { expectJson, nextLinkOf } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
@@ -43,7 +44,7 @@ describe.each(engines)('a withdrawn provider on %s', (engine) => {
     const { store } = server().services;
     const indicatorId = (await findProvider(store.db, WORKED_ID))?.current_indicator_id;
     const withdrawnAt = clock.now().toISOString();
-    await withdrawProvider(store, clock, WORKED_ID, 'ceased lending');
+    await withdrawProvider(ctxOf(store, { clock }), { providerId: WORKED_ID, reason: 'ceased lending' });
     clock.advance(2000);
 
     expect(await ids('/api/v1/scores', true)).toEqual([LOW_BAND_ID]);

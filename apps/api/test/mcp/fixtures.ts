@@ -1,5 +1,6 @@
 import type { Tier } from '@svc/contracts';
 import { enableMcp } from '../../src/services/access.js';
+import { ctxOf } from '../support/context.js';
 import { example, type InputsDoc, variantOf, vary, withInput } from '../support/documents.js';
 import { publish, type TestServer } from '../support/server.js';
 
@@ -42,7 +43,7 @@ export async function publishDemo(server: TestServer): Promise<void> {
 /** A key of the tier in a new workspace the operator enabled for the agent tools (`svc workspace enable-mcp`). */
 export async function mcpKey(server: TestServer, tier: Tier = 'PROFESSIONAL'): Promise<string> {
   const issued = await server.issueKey(tier);
-  await enableMcp(server.services.store, issued.workspaceId, true);
+  await enableMcp(ctxOf(server.services.store), { workspaceId: issued.workspaceId, enabled: true });
   return issued.key;
 }
 

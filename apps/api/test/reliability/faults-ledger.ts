@@ -5,6 +5,7 @@ import { approveInputs, submitInputs } from '../../src/services/inputs.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { registerWebhook } from '../../src/services/webhooks/endpoints.js';
 import type { Store } from '../../src/store/store.js';
+import { ctxOf } from '../support/context.js';
 import { example, vary } from '../support/documents.js';
 import { POSTGRES_URL } from '../support/environment.js';
 import { TEST_MASTER_KEY } from '../support/server.js';
@@ -48,27 +49,33 @@ export async function approvedProviders(store: Store, n: number): Promise<string
       values: { collateral_coverage_ratio: (110 + (i % 50)) / 100, operating_history_years: 2 + (i % 9) },
     }),
   }));
-  const submitted = await submitInputs(store, systemClock, { by: 'alice', documents });
+  const submitted = await submitInputs(ctxOf(store, { clock: systemClock, by: 'alice' }), { documents });
   const ids = submitted.map((s) => s.provider_id);
-  await approveInputs(store, systemClock, { providerIds: ids, by: 'bob' });
+  await approveInputs(ctxOf(store, { clock: systemClock, by: 'bob' }), { providerIds: ids });
   return ids;
 }
 
 /** A workspace with a key of the tier. */
 export async function keyOf(store: Store, tier: 'FREE' | 'ENTERPRISE' = 'ENTERPRISE') {
-  const ws = await createWorkspace(store, box, systemClock, `faults ${tier}`);
-  const key = await createKey(store, systemClock, ws.workspace_id, tier);
+  const ws = await createWorkspace(ctxOf(store, { clock: systemClock, box }), { name: `faults ${tier}` });
+  const key = await createKey(ctxOf(store, { clock: systemClock }), { workspaceId: ws.workspace_id, tier });
   return { key: key.key, keyId: key.key_id, workspaceId: ws.workspace_id };
 }
 
 /** A workspace whose endpoint at `url` subscribes to every publication event. */
 export async function subscriber(store: Store, url: string) {
-  const ws = await createWorkspace(store, box, systemClock, 'faults subscriber');
-  const endpoint = await registerWebhook(store, systemClock, { allowLoopback: true }, ws.workspace_id, {
-    url,
-    events: ['risk_indicator.published', 'risk_indicator.band_changed'],
+  const ws = await createWorkspace(ctxOf(store, { clock: systemClock, box }), { name: 'faults subscriber' });
+  const endpoint = await registerWebhook(
+    ctxOf(store, { clock: systemClock, policy: { allowLoopback: true }, workspaceId: ws.workspace_id }),
+    {
+      url,
+      events: ['risk_indicator.published', 'risk_indicator.band_changed'],
+    },
+  );
+  const key = await createKey(ctxOf(store, { clock: systemClock }), {
+    workspaceId: ws.workspace_id,
+    tier: 'ENTERPRISE',
   });
-  const key = await createKey(store, systemClock, ws.workspace_id, 'ENTERPRISE');
   return { workspaceId: ws.workspace_id, endpointId: endpoint.id, key: key.key };
 }
 

@@ -7,6 +7,7 @@ import { example, WORKED_ID } from '../support/documents.js';
 const WORKED_NAME = example('worked-example').provider.name;
 
 import { enableMcp } from '../../src/services/access.js';
+import { ctxOf } from '../support/context.js';
 import { POSTGRES_URL } from '../support/environment.js';
 import { clientIp, expectProblem } from '../support/responses.js';
 import { publish, startTestServer, type TestServer } from '../support/server.js';
@@ -52,7 +53,7 @@ describe.skipIf(!engines.includes('postgres'))('store outage states of a real Po
     });
     await publish(server, example('worked-example'));
     const issued = await server.issueKey('ENTERPRISE');
-    await enableMcp(server.services.store, issued.workspaceId, true);
+    await enableMcp(ctxOf(server.services.store), { workspaceId: issued.workspaceId, enabled: true });
     key = issued.key;
     const detail = (await (await server.get(`/api/v1/scores/${WORKED_ID}`, { key })).json()) as {
       risk_indicator_id: string;

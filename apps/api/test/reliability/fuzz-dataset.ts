@@ -1,7 +1,9 @@
 import { TIER_HOURLY_LIMIT, type Tier } from '@svc/contracts';
 import { createKey, enableMcp } from '../../src/services/access.js';
-import { addIssuance, withdrawProvider } from '../../src/services/admin.js';
+import { addIssuance } from '../../src/services/issuances.js';
+import { withdrawProvider } from '../../src/services/providers.js';
 import { DEMO, idOf, SATS, SOCIETE } from '../mcp/fixtures.js';
+import { ctxOf } from '../support/context.js';
 import { example, variantOf } from '../support/documents.js';
 import type { Receiver } from '../support/receiver.js';
 import { clientIp } from '../support/responses.js';
@@ -28,8 +30,8 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
   // One provider published and then withdrawn: its id is well-formed and known, yet has no indicator in force.
   const withdrawn = variantOf(example('low-band'), 199, { name: 'Withdrawn Lending' });
   await publish(server, withdrawn);
-  await withdrawProvider(store, clock, idOf(withdrawn), 'fuzz data set');
-  await addIssuance(store, clock, {
+  await withdrawProvider(ctxOf(store, { clock }), { providerId: idOf(withdrawn), reason: 'fuzz data set' });
+  await addIssuance(ctxOf(store, { clock }), {
     issuer_name: 'Example Sats Lending',
     instrument_name: 'Series A preferred',
     type: 'preferred_share',
@@ -42,13 +44,14 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
   // The main workspace: enabled for the agent tools, owner of the webhooks; a key pool per tier, each pool
   // large enough that its share of the planned requests spends at most half of each key's hourly limit.
   const main = await server.issueKey('ENTERPRISE');
-  await enableMcp(store, main.workspaceId, true);
+  await enableMcp(ctxOf(store), { workspaceId: main.workspaceId, enabled: true });
   const pools = new Map<KeySlot, string[]>();
   for (const tier of TIERS_IN_USE) {
     const share = (planned * KEY_WEIGHTS[tier]) / totalWeight;
     const size = Math.max(1, Math.ceil(share / (TIER_HOURLY_LIMIT[tier] / 2)));
     const keys = tier === 'ENTERPRISE' ? [main.key] : [];
-    while (keys.length < size) keys.push((await createKey(store, clock, main.workspaceId, tier)).key);
+    while (keys.length < size)
+      keys.push((await createKey(ctxOf(store, { clock }), { workspaceId: main.workspaceId, tier })).key);
     pools.set(tier, keys);
   }
   const otherShare = (planned * KEY_WEIGHTS['other-workspace']) / totalWeight;
@@ -57,7 +60,7 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
     others.push(await server.key('PROFESSIONAL'));
   }
   pools.set('other-workspace', others);
-  const revoked = (await createKey(store, clock, main.workspaceId, 'ENTERPRISE')).key;
+  const revoked = (await createKey(ctxOf(store, { clock }), { workspaceId: main.workspaceId, tier: 'ENTERPRISE' })).key;
   await revoke(server, revoked);
 
   const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {

@@ -16,6 +16,7 @@ import type { RunningServer } from '../../src/server.js';
 import { createKey, createWorkspace, enableMcp, hashKey, listKeys, revokeKey } from '../../src/services/access.js';
 import { secretBox } from '../../src/services/secrets.js';
 import type { KeyedEndpointName } from '../http/security.js';
+import { ctxOf } from '../support/context.js';
 import { engineIndicator, example, LOW_BAND_ID, WORKED_ID } from '../support/documents.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { expectJson, expectProblem, limitHeadersOf } from '../support/responses.js';
@@ -315,11 +316,11 @@ describe.each(engines)('workspace isolation on %s', (engine) => {
   /** A workspace with a key of every tier, the agent tools on, one endpoint, a ping and its redelivery, delivered. */
   async function setUp(s: TestServer, name: 'A' | 'B'): Promise<Side> {
     const { store, clock } = s.services;
-    const ws = await createWorkspace(store, box, clock, `workspace ${name}`);
-    await enableMcp(store, ws.workspace_id, true);
+    const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: `workspace ${name}` });
+    await enableMcp(ctxOf(store), { workspaceId: ws.workspace_id, enabled: true });
     const keys = {} as Side['keys'];
     for (const tier of TIERS) {
-      const created = await createKey(store, clock, ws.workspace_id, tier);
+      const created = await createKey(ctxOf(store, { clock }), { workspaceId: ws.workspace_id, tier });
       keys[tier] = { key: created.key, keyId: created.key_id };
     }
     const tag = `${name.toLowerCase()}-${randomBytes(6).toString('hex')}`;
@@ -493,7 +494,7 @@ describe.each(engines)('workspace isolation on %s', (engine) => {
       [side('A'), side('B')],
       [side('B'), side('A')],
     ] as const) {
-      const listed = (await listKeys(store, own.workspaceId)).map((k) => k.key_id);
+      const listed = (await listKeys(ctxOf(store), { workspaceId: own.workspaceId })).map((k) => k.key_id);
       expect(listed).toEqual(expect.arrayContaining(TIERS.map((t) => own.keys[t].keyId)));
       expect(listed.filter((id) => TIERS.some((t) => other.keys[t].keyId === id))).toEqual([]);
       // Each of its keys authenticates as its own workspace, never the other.
@@ -518,7 +519,7 @@ describe.each(engines)('workspace isolation on %s', (engine) => {
       const firstRefusedAfter: number[] = [];
 
       for (let round = 0; round < ROUNDS; round++) {
-        const issued = await createKey(store, clock, a.workspaceId, 'ENTERPRISE');
+        const issued = await createKey(ctxOf(store, { clock }), { workspaceId: a.workspaceId, tier: 'ENTERPRISE' });
         const records: { instance: number; started: number; status: number }[] = [];
         let revokedAt = Number.POSITIVE_INFINITY;
         let stop = false;
@@ -534,7 +535,7 @@ describe.each(engines)('workspace isolation on %s', (engine) => {
         const streams = [stream(0), stream(1)];
         // Both instances serve the key for a while (a cache, if there were one, would be warm).
         while (![0, 1].every((i) => records.some((r) => r.instance === i && r.status === 200))) await pause(5);
-        await revokeKey(store, clock, issued.key_id);
+        await revokeKey(ctxOf(store, { clock }), { keyId: issued.key_id });
         revokedAt = performance.now();
         // Right after the revocation, both authenticators refuse the key.
         for (const instance of instances) expect(await instance.services.auth.authenticate(issued.key)).toBeNull();

@@ -24,6 +24,7 @@ import {
 } from '../../src/services/access.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
+import { ctxOf } from '../support/context.js';
 import { engineIndicator, example, framework, LOW_BAND_ID, validated, WORKED_ID } from '../support/documents.js';
 import { POSTGRES_URL } from '../support/environment.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -178,7 +179,7 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
   /** A key of the tier in the workspace, recorded as a secret. */
   async function issue(workspaceId: string, tier: Tier): Promise<{ key: string; keyId: string }> {
     const { store, clock } = server().services;
-    const created = await createKey(store, clock, workspaceId, tier);
+    const created = await createKey(ctxOf(store, { clock }), { workspaceId, tier });
     secrets.push(...keySecrets(`the ${tier} key ${created.key_id}`, created.key));
     return { key: created.key, keyId: created.key_id };
   }
@@ -186,8 +187,8 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
   /** A workspace with the agent tools on, its webhook secret and sealed secret recorded. */
   async function workspace(name: string): Promise<string> {
     const { store, clock } = server().services;
-    const ws = await createWorkspace(store, box, clock, name);
-    await enableMcp(store, ws.workspace_id, true);
+    const ws = await createWorkspace(ctxOf(store, { clock, box }), { name });
+    await enableMcp(ctxOf(store), { workspaceId: ws.workspace_id, enabled: true });
     secrets.push(...webhookSecrets(`the webhook secret of ${name}`, ws.webhook_secret));
     await recordSealed(ws.workspace_id);
     return ws.workspace_id;
@@ -278,7 +279,7 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
     const { store, clock, snapshot } = running.services;
     for (const name of ['worked-example', 'low-band'] as const) {
       const document = validated(example(name));
-      await publishIndicator(store, clock, { document, framework, approvedAt: '2026-06-02T10:00:00.000Z' });
+      await publishIndicator(ctxOf(store, { clock }), { document, framework, approvedAt: '2026-06-02T10:00:00.000Z' });
     }
     snapshot.invalidate();
     receiver = await startReceiver();
@@ -395,7 +396,10 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
       expect((await settled(ctx.key, gone, 1)).map((d) => d.status)).toEqual(['failed']);
 
       const { store, clock } = server().services;
-      const rotated = await rotateWebhookSecret(store, box, clock, ctx.workspaceId, 3_600_000);
+      const rotated = await rotateWebhookSecret(ctxOf(store, { clock, box }), {
+        workspaceId: ctx.workspaceId,
+        overlapMs: 3_600_000,
+      });
       secrets.push(...webhookSecrets('the rotated webhook secret', rotated.webhook_secret));
       await recordSealed(ctx.workspaceId);
       const before = receiver.received.length;
@@ -403,7 +407,10 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
       await settled(ctx.key, ctx.webhookId, 2);
       // Both secrets signed it: the rotation really happened.
       expect(receiver.received[before]?.headers['x-svc-signature-previous']).toBeDefined();
-      const ended = await rotateWebhookSecret(store, box, clock, ctx.workspaceId, 0);
+      const ended = await rotateWebhookSecret(ctxOf(store, { clock, box }), {
+        workspaceId: ctx.workspaceId,
+        overlapMs: 0,
+      });
       secrets.push(...webhookSecrets('the second rotated webhook secret', ended.webhook_secret));
       await recordSealed(ctx.workspaceId);
 
@@ -423,7 +430,7 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
     it('every keyed endpoint refuses no key, an unknown, a malformed, a misplaced and a revoked key, and a lower tier', async () => {
       const { store, clock } = server().services;
       expect((await call(VALID.listScores() as Probe, ctx.revoked)).status).toBe(200);
-      await revokeKey(store, clock, ctx.revokedId);
+      await revokeKey(ctxOf(store, { clock }), { keyId: ctx.revokedId });
       for (const name of NAMES) {
         const endpoint = endpoints[name] as Endpoint;
         if (!endpoint.tier) continue;

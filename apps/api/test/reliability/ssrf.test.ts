@@ -18,6 +18,7 @@ import { WebhookDispatcher } from '../../src/services/webhooks/dispatcher.js';
 import { pingWebhook, registerWebhook } from '../../src/services/webhooks/endpoints.js';
 import { attemptsOf, listDeliveries } from '../../src/store/repositories/webhooks.js';
 import { manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { expectInvalid, expectJson } from '../support/responses.js';
 import { type TestServer, useServer } from '../support/server.js';
@@ -391,14 +392,17 @@ describe.each(engines)('a name re-pointed at loopback between check and connect,
    * dispatcher attempt it with the delivery-time DNS and policy; returns the attempt's error and what DNS was asked.
    */
   async function deliverWith(name: string, atDelivery: () => string[], allowLoopback = false) {
-    const ws = await createWorkspace(store, box, clock, 'consumer');
+    const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: 'consumer' });
     const url = `https://${name}:${listener.port}/hook`;
     const registration: UrlPolicy = { allowLoopback: false, resolve: fakeDns({ [name]: [PUBLIC] }).resolve };
-    const endpoint = await registerWebhook(store, clock, registration, ws.workspace_id, {
-      url,
-      events: ['issuance.updated'],
-    });
-    await pingWebhook(store, clock, ws.workspace_id, endpoint.id);
+    const endpoint = await registerWebhook(
+      ctxOf(store, { clock, policy: registration, workspaceId: ws.workspace_id }),
+      {
+        url,
+        events: ['issuance.updated'],
+      },
+    );
+    await pingWebhook(ctxOf(store, { clock, workspaceId: ws.workspace_id }), { webhookId: endpoint.id });
     const dns = fakeDns({ [name]: atDelivery });
     const dispatcher = new WebhookDispatcher({
       store,

@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  AccessError,
   createKey,
   createWorkspace,
   enableMcp,
@@ -12,6 +11,7 @@ import {
   rotateWebhookSecret,
   showWorkspace,
 } from '../../src/services/access.js';
+import { ServiceError } from '../../src/services/errors.js';
 import { secretBox } from '../../src/services/secrets.js';
 import {
   type ApiKeyRow,
@@ -23,6 +23,7 @@ import {
 } from '../../src/store/repositories/api-keys.js';
 import { findWorkspace, insertWorkspace, updateWorkspace } from '../../src/store/repositories/workspaces.js';
 import { manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { engines, useFreshStore } from '../support/stores.js';
 
 const workspace = (id: string, name = `workspace ${id}`) => ({
@@ -142,9 +143,10 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
 
     it('a created key authenticates; once revoked it is refused like an unknown key', async () => {
       const clock = manualClock();
-      const ws = await createWorkspace(store, box, clock, '  Risk team  ');
+      const ctx = ctxOf(store, { clock, box });
+      const ws = await createWorkspace(ctx, { name: '  Risk team  ' });
       expect((await findWorkspace(store.db, ws.workspace_id))?.name).toBe('Risk team');
-      const created = await createKey(store, clock, ws.workspace_id, 'PROFESSIONAL');
+      const created = await createKey(ctx, { workspaceId: ws.workspace_id, tier: 'PROFESSIONAL' });
       const auth = new KeyAuthenticator(store, clock);
       expect(await auth.authenticate(created.key)).toEqual({
         keyId: created.key_id,
@@ -152,18 +154,19 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
         tier: 'PROFESSIONAL',
         mcpEnabled: false,
       });
-      expect(await revokeKey(store, clock, created.key_id)).toBe('revoked');
-      expect(await revokeKey(store, clock, created.key_id)).toBe('already');
-      await expect(revokeKey(store, clock, 'key_missing')).rejects.toThrow(AccessError);
+      expect(await revokeKey(ctx, { keyId: created.key_id })).toBe('revoked');
+      expect(await revokeKey(ctx, { keyId: created.key_id })).toBe('already');
+      await expect(revokeKey(ctx, { keyId: 'key_missing' })).rejects.toThrow(ServiceError);
       expect(await auth.authenticate(created.key)).toBeNull();
       expect(await auth.authenticate(`${created.key.slice(0, -1)}A`)).toBeNull();
     });
 
     it('the key list shows prefixes only, never the hash', async () => {
       const clock = manualClock();
-      const ws = await createWorkspace(store, box, clock, 'Risk team');
-      const created = await createKey(store, clock, ws.workspace_id, 'FREE');
-      const [listed] = await listKeys(store, ws.workspace_id);
+      const ctx = ctxOf(store, { clock, box });
+      const ws = await createWorkspace(ctx, { name: 'Risk team' });
+      const created = await createKey(ctx, { workspaceId: ws.workspace_id, tier: 'FREE' });
+      const [listed] = await listKeys(ctx, { workspaceId: ws.workspace_id });
       expect(listed).toEqual({
         key_id: created.key_id,
         name: null,
@@ -180,8 +183,11 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
 
     it('a key with --expires-in answers until its expiry, then is refused like a revoked one; the list says expired', async () => {
       const clock = manualClock();
-      const ws = await createWorkspace(store, box, clock, 'Risk team');
-      const created = await createKey(store, clock, ws.workspace_id, 'PROFESSIONAL', {
+      const ctx = ctxOf(store, { clock, box });
+      const ws = await createWorkspace(ctx, { name: 'Risk team' });
+      const created = await createKey(ctx, {
+        workspaceId: ws.workspace_id,
+        tier: 'PROFESSIONAL',
         name: '  nightly export  ',
         expiresInMs: 12 * 3_600_000,
       });
@@ -189,23 +195,24 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
       const auth = new KeyAuthenticator(store, clock);
       clock.advance(12 * 3_600_000 - 1);
       expect((await auth.authenticate(created.key))?.keyId).toBe(created.key_id);
-      expect((await listKeys(store, ws.workspace_id, clock))[0]?.status).toBe('active');
+      expect((await listKeys(ctx, { workspaceId: ws.workspace_id }))[0]?.status).toBe('active');
       clock.advance(1);
       expect(await auth.authenticate(created.key)).toBeNull();
-      const [listed] = await listKeys(store, ws.workspace_id, clock);
+      const [listed] = await listKeys(ctx, { workspaceId: ws.workspace_id });
       expect(listed).toMatchObject({
         name: 'nightly export',
         expires_at: '2026-07-01T21:00:00.000Z',
         revoked_at: null,
         status: 'expired',
       });
-      await revokeKey(store, clock, created.key_id);
-      expect((await listKeys(store, ws.workspace_id, clock))[0]?.status).toBe('revoked');
+      await revokeKey(ctx, { keyId: created.key_id });
+      expect((await listKeys(ctx, { workspaceId: ws.workspace_id }))[0]?.status).toBe('revoked');
     });
 
     it('refuses a bad key name or lifetime, naming it, and creates nothing', async () => {
       const clock = manualClock();
-      const ws = await createWorkspace(store, box, clock, 'Risk team');
+      const ctx = ctxOf(store, { clock, box });
+      const ws = await createWorkspace(ctx, { name: 'Risk team' });
       const refused = [
         [{ name: '   ' }, /1 to 200 characters/],
         [{ name: 'x'.repeat(201) }, /1 to 200 characters/],
@@ -218,26 +225,29 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
         [{ expiresInMs: 1.5 }, /more than 0 and at most 3650 days/],
       ] as const;
       for (const [options, message] of refused) {
-        await expect(createKey(store, clock, ws.workspace_id, 'FREE', options)).rejects.toThrow(message);
+        await expect(createKey(ctx, { workspaceId: ws.workspace_id, tier: 'FREE', ...options })).rejects.toThrow(
+          message,
+        );
       }
-      expect(await listKeys(store, ws.workspace_id, clock)).toEqual([]);
+      expect(await listKeys(ctx, { workspaceId: ws.workspace_id })).toEqual([]);
     });
 
     it('lists every workspace with its key counts (expired and revoked keys not active), and shows one', async () => {
       const clock = manualClock();
-      const a = await createWorkspace(store, box, clock, 'Alpha desk');
+      const ctx = ctxOf(store, { clock, box });
+      const a = await createWorkspace(ctx, { name: 'Alpha desk' });
       clock.advance(1000);
-      const b = await createWorkspace(store, box, clock, 'Beta desk');
-      await createKey(store, clock, a.workspace_id, 'FREE', { name: 'kept' });
+      const b = await createWorkspace(ctx, { name: 'Beta desk' });
+      await createKey(ctx, { workspaceId: a.workspace_id, tier: 'FREE', name: 'kept' });
       clock.advance(1);
-      await createKey(store, clock, a.workspace_id, 'FREE', { expiresInMs: 60_000 });
+      await createKey(ctx, { workspaceId: a.workspace_id, tier: 'FREE', expiresInMs: 60_000 });
       clock.advance(1);
-      const revoked = await createKey(store, clock, a.workspace_id, 'FREE');
-      await revokeKey(store, clock, revoked.key_id);
-      await rotateWebhookSecret(store, box, clock, b.workspace_id, 3_600_000);
-      await enableMcp(store, b.workspace_id, true);
+      const revoked = await createKey(ctx, { workspaceId: a.workspace_id, tier: 'FREE' });
+      await revokeKey(ctx, { keyId: revoked.key_id });
+      await rotateWebhookSecret(ctx, { workspaceId: b.workspace_id, overlapMs: 3_600_000 });
+      await enableMcp(ctx, { workspaceId: b.workspace_id, enabled: true });
       clock.advance(59_999);
-      expect(await listWorkspaces(store, clock)).toEqual([
+      expect(await listWorkspaces(ctx)).toEqual([
         {
           workspace_id: a.workspace_id,
           name: 'Alpha desk',
@@ -255,7 +265,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
           active_keys: 0,
         },
       ]);
-      const shown = await showWorkspace(store, b.workspace_id, clock);
+      const shown = await showWorkspace(ctx, { workspaceId: b.workspace_id });
       expect(shown).toEqual({
         workspace_id: b.workspace_id,
         name: 'Beta desk',
@@ -265,14 +275,14 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
         webhook_endpoints: 0,
         keys: [],
       });
-      expect((await showWorkspace(store, a.workspace_id, clock)).keys.map((k) => k.status)).toEqual([
+      expect((await showWorkspace(ctx, { workspaceId: a.workspace_id })).keys.map((k) => k.status)).toEqual([
         'active',
         'expired',
         'revoked',
       ]);
       clock.advance(3_600_000);
-      expect((await showWorkspace(store, b.workspace_id, clock)).previous_secret_valid_until).toBeNull();
-      await expect(showWorkspace(store, 'ws_missing', clock)).rejects.toThrow('no workspace ws_missing');
+      expect((await showWorkspace(ctx, { workspaceId: b.workspace_id })).previous_secret_valid_until).toBeNull();
+      await expect(showWorkspace(ctx, { workspaceId: 'ws_missing' })).rejects.toThrow('no workspace ws_missing');
     });
   });
 });

@@ -3,6 +3,7 @@ import { publishIndicator } from '../../src/services/publishing.js';
 import { PUBLICATION_SEQ, PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import { findProvider } from '../../src/store/repositories/providers.js';
 import { manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework, newProvider } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 
@@ -14,7 +15,7 @@ describe.each(engines)('concurrent publication on %s', (engine) => {
   const clock = manualClock();
 
   const publish = (document: ReturnType<typeof exampleDocument>) =>
-    publishIndicator(store, clock, { document, framework, approvedAt: '2026-06-02T10:00:00.000Z' });
+    publishIndicator(ctxOf(store, { clock }), { document, framework, approvedAt: '2026-06-02T10:00:00.000Z' });
 
   it('10 concurrent publications of one provider end with one current indicator, one NEW entry and a consistent history', async () => {
     const docs = GAPS.map((days) => exampleDocument('worked-example', { values: { duration_gap_days: days } }));

@@ -8,6 +8,7 @@ import {
 } from '../../src/services/frameworks.js';
 import { publishRun } from '../../src/services/publication-run.js';
 import { manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { engines, useFreshStore } from '../support/stores.js';
 
 const V1_0 = getFramework('1.0');
@@ -81,10 +82,10 @@ describe.each(engines)('framework releases on %s', (engine) => {
 
   it('a publication run takes the released framework', async () => {
     const { framework } = await publishFramework(store, clock, { framework: V1_0, signedOffBy: 'Dana Risk' });
-    const report = await publishRun(store, clock, { providers: 'all', framework });
+    const report = await publishRun(ctxOf(store, { clock }), { providers: 'all', framework });
     expect(report.framework_version).toBe('DCRF v1.0');
     expect(report.outcomes).toEqual([]);
-    await expect(publishRun(store, clock, { providers: 'all', framework: DRAFT_1_1 })).rejects.toThrow(
+    await expect(publishRun(ctxOf(store, { clock }), { providers: 'all', framework: DRAFT_1_1 })).rejects.toThrow(
       /no chief risk officer sign-off/,
     );
   });

@@ -1,12 +1,15 @@
 import { getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/services/access.js';
-import { addIssuance, setRequestStatus, updateIssuance, withdrawProvider } from '../../src/services/admin.js';
+import { setRequestStatus } from '../../src/services/coverage-requests.js';
 import { publishFramework } from '../../src/services/frameworks.js';
 import { approveInputs, submitInputs } from '../../src/services/inputs.js';
+import { addIssuance, updateIssuance } from '../../src/services/issuances.js';
+import { withdrawProvider } from '../../src/services/providers.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { example, exampleDocument, framework, ISSUANCE, WORKED_ID } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
@@ -50,7 +53,7 @@ describe.each(engines)('free text with control characters on %s', (engine) => {
     async (char, name) => {
       const document = { ...example('worked-example'), provider: { ...example('worked-example').provider, name } };
       await refused(
-        () => submitInputs(store, clock, { by: 'alice', documents: [{ source: 'evil.json', document }] }),
+        () => submitInputs(ctxOf(store, { clock, by: 'alice' }), { documents: [{ source: 'evil.json', document }] }),
         `provider.name: must not hold control characters`,
         `found ${char} at character 5`,
       );
@@ -64,7 +67,7 @@ describe.each(engines)('free text with control characters on %s', (engine) => {
     custody.source = 'filing\u001b]8;;https://evil.example\u0007';
     custody.approved_by = 'Bob\u202e';
     await refused(
-      () => submitInputs(store, clock, { by: 'alice', documents: [{ source: 'evil.json', document }] }),
+      () => submitInputs(ctxOf(store, { clock, by: 'alice' }), { documents: [{ source: 'evil.json', document }] }),
       'inputs.custody_model.source: must not hold control characters',
       'inputs.custody_model.approved_by: must not hold control characters',
     );
@@ -72,37 +75,61 @@ describe.each(engines)('free text with control characters on %s', (engine) => {
 
   it.each(HOSTILE)("an analyst's name with %s (--by) is refused at submission and at approval", async (char, name) => {
     const documents = [{ source: 'ok.json', document: example('worked-example') }];
-    await refused(() => submitInputs(store, clock, { by: name, documents }), `submitter's name (--by)`, char);
-    await submitInputs(store, clock, { by: 'alice', documents });
-    await refused(() => approveInputs(store, clock, { providerIds: [WORKED_ID], by: name }), "approver's name", char);
+    await refused(
+      () => submitInputs(ctxOf(store, { clock, by: name }), { documents }),
+      `submitter's name (--by)`,
+      char,
+    );
+    await submitInputs(ctxOf(store, { clock, by: 'alice' }), { documents });
+    await refused(
+      () => approveInputs(ctxOf(store, { clock, by: name }), { providerIds: [WORKED_ID] }),
+      "approver's name",
+      char,
+    );
   });
 
   it.each(HOSTILE)(
     'an issuance with %s in a name or ticker is refused at add and update, naming the field',
     async (char, name) => {
       await refused(
-        () => addIssuance(store, clock, { ...ISSUANCE, issuer_name: name }),
+        () => addIssuance(ctxOf(store, { clock }), { ...ISSUANCE, issuer_name: name }),
         'issuer_name: must not hold',
         char,
       );
-      await refused(() => addIssuance(store, clock, { ...ISSUANCE, instrument_name: name }), 'instrument_name', char);
-      await refused(() => addIssuance(store, clock, { ...ISSUANCE, ticker: name }), 'ticker', char);
-      const added = await addIssuance(store, clock, ISSUANCE);
-      await refused(() => updateIssuance(store, clock, added.id, { issuer_name: name }), 'issuer_name', char);
+      await refused(
+        () => addIssuance(ctxOf(store, { clock }), { ...ISSUANCE, instrument_name: name }),
+        'instrument_name',
+        char,
+      );
+      await refused(() => addIssuance(ctxOf(store, { clock }), { ...ISSUANCE, ticker: name }), 'ticker', char);
+      const added = await addIssuance(ctxOf(store, { clock }), ISSUANCE);
+      await refused(
+        () => updateIssuance(ctxOf(store, { clock }), { id: added.id, changes: { issuer_name: name } }),
+        'issuer_name',
+        char,
+      );
     },
   );
 
   it.each(HOSTILE)('a workspace name with %s is refused', async (char, name) => {
-    await refused(() => createWorkspace(store, box, clock, name), 'a workspace name must not hold', char);
+    await refused(
+      () => createWorkspace(ctxOf(store, { clock, box }), { name }),
+      'a workspace name must not hold',
+      char,
+    );
   });
 
   it.each(HOSTILE)('a withdrawal reason with %s is refused', async (char, reason) => {
-    await publishIndicator(store, clock, {
+    await publishIndicator(ctxOf(store, { clock }), {
       document: exampleDocument('worked-example'),
       framework,
       approvedAt: '2026-06-02T10:00:00.000Z',
     });
-    await refused(() => withdrawProvider(store, clock, WORKED_ID, reason), 'a withdrawal reason must not hold', char);
+    await refused(
+      () => withdrawProvider(ctxOf(store, { clock }), { providerId: WORKED_ID, reason }),
+      'a withdrawal reason must not hold',
+      char,
+    );
   });
 
   it('a methodology sign-off by a name with a control character is refused', async () => {
@@ -135,17 +162,19 @@ describe.each(engines)('free text with control characters on %s', (engine) => {
         .execute();
     await insert('cr_a');
     await refused(
-      () => setRequestStatus(store, clock, 'cr_a', { status: 'COVERED', note: 'covered\u001b[2J' }),
+      () =>
+        setRequestStatus(ctxOf(store, { clock }), { requestId: 'cr_a', status: 'COVERED', note: 'covered\u001b[2J' }),
       'a note must not hold',
       'U+001B',
     );
     await refused(
-      () => setRequestStatus(store, clock, 'cr_a', { status: 'COVERED', note: 'covered \u202e' }),
+      () => setRequestStatus(ctxOf(store, { clock }), { requestId: 'cr_a', status: 'COVERED', note: 'covered \u202e' }),
       'U+202E',
     );
     expect(
       (
-        await setRequestStatus(store, clock, 'cr_a', {
+        await setRequestStatus(ctxOf(store, { clock }), {
+          requestId: 'cr_a',
           status: 'COVERED',
           note: 'Covered from August.\r\nSee the memo.',
         })

@@ -76,6 +76,7 @@ import {
 import type { Database } from '../../src/store/schema.js';
 import type { Dialect, Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework } from '../support/documents.js';
 import { engines, type FreshStore, freshStore } from '../support/stores.js';
 
@@ -537,7 +538,7 @@ async function seed(s: FreshStore): Promise<void> {
   });
   const clock = manualClock(AFTER_EXAMPLES);
   for (const document of PROVIDERS) {
-    const outcome = await publishIndicator(s, clock, { document, framework, approvedAt: AT });
+    const outcome = await publishIndicator(ctxOf(s, { clock }), { document, framework, approvedAt: AT });
     if (outcome.status !== 'published') throw new Error(`seed: ${outcome.status}`);
     clock.advance(1000);
   }

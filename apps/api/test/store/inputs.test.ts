@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AdminError } from '../../src/services/admin.js';
-import { approveInputs, listInputs, SubmissionError, submitInputs } from '../../src/services/inputs.js';
+import { ServiceError } from '../../src/services/errors.js';
+import { approveInputs, listInputs, submitInputs } from '../../src/services/inputs.js';
 import { publishRun } from '../../src/services/publication-run.js';
 import { listChanges } from '../../src/store/repositories/changelog.js';
 import { findProvider, listCurrent, listPublicHeadlines } from '../../src/store/repositories/providers.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { example, type InputsDoc, UNKNOWN_PROVIDER_ID, variantOf, WORKED_ID, withInput } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
@@ -19,8 +20,8 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
   });
 
   const submit = (by: string, ...docs: InputsDoc[]) =>
-    submitInputs(store, clock, { by, documents: docs.map((d, i) => doc(d, `doc-${i}.json`)) });
-  const approve = (by: string, ...providerIds: string[]) => approveInputs(store, clock, { providerIds, by });
+    submitInputs(ctxOf(store, { clock, by }), { documents: docs.map((d, i) => doc(d, `doc-${i}.json`)) });
+  const approve = (by: string, ...providerIds: string[]) => approveInputs(ctxOf(store, { clock, by }), { providerIds });
 
   it('a submission is PENDING, creates a provider row with no publication, and stays out of the public lists', async () => {
     const [record] = await submit('alice', example('worked-example'));
@@ -44,12 +45,11 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     const before = await storeContents(store);
     const bad = { ...example('worked-example'), evaluation_date: 'soon' } as InputsDoc;
     const worse = withInput(example('low-band'), 'collateral_coverage_ratio', 'lots');
-    const failure = await submitInputs(store, clock, {
-      by: 'alice',
+    const failure = await submitInputs(ctxOf(store, { clock, by: 'alice' }), {
       documents: [doc(example('worked-example'), 'ok.json'), doc(bad, 'bad.json'), doc(worse, 'worse.json')],
     }).catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(SubmissionError);
-    const { code, problems, message } = failure as SubmissionError;
+    expect(failure).toBeInstanceOf(ServiceError);
+    const { code, problems, message } = failure as ServiceError;
     expect(code).toBe('invalid_inputs');
     expect(message).toMatch(/^2 of 3 documents not valid approved inputs/);
     expect(new Set(problems.map((p) => p.source))).toEqual(new Set(['bad.json', 'worse.json']));
@@ -63,7 +63,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
   it('the submitter cannot approve their own submission, whatever the case of the name', async () => {
     await submit('alice', example('worked-example'));
     await expect(approve(' Alice ', WORKED_ID)).rejects.toMatchObject({ code: 'refused' });
-    expect((await listInputs(store, { pendingOnly: true })).map((r) => r.status)).toEqual(['PENDING']);
+    expect((await listInputs(ctxOf(store), { pendingOnly: true })).map((r) => r.status)).toEqual(['PENDING']);
   });
 
   it('another analyst approves; an unknown provider or one with nothing pending is not_found', async () => {
@@ -81,14 +81,14 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
       code: 'not_found',
       message: `no provider ${UNKNOWN_PROVIDER_ID}`,
     });
-    expect(await listInputs(store, { pendingOnly: true })).toEqual([]);
+    expect(await listInputs(ctxOf(store), { pendingOnly: true })).toEqual([]);
   });
 
   it('a newer submission supersedes the pending one; approving supersedes the approved one', async () => {
     const first = await submit('alice', example('worked-example'));
     clock.advance(1000);
     const second = await submit('alice', withInput(example('worked-example'), 'operating_history_years', 5));
-    expect(new Map((await listInputs(store)).map((r) => [r.id, r.status]))).toEqual(
+    expect(new Map((await listInputs(ctxOf(store), {})).map((r) => [r.id, r.status]))).toEqual(
       new Map([
         [second[0]?.id, 'PENDING'],
         [first[0]?.id, 'SUPERSEDED'],
@@ -98,7 +98,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     clock.advance(1000);
     const third = await submit('carol', example('worked-example'));
     await approve('bob', WORKED_ID);
-    const statuses = new Map((await listInputs(store)).map((r) => [r.id, r.status]));
+    const statuses = new Map((await listInputs(ctxOf(store), {})).map((r) => [r.id, r.status]));
     expect(statuses.get(third[0]?.id ?? '')).toBe('APPROVED');
     expect(statuses.get(second[0]?.id ?? '')).toBe('SUPERSEDED');
     expect([...statuses.values()].filter((s) => s === 'APPROVED')).toHaveLength(1);
@@ -108,14 +108,14 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     const other = variantOf(example('worked-example'), 1);
     await submit('alice', example('worked-example'), other);
     await expect(approve('bob', WORKED_ID, UNKNOWN_PROVIDER_ID)).rejects.toMatchObject({ code: 'not_found' });
-    expect(await listInputs(store, { pendingOnly: true })).toHaveLength(2);
+    expect(await listInputs(ctxOf(store), { pendingOnly: true })).toHaveLength(2);
   });
 
   it('publishRun publishes approved inputs once (then unchanged) with score_verified_at = approved_at', async () => {
     clock.set(AFTER_EXAMPLES);
     await submit('alice', example('worked-example'), example('missing-inputs'));
     await approve('bob', WORKED_ID, example('missing-inputs').provider.id);
-    const first = await publishRun(store, clock, { providers: 'all' });
+    const first = await publishRun(ctxOf(store, { clock }), { providers: 'all' });
     expect(first.counts).toEqual({ published: 1, unchanged: 0, refused: 1 });
     const published = first.outcomes.find((o) => o.provider_id === WORKED_ID);
     expect(published).toMatchObject({ status: 'published', change: 'NEW', final_score: 78.46, risk_band: 'MEDIUM' });
@@ -123,7 +123,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     expect(refused?.reason).toMatch(/below the publication threshold/);
     const history = await store.db.selectFrom('indicator_history').selectAll().execute();
     expect(history.map((h) => h.score_verified_at)).toEqual([AFTER_EXAMPLES]);
-    const again = await publishRun(store, clock, { providers: 'all' });
+    const again = await publishRun(ctxOf(store, { clock }), { providers: 'all' });
     expect(again.counts).toEqual({ published: 0, unchanged: 1, refused: 1 });
     expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toHaveLength(1);
   });
@@ -132,11 +132,11 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     await submit('alice', example('worked-example'));
     await approve('bob', WORKED_ID);
     const before = await storeContents(store);
-    const dry = await publishRun(store, clock, { providers: [WORKED_ID], dryRun: true });
+    const dry = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID], dryRun: true });
     expect(dry).toMatchObject({ dry_run: true, counts: { published: 1, unchanged: 0, refused: 0 } });
     expect(dry.outcomes[0]).toMatchObject({ status: 'published', change: 'NEW' });
     expect(await storeContents(store)).toEqual(before);
-    const real = await publishRun(store, clock, { providers: [WORKED_ID] });
+    const real = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID] });
     expect(real.outcomes[0]?.risk_indicator_id).toBe(dry.outcomes[0]?.risk_indicator_id);
   });
 
@@ -144,8 +144,8 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     clock.set('2026-10-01T09:00:00.000Z');
     await submit('alice', example('worked-example'));
     await approve('bob', WORKED_ID);
-    const first = await publishRun(store, clock, { providers: [WORKED_ID] });
-    const later = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-09-30' });
+    const first = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID] });
+    const later = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID], date: '2026-09-30' });
     expect(later.outcomes[0]?.status).toBe('published');
     expect(later.outcomes[0]?.risk_indicator_id).not.toBe(first.outcomes[0]?.risk_indicator_id);
     expect([null, 'SCORE_CHANGE', 'BAND_CHANGE']).toContain(later.outcomes[0]?.change);
@@ -153,7 +153,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     expect(changes.map((c) => c.change_type).sort()).toEqual(
       later.outcomes[0]?.change ? ['NEW', later.outcomes[0].change].sort() : ['NEW'],
     );
-    const early = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-01-01' });
+    const early = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID], date: '2026-01-01' });
     expect(early.outcomes[0]).toMatchObject({ status: 'refused' });
     expect(early.outcomes[0]?.problems.length).toBeGreaterThan(0);
   });
@@ -170,13 +170,12 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
 
   it('import refuses a document dated after the present, naming each field, and stores nothing', async () => {
     const before = await storeContents(store);
-    const failure = await submitInputs(store, clock, {
-      by: 'alice',
+    const failure = await submitInputs(ctxOf(store, { clock, by: 'alice' }), {
       documents: [doc(example('worked-example'), 'ok.json'), doc(fromTheFuture(), 'future.json')],
     }).catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(SubmissionError);
-    expect((failure as SubmissionError).code).toBe('invalid_inputs');
-    expect((failure as SubmissionError).problems).toEqual([
+    expect(failure).toBeInstanceOf(ServiceError);
+    expect((failure as ServiceError).code).toBe('invalid_inputs');
+    expect((failure as ServiceError).problems).toEqual([
       {
         source: 'future.json',
         path: 'evaluation_date',
@@ -209,7 +208,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     const before = await storeContents(store);
     const refused = await approve('bob', WORKED_ID).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'invalid_inputs' });
-    expect((refused as SubmissionError).problems.map((p) => p.path)).toEqual([
+    expect((refused as ServiceError).problems.map((p) => p.path)).toEqual([
       'evaluation_date',
       'inputs.operating_history_years.as_of',
       'inputs.operating_history_years.approved_at',
@@ -220,7 +219,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     await approve('bob', WORKED_ID);
     clock.set('2026-07-01T09:00:00.000Z');
     for (const dryRun of [true, false]) {
-      const run = await publishRun(store, clock, { providers: [WORKED_ID], dryRun });
+      const run = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID], dryRun });
       expect(run.counts).toEqual({ published: 0, unchanged: 0, refused: 1 });
       expect(run.outcomes[0]?.reason).toMatch(
         /dated after the present \(evaluation_date, inputs\.operating_history_years\.as_of/,
@@ -235,22 +234,22 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     await submit('alice', example('worked-example'));
     await approve('bob', WORKED_ID);
     const before = await storeContents(store);
-    const failure = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-07-02' }).catch(
+    const failure = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID], date: '2026-07-02' }).catch(
       (e: unknown) => e,
     );
-    expect(failure).toBeInstanceOf(AdminError);
-    expect((failure as AdminError).problems).toEqual([
+    expect(failure).toBeInstanceOf(ServiceError);
+    expect((failure as ServiceError).problems).toEqual([
       { path: '--date', message: '2026-07-02 is after the present (2026-07-01T09:00:00.000Z)' },
     ]);
     expect(await storeContents(store)).toEqual(before);
     // Today is not the future.
-    const today = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-07-01' });
+    const today = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID], date: '2026-07-01' });
     expect(today.counts.published).toBe(1);
   });
 
   it('a named provider without approved inputs is refused, and so is an unknown one', async () => {
     await submit('alice', example('worked-example'));
-    const run = await publishRun(store, clock, { providers: [WORKED_ID, UNKNOWN_PROVIDER_ID] });
+    const run = await publishRun(ctxOf(store, { clock }), { providers: [WORKED_ID, UNKNOWN_PROVIDER_ID] });
     expect(run.outcomes.map((o) => o.reason)).toEqual(['no approved inputs', `no provider ${UNKNOWN_PROVIDER_ID}`]);
     expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toEqual([]);
   });

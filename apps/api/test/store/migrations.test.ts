@@ -1,13 +1,14 @@
 import type { NextBandPath } from '@svc/methodology';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/admin.js';
 import { backfillNextBand } from '../../src/services/packaged.js';
+import { withdrawProvider } from '../../src/services/providers.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { insertCoverageRequest } from '../../src/store/repositories/coverage-requests.js';
 import { insertWorkspace } from '../../src/store/repositories/workspaces.js';
 import { migrate, openStore, type Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework, WORKED_ID } from '../support/documents.js';
 import { engines, freshLocation, freshStore, migrateBesideOtherTests, type TestLocation } from '../support/stores.js';
 
@@ -133,14 +134,14 @@ describe.each(engines)('migrations on %s', (engine) => {
     await migrateBesideOtherTests(store);
     const clock = manualClock(AFTER_EXAMPLES);
     const publish = () =>
-      publishIndicator(store, clock, {
+      publishIndicator(ctxOf(store, { clock }), {
         document: exampleDocument('worked-example'),
         framework,
         approvedAt: '2026-06-02T10:00:00.000Z',
       });
     await publish();
     clock.advance(60_000);
-    await withdrawProvider(store, clock, WORKED_ID, 'ceased lending');
+    await withdrawProvider(ctxOf(store, { clock }), { providerId: WORKED_ID, reason: 'ceased lending' });
     clock.advance(60_000);
     await publish();
     const request = (id: string, provider_name: string) =>
@@ -264,7 +265,7 @@ describe.each(engines)('migrations on %s', (engine) => {
     try {
       const clock = manualClock('2026-07-20T09:00:00.000Z');
       for (const name of ['low-band', 'worked-example'] as const) {
-        const outcome = await publishIndicator(store, clock, {
+        const outcome = await publishIndicator(ctxOf(store, { clock }), {
           document: exampleDocument(name),
           framework,
           approvedAt: '2026-07-16T10:00:00.000Z',

@@ -12,6 +12,7 @@ import {
   listPublicHeadlines,
 } from '../../src/store/repositories/providers.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework, newProvider } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
@@ -30,7 +31,7 @@ describe.each(engines)('publishing on %s', (engine) => {
   });
 
   const publish = (document: InputsDocument, approvedAt = APPROVED_AT) =>
-    publishIndicator(store, clock, { document, framework, approvedAt });
+    publishIndicator(ctxOf(store, { clock }), { document, framework, approvedAt });
 
   it('a first publication stores the indicator, points the provider at it and writes one NEW entry', async () => {
     const doc = exampleDocument('worked-example');

@@ -12,6 +12,7 @@ import { type PublishOutcome, publishIndicator } from '../../src/services/publis
 import { secretBox } from '../../src/services/secrets.js';
 import { findApiKeyByHash } from '../../src/store/repositories/api-keys.js';
 import type { StoreLocation } from '../../src/store/store.js';
+import { ctxOf } from '../support/context.js';
 import { framework, validated } from './documents.js';
 import { type Engine, freshLocation, retryOnSchemaRace } from './stores.js';
 
@@ -98,8 +99,8 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
   const box = secretBox(Buffer.from(TEST_MASTER_KEY, 'hex'));
   const instances: RunningServer[] = [];
   const issueKey = async (tier: Tier): Promise<IssuedKey> => {
-    const ws = await createWorkspace(store, box, clock, `test ${tier}`);
-    const created = await createKey(store, clock, ws.workspace_id, tier);
+    const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: `test ${tier}` });
+    const created = await createKey(ctxOf(store, { clock }), { workspaceId: ws.workspace_id, tier });
     return { key: created.key, keyId: created.key_id, workspaceId: ws.workspace_id, webhookSecret: ws.webhook_secret };
   };
   return {
@@ -111,7 +112,11 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
       return (await issueKey(tier)).key;
     },
     async publish(document, approvedAt = '2026-06-02T10:00:00.000Z') {
-      const outcome = await publishIndicator(store, clock, { document: validated(document), framework, approvedAt });
+      const outcome = await publishIndicator(ctxOf(store, { clock }), {
+        document: validated(document),
+        framework,
+        approvedAt,
+      });
       running.services.snapshot.invalidate();
       return outcome.status;
     },
@@ -171,7 +176,7 @@ export async function publish(server: TestServer, document: unknown): Promise<vo
 export async function revoke(server: TestServer, key: string): Promise<void> {
   const row = await findApiKeyByHash(server.services.store.db, hashKey(key));
   if (!row) throw new Error('no such key');
-  await revokeKey(server.services.store, server.services.clock, row.id);
+  await revokeKey(ctxOf(server.services.store, { clock: server.services.clock }), { keyId: row.id });
 }
 
 /**
@@ -182,9 +187,16 @@ export async function expiredKey(server: TestServer, tier: Tier = 'ENTERPRISE'):
   const { store, clock } = server.services;
   const box = secretBox(Buffer.from(TEST_MASTER_KEY, 'hex'));
   const twoHoursAgo: Clock = { now: () => new Date(clock.now().getTime() - 2 * 3_600_000) };
-  const ws = await createWorkspace(store, box, twoHoursAgo, `expired ${tier}`);
-  await enableMcp(store, ws.workspace_id, true);
-  return (await createKey(store, twoHoursAgo, ws.workspace_id, tier, { name: 'expired', expiresInMs: 3_600_000 })).key;
+  const ws = await createWorkspace(ctxOf(store, { clock: twoHoursAgo, box }), { name: `expired ${tier}` });
+  await enableMcp(ctxOf(store), { workspaceId: ws.workspace_id, enabled: true });
+  return (
+    await createKey(ctxOf(store, { clock: twoHoursAgo }), {
+      workspaceId: ws.workspace_id,
+      tier,
+      name: 'expired',
+      expiresInMs: 3_600_000,
+    })
+  ).key;
 }
 
 /** A key of the right form that was never issued. */

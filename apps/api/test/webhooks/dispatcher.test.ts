@@ -5,8 +5,9 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { createWorkspace, rotateWebhookSecret } from '../../src/services/access.js';
-import { updateIssuance, withdrawProvider } from '../../src/services/admin.js';
 import { publishFramework } from '../../src/services/frameworks.js';
+import { updateIssuance } from '../../src/services/issuances.js';
+import { withdrawProvider } from '../../src/services/providers.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { WebhookDispatcher } from '../../src/services/webhooks/dispatcher.js';
@@ -15,6 +16,7 @@ import { upsertIssuance } from '../../src/store/repositories/issuances.js';
 import { attemptsOf, listDeliveries } from '../../src/store/repositories/webhooks.js';
 import type { Store } from '../../src/store/store.js';
 import { manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { framework, newProvider } from '../support/documents.js';
 import { type Received, type Receiver, startReceiver } from '../support/receiver.js';
 import { engines, useFreshStore } from '../support/stores.js';
@@ -69,16 +71,19 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
   };
 
   async function workspace(events: string[] = ['risk_indicator.published'], url = receiver.url) {
-    const ws = await createWorkspace(store, box, clock, 'consumer');
-    const endpoint = await registerWebhook(store, clock, { allowLoopback: true }, ws.workspace_id, {
-      url,
-      events: events as never,
-    });
+    const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: 'consumer' });
+    const endpoint = await registerWebhook(
+      ctxOf(store, { clock, policy: { allowLoopback: true }, workspaceId: ws.workspace_id }),
+      {
+        url,
+        events: events as never,
+      },
+    );
     return { ...ws, endpoint };
   }
 
   const publish = (variation = {}) =>
-    publishIndicator(store, clock, { document: newProvider(variation), framework, approvedAt: APPROVED_AT });
+    publishIndicator(ctxOf(store, { clock }), { document: newProvider(variation), framework, approvedAt: APPROVED_AT });
 
   const deliveriesOf = (s: Store, endpointId: string) => listDeliveries(s.db, endpointId, { limit: 1000 });
 
@@ -156,13 +161,17 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
   it('a band change sends band_changed beside published; an unchanged re-publication sends nothing', async () => {
     const ws = await workspace(['risk_indicator.published', 'risk_indicator.band_changed']);
     const doc = newProvider();
-    await publishIndicator(store, clock, { document: doc, framework, approvedAt: APPROVED_AT });
+    await publishIndicator(ctxOf(store, { clock }), { document: doc, framework, approvedAt: APPROVED_AT });
     const moved = newProvider({ provider: { id: doc.provider.id }, values: { collateral_coverage_ratio: 1.5 } });
-    const outcome = await publishIndicator(store, clock, { document: moved, framework, approvedAt: APPROVED_AT });
+    const outcome = await publishIndicator(ctxOf(store, { clock }), {
+      document: moved,
+      framework,
+      approvedAt: APPROVED_AT,
+    });
     expect(outcome).toMatchObject({ status: 'published', change: 'BAND_CHANGE' });
-    expect((await publishIndicator(store, clock, { document: moved, framework, approvedAt: APPROVED_AT })).status).toBe(
-      'unchanged',
-    );
+    expect(
+      (await publishIndicator(ctxOf(store, { clock }), { document: moved, framework, approvedAt: APPROVED_AT })).status,
+    ).toBe('unchanged');
     await dispatcher().drain();
     const bodies = (await receiver.waitFor(3)).map((r) => JSON.parse(r.raw.toString('utf8')));
     expect(bodies.map((b) => b.type).sort()).toEqual([
@@ -184,7 +193,10 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     const ws = await workspace(['risk_indicator.withdrawn', 'issuance.updated', 'methodology.published']);
     const outcome = await publish();
     if (outcome.status !== 'published') throw new Error('not published');
-    await withdrawProvider(store, clock, outcome.indicator.provider_id, 'coverage ended');
+    await withdrawProvider(ctxOf(store, { clock }), {
+      providerId: outcome.indicator.provider_id,
+      reason: 'coverage ended',
+    });
     await upsertIssuance(store.db, {
       id: 'iss_0123456789abcdef01234567',
       issuer_name: 'Example Issuer',
@@ -201,9 +213,15 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       announced_at: '2026-06-01T00:00:00.000Z',
       updated_at: '2026-06-01T00:00:00.000Z',
     });
-    await updateIssuance(store, clock, 'iss_0123456789abcdef01234567', { status: 'PRICING' });
+    await updateIssuance(ctxOf(store, { clock }), {
+      id: 'iss_0123456789abcdef01234567',
+      changes: { status: 'PRICING' },
+    });
     // The same values again change nothing, so they send nothing.
-    await updateIssuance(store, clock, 'iss_0123456789abcdef01234567', { status: 'PRICING' });
+    await updateIssuance(ctxOf(store, { clock }), {
+      id: 'iss_0123456789abcdef01234567',
+      changes: { status: 'PRICING' },
+    });
     const release = await publishFramework(store, clock, { framework, signedOffBy: 'A. Officer' });
     expect(release.created).toBe(true);
     // Publishing the same version again records nothing and sends nothing.
@@ -403,7 +421,10 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
   it('during a rotation overlap both secrets sign; after it only the new one does', async () => {
     const ws = await workspace();
     // The overlap runs in the dispatcher's time, the system clock.
-    const rotated = await rotateWebhookSecret(store, box, systemClock, ws.workspace_id, 3_600_000);
+    const rotated = await rotateWebhookSecret(ctxOf(store, { clock: systemClock, box }), {
+      workspaceId: ws.workspace_id,
+      overlapMs: 3_600_000,
+    });
     await publish();
     await dispatcher().drain();
     const [request] = (await receiver.waitFor(1)) as [Received];
@@ -419,7 +440,10 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     expect(() => new Webhook(ws.webhook_secret).verify(request.raw.toString('utf8'), headers)).not.toThrow();
     expect(() => new Webhook(rotated.webhook_secret).verify(request.raw.toString('utf8'), headers)).not.toThrow();
 
-    const ended = await rotateWebhookSecret(store, box, systemClock, ws.workspace_id, 0);
+    const ended = await rotateWebhookSecret(ctxOf(store, { clock: systemClock, box }), {
+      workspaceId: ws.workspace_id,
+      overlapMs: 0,
+    });
     expect(ended.previous_secret_valid_until).toBeNull();
     await publish();
     await dispatcher().drain();

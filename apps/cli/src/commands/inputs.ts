@@ -2,7 +2,7 @@ import type { SubmissionRecord, SubmittedDocument } from '@svc/api';
 import type { Command } from 'commander';
 import { asCliError, CliError, type ProblemLine } from '../errors.js';
 import { listJsonFiles, pathKind, readJsonFile } from '../files.js';
-import { type Environment, type Operations, operations, withMigratedStore } from '../operations.js';
+import { type Environment, type Operations, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface InputsOptions {
@@ -75,9 +75,7 @@ async function importInputs(env: Environment, path: string, options: ByOptions):
   const ops = await operations(env);
   const files = (await pathKind(path)) === 'directory' ? await listJsonFiles(path) : [path];
   const documents = await readAll(ops, path, files);
-  const records = await withMigratedStore(ops, (store) =>
-    ops.api.submitInputs(store, ops.api.systemClock, { by: options.by, documents }),
-  );
+  const records = await withOperator(ops, (ctx) => ops.api.submitInputs(ctx, { documents }), { by: options.by });
   if (options.json) {
     printJson(records);
     return;
@@ -123,9 +121,9 @@ async function readAll(ops: Operations, path: string, files: readonly string[]):
 
 async function approveInputs(env: Environment, providerIds: readonly string[], options: ByOptions): Promise<void> {
   const ops = await operations(env);
-  const records = await withMigratedStore(ops, (store) =>
-    ops.api.approveInputs(store, ops.api.systemClock, { providerIds, by: options.by }),
-  );
+  const records = await withOperator(ops, (ctx) => ops.api.approveInputs(ctx, { providerIds }), {
+    by: options.by,
+  });
   if (options.json) {
     printJson(records);
     return;
@@ -139,9 +137,7 @@ async function approveInputs(env: Environment, providerIds: readonly string[], o
 /** Exit 0 when every pending submission was approved (or none was pending), 1 when the maker-checker rule kept any. */
 async function approveAllPending(env: Environment, options: ByOptions): Promise<number> {
   const ops = await operations(env);
-  const { approved, refused } = await withMigratedStore(ops, (store) =>
-    ops.api.approveAllPending(store, ops.api.systemClock, { by: options.by }),
-  );
+  const { approved, refused } = await withOperator(ops, (ctx) => ops.api.approveAllPending(ctx), { by: options.by });
   const exit = refused.length > 0 ? 1 : 0;
   if (options.json) {
     printJson({ approved, refused });
@@ -169,9 +165,7 @@ async function approveAllPending(env: Environment, options: ByOptions): Promise<
 
 async function listInputs(env: Environment, options: ListOptions): Promise<void> {
   const ops = await operations(env);
-  const records = await withMigratedStore(ops, (store) =>
-    ops.api.listInputs(store, { pendingOnly: options.pending === true }),
-  );
+  const records = await withOperator(ops, (ctx) => ops.api.listInputs(ctx, { pendingOnly: options.pending === true }));
   if (options.json) {
     printJson(records);
     return;

@@ -1,6 +1,6 @@
 import type { IssuanceChanges, IssuanceFields } from '@svc/api';
 import type { Command } from 'commander';
-import { type Environment, operations, withMigratedStore } from '../operations.js';
+import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface IssuanceOptions {
@@ -110,25 +110,21 @@ async function addIssuance(env: Environment, options: IssuanceOptions): Promise<
   const ops = await operations(env);
   // The required options are all present: commander refuses the command line otherwise.
   const fields = changesOf(options) as IssuanceFields;
-  const row = await withMigratedStore(ops, (store) => ops.api.addIssuance(store, ops.api.systemClock, fields));
+  const row = await withOperator(ops, (ctx) => ops.api.addIssuance(ctx, fields));
   if (options.json) printJson(row);
   else printLines(`issuance ${row.id} added: ${row.issuer_name}, ${row.instrument_name} (${row.status})`);
 }
 
 async function updateIssuance(env: Environment, id: string, options: IssuanceOptions): Promise<void> {
   const ops = await operations(env);
-  const row = await withMigratedStore(ops, (store) =>
-    ops.api.updateIssuance(store, ops.api.systemClock, id, changesOf(options)),
-  );
+  const row = await withOperator(ops, (ctx) => ops.api.updateIssuance(ctx, { id, changes: changesOf(options) }));
   if (options.json) printJson(row);
   else printLines(`issuance ${row.id} updated: ${row.issuer_name}, ${row.instrument_name} (${row.status})`);
 }
 
 async function closeIssuance(env: Environment, id: string, options: IssuanceOptions): Promise<void> {
   const ops = await operations(env);
-  const row = await withMigratedStore(ops, (store) =>
-    ops.api.closeIssuance(store, ops.api.systemClock, id, options.status ?? ''),
-  );
+  const row = await withOperator(ops, (ctx) => ops.api.closeIssuance(ctx, { id, status: options.status ?? '' }));
   if (options.json) printJson(row);
   else printLines(`issuance ${row.id} closed: ${row.issuer_name}, ${row.instrument_name} (${row.status})`);
 }
@@ -140,7 +136,7 @@ async function listIssuances(env: Environment, options: IssuanceOptions): Promis
     type: options.type,
     includeClosed: options.includeClosed === true,
   };
-  const rows = await withMigratedStore(ops, (store) => ops.api.listIssuanceRecords(store, filter));
+  const rows = await withOperator(ops, (ctx) => ops.api.listIssuanceRecords(ctx, filter));
   if (options.json) {
     printJson(rows);
     return;

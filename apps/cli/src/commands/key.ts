@@ -2,7 +2,7 @@ import type { KeySummary } from '@svc/api';
 import type { Tier } from '@svc/contracts';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
-import { type Environment, type Operations, operations, withMigratedStore } from '../operations.js';
+import { type Environment, type Operations, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 /** What each tier may read (DESIGN.md); type-checked against the contracts' tiers, with no runtime import. */
@@ -71,8 +71,8 @@ async function createKey(env: Environment, options: CreateOptions): Promise<void
   // Tiers are upper case; "professional" is read as PROFESSIONAL, anything else is refused by the API.
   const tier = options.tier.toUpperCase();
   const expiresInMs = options.expiresIn === undefined ? undefined : lifetimeOf(ops, options.expiresIn);
-  const created = await withMigratedStore(ops, (store) =>
-    ops.api.createKey(store, ops.api.systemClock, options.workspace, tier, { name: options.name, expiresInMs }),
+  const created = await withOperator(ops, (ctx) =>
+    ops.api.createKey(ctx, { workspaceId: options.workspace, tier, name: options.name, expiresInMs }),
   );
   if (options.json) {
     printJson({ key: created.key, key_id: created.key_id, name: created.name, expires_at: created.expires_at });
@@ -102,7 +102,7 @@ function lifetimeOf(ops: Operations, text: string): number {
 
 async function listKeys(env: Environment, options: ListOptions): Promise<void> {
   const ops = await operations(env);
-  const keys = await withMigratedStore(ops, (store) => ops.api.listKeys(store, options.workspace));
+  const keys = await withOperator(ops, (ctx) => ops.api.listKeys(ctx, { workspaceId: options.workspace }));
   if (options.json) {
     printJson(keys);
     return;
@@ -116,7 +116,7 @@ async function listKeys(env: Environment, options: ListOptions): Promise<void> {
 
 async function revokeKey(env: Environment, keyId: string, options: KeyOptions): Promise<void> {
   const ops = await operations(env);
-  const outcome = await withMigratedStore(ops, (store) => ops.api.revokeKey(store, ops.api.systemClock, keyId));
+  const outcome = await withOperator(ops, (ctx) => ops.api.revokeKey(ctx, { keyId }));
   const status = outcome === 'revoked' ? 'revoked' : 'already_revoked';
   if (options.json) printJson({ key_id: keyId, status });
   else printLines(outcome === 'revoked' ? `key ${keyId} revoked` : `key ${keyId} was already revoked`);

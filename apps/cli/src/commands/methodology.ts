@@ -124,7 +124,10 @@ async function publishFrameworkVersion(
     }
     const inForce = published.release.effective_date <= today;
     const rescore = inForce
-      ? await ops.api.publishRun(store, ops.api.systemClock, { providers: 'all', framework: published.framework })
+      ? await ops.api.publishRun(
+          ops.api.standaloneContext(store, { actor: { kind: 'operator', name: null }, clock: ops.api.systemClock }),
+          { providers: 'all', framework: published.framework },
+        )
       : null;
     return { ...published, rescore };
   });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Environment, operations, withMigratedStore } from '../operations.js';
+import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface ProviderOptions {
@@ -32,7 +32,7 @@ export function registerProvider(program: Command, env: Environment): void {
 
 async function listProviders(env: Environment, options: ProviderOptions): Promise<void> {
   const ops = await operations(env);
-  const providers = await withMigratedStore(ops, (store) => ops.api.listProviders(store));
+  const providers = await withOperator(ops, (ctx) => ops.api.listProviders(ctx));
   if (options.json) {
     printJson(providers);
     return;
@@ -58,8 +58,8 @@ async function listProviders(env: Environment, options: ProviderOptions): Promis
 
 async function withdraw(env: Environment, providerId: string, options: WithdrawOptions): Promise<void> {
   const ops = await operations(env);
-  const withdrawal = await withMigratedStore(ops, (store) =>
-    ops.api.withdrawProvider(store, ops.api.systemClock, providerId, options.reason),
+  const withdrawal = await withOperator(ops, (ctx) =>
+    ops.api.withdrawProvider(ctx, { providerId, reason: options.reason }),
   );
   if (options.json) {
     printJson(withdrawal);

@@ -3,7 +3,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { calendarDate } from '../calendar-date.js';
 import { CliError } from '../errors.js';
-import { type Environment, operations, withMigratedStore } from '../operations.js';
+import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface PublishOptions {
@@ -35,8 +35,8 @@ async function publish(env: Environment, providerIds: readonly string[], options
   if (providerIds.length === 0 && !options.all) throw new CliError('usage', 'name the providers to publish, or --all');
   const ops = await operations(env);
   const progress = progressBar();
-  const report = await withMigratedStore(ops, (store) =>
-    ops.api.publishRun(store, ops.api.systemClock, {
+  const report = await withOperator(ops, (ctx) =>
+    ops.api.publishRun(ctx, {
       providers: options.all ? 'all' : providerIds,
       date: options.date,
       dryRun: options.dryRun === true,

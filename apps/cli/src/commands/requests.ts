@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Environment, operations, withMigratedStore } from '../operations.js';
+import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface RequestsOptions {
@@ -45,7 +45,7 @@ export function registerRequests(program: Command, env: Environment): void {
 async function listRequests(env: Environment, options: ListOptions): Promise<void> {
   const ops = await operations(env);
   const status = options.status?.toUpperCase();
-  const requests = await withMigratedStore(ops, (store) => ops.api.listRequests(store, status));
+  const requests = await withOperator(ops, (ctx) => ops.api.listRequests(ctx, { status }));
   if (options.json) {
     printJson(requests.map(({ fingerprint: _fingerprint, ...request }) => request));
     return;
@@ -72,8 +72,8 @@ async function listRequests(env: Environment, options: ListOptions): Promise<voi
 
 async function setStatus(env: Environment, requestId: string, options: SetOptions): Promise<void> {
   const ops = await operations(env);
-  const updated = await withMigratedStore(ops, (store) =>
-    ops.api.setRequestStatus(store, ops.api.systemClock, requestId, { status: options.status, note: options.note }),
+  const updated = await withOperator(ops, (ctx) =>
+    ops.api.setRequestStatus(ctx, { requestId, status: options.status, note: options.note }),
   );
   if (options.json) {
     const { fingerprint: _fingerprint, ...request } = updated;

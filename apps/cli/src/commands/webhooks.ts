@@ -6,6 +6,7 @@ import {
   type Operations,
   operations,
   withMigratedStore,
+  withOperator,
 } from '../operations.js';
 import { printJson, printJsonLine, printLines, renderTable, withOutputOptions } from '../output.js';
 import { stopSignals } from './serve.js';
@@ -23,18 +24,6 @@ interface ListOptions extends WebhooksOptions {
 }
 
 /** One endpoint as `webhooks list --json` prints it. */
-export interface EndpointSummary {
-  id: string;
-  workspace_id: string;
-  url: string;
-  events: string[];
-  status: string;
-  created_at: string;
-  pending: number;
-  delivered: number;
-  failed: number;
-}
-
 export function registerWebhooks(program: Command, env: Environment): void {
   const group = program
     .command('webhooks')
@@ -106,8 +95,9 @@ async function dispatchUntilStopped(ops: Operations, options: DispatchOptions): 
 
 async function listEndpoints(env: Environment, options: ListOptions): Promise<void> {
   const ops = await operations(env);
-  const rows = await withMigratedStore(ops, (store) => ops.api.endpointSummaries(store.db, options.workspace));
-  const endpoints: EndpointSummary[] = rows.map((r) => ({ ...r, events: JSON.parse(r.events) as string[] }));
+  const endpoints = await withOperator(ops, (ctx) =>
+    ops.api.listEndpointSummaries(ctx, { workspaceId: options.workspace }),
+  );
   if (options.json) {
     printJson(endpoints);
     return;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
-import { type Environment, masterSecretBox, type Operations, operations, withMigratedStore } from '../operations.js';
+import { type Environment, masterSecretBox, type Operations, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 import { KEY_COLUMNS, keyRow } from './key.js';
 
@@ -68,9 +68,7 @@ export function registerWorkspace(program: Command, env: Environment): void {
 async function createWorkspace(env: Environment, name: string, options: WorkspaceOptions): Promise<void> {
   const ops = await operations(env);
   const box = masterSecretBox(ops);
-  const created = await withMigratedStore(ops, (store) =>
-    ops.api.createWorkspace(store, box, ops.api.systemClock, name),
-  );
+  const created = await withOperator(ops, (ctx) => ops.api.createWorkspace(ctx, { name }), { box });
   if (options.json) {
     printJson({ workspace_id: created.workspace_id, webhook_secret: created.webhook_secret });
     return;
@@ -86,9 +84,9 @@ async function rotateSecret(env: Environment, id: string, options: RotateOptions
   const ops = await operations(env);
   const overlapMs = overlapOf(ops, options.overlap);
   const box = masterSecretBox(ops);
-  const rotated = await withMigratedStore(ops, (store) =>
-    ops.api.rotateWebhookSecret(store, box, ops.api.systemClock, id, overlapMs),
-  );
+  const rotated = await withOperator(ops, (ctx) => ops.api.rotateWebhookSecret(ctx, { workspaceId: id, overlapMs }), {
+    box,
+  });
   if (options.json) {
     printJson(rotated);
     return;
@@ -117,14 +115,14 @@ function overlapOf(ops: Operations, text: string): number {
 
 async function enableMcp(env: Environment, id: string, options: WorkspaceOptions): Promise<void> {
   const ops = await operations(env);
-  await withMigratedStore(ops, (store) => ops.api.enableMcp(store, id, true));
+  await withOperator(ops, (ctx) => ops.api.enableMcp(ctx, { workspaceId: id, enabled: true }));
   if (options.json) printJson({ workspace_id: id, mcp_enabled: true });
   else printLines(`workspace ${id}: agent tools (MCP) enabled for its keys`);
 }
 
 async function listWorkspaces(env: Environment, options: WorkspaceOptions): Promise<void> {
   const ops = await operations(env);
-  const workspaces = await withMigratedStore(ops, (store) => ops.api.listWorkspaces(store, ops.api.systemClock));
+  const workspaces = await withOperator(ops, (ctx) => ops.api.listWorkspaces(ctx));
   if (options.json) {
     printJson(workspaces);
     return;
@@ -149,7 +147,7 @@ async function listWorkspaces(env: Environment, options: WorkspaceOptions): Prom
 
 async function showWorkspace(env: Environment, id: string, options: WorkspaceOptions): Promise<void> {
   const ops = await operations(env);
-  const shown = await withMigratedStore(ops, (store) => ops.api.showWorkspace(store, id, ops.api.systemClock));
+  const shown = await withOperator(ops, (ctx) => ops.api.showWorkspace(ctx, { workspaceId: id }));
   if (options.json) {
     printJson(shown);
     return;

@@ -1,11 +1,11 @@
-import type { IssuanceRow } from '@svc/api';
+import type { IssuanceRecord } from '@svc/api';
 
 /**
  * Upcoming issuances of the demo data set: fictional issuers (the demo
  * providers' ids where one issues), preferred shares and bonds, announced
  * and pricing. Ids and timestamps are fixed so a re-seed writes nothing.
  */
-export const DEMO_ISSUANCES: readonly IssuanceRow[] = [
+export const DEMO_ISSUANCES: readonly IssuanceRecord[] = [
   {
     id: 'iss_217037c80cb44ee69ca32c6e',
     issuer_name: 'Examplia Preferred Income (demo)',

@@ -1,12 +1,12 @@
 import {
   type Clock,
-  findIssuance,
-  findProvider,
-  type IssuanceRow,
+  importIssuances,
   type PublishOutcome,
+  providerStanding,
   publishIndicator,
+  type ServiceContext,
   type Store,
-  upsertIssuance,
+  standaloneContext,
 } from '@svc/api';
 import { checkInputs, getFramework, type InputsDocument, type RiskIndicator, score } from '@svc/methodology';
 import { DEMO_FRAMEWORK_VERSION, DEMO_ROUNDS } from './documents.js';
@@ -61,6 +61,7 @@ interface Planned {
  * Publication times are fixed per round unless a clock is given.
  */
 export async function seedDemo(store: Store, clock?: Clock): Promise<SeedReport> {
+  const ctx = standaloneContext(store, { actor: { kind: 'system' }, clock });
   const framework = getFramework(DEMO_FRAMEWORK_VERSION);
   const sequences = new Map<string, Sequence>();
   const plan: Planned[] = [];
@@ -76,17 +77,20 @@ export async function seedDemo(store: Store, clock?: Clock): Promise<SeedReport>
   }
 
   const resume = new Map<string, number>();
-  for (const [id, sequence] of sequences) resume.set(id, await resumeAt(store, id, sequence));
+  for (const [id, sequence] of sequences) resume.set(id, await resumeAt(ctx, id, sequence));
   const changes: Record<ChangeType, number> = { NEW: 0, SCORE_CHANGE: 0, BAND_CHANGE: 0 };
   const publishedFor = new Map<string, number>();
   for (const { document, position, publishedAt } of plan) {
     const id = document.provider.id;
     if (position < (resume.get(id) ?? 0)) continue;
-    const outcome = await publishIndicator(store, clock ?? fixedClock(publishedAt), {
-      document,
-      framework,
-      approvedAt: latestApproval(document),
-    });
+    const outcome = await publishIndicator(
+      { ...ctx, clock: clock ?? fixedClock(publishedAt) },
+      {
+        document,
+        framework,
+        approvedAt: latestApproval(document),
+      },
+    );
     if (outcome.status === 'refused') throw new Error(`demo document for ${document.provider.name}: ${outcome.reason}`);
     if (outcome.status === 'published') {
       publishedFor.set(id, (publishedFor.get(id) ?? 0) + 1);
@@ -95,17 +99,7 @@ export async function seedDemo(store: Store, clock?: Clock): Promise<SeedReport>
     }
   }
 
-  const issuances = { inserted: 0, updated: 0, unchanged: 0 };
-  for (const row of DEMO_ISSUANCES) {
-    const existing = await findIssuance(store.db, row.id);
-    if (existing && sameIssuance(existing, row)) {
-      issuances.unchanged += 1;
-      continue;
-    }
-    await upsertIssuance(store.db, row);
-    if (existing) issuances.updated += 1;
-    else issuances.inserted += 1;
-  }
+  const issuances = await importIssuances(ctx, { issuances: DEMO_ISSUANCES });
 
   const providers = [...sequences].map(([id, s]) => seeded(s, publishedFor.get(id) ?? 0));
   const published = providers.reduce((sum, p) => sum + p.published, 0);
@@ -125,8 +119,8 @@ export async function seedDemo(store: Store, clock?: Clock): Promise<SeedReport>
  * data or was withdrawn (the demo state is restored without replaying history);
  * the first document when it is new.
  */
-async function resumeAt(store: Store, providerId: string, sequence: Sequence): Promise<number> {
-  const provider = await findProvider(store.db, providerId);
+async function resumeAt(ctx: ServiceContext, providerId: string, sequence: Sequence): Promise<number> {
+  const provider = await providerStanding(ctx, { providerId });
   if (!provider) return 0;
   const last = sequence.documents.length - 1;
   if (provider.withdrawn_at !== null) return last;
@@ -147,11 +141,6 @@ function latestApproval(document: InputsDocument): string {
 function fixedClock(iso: string): Clock {
   const at = new Date(iso);
   return { now: () => new Date(at) };
-}
-
-/** Field by field; numbers compared as numbers (PostgreSQL and SQLite both return them as such). */
-function sameIssuance(a: IssuanceRow, b: IssuanceRow): boolean {
-  return (Object.keys(b) as (keyof IssuanceRow)[]).every((key) => a[key] === b[key]);
 }
 
 function seeded(sequence: Sequence, published: number): SeededProvider {

@@ -16,6 +16,7 @@ import {
   type RunningServer,
   type StoreLocation,
   secretBox,
+  standaloneContext,
   startServer,
   submitInputs,
   withdrawProvider,
@@ -79,10 +80,12 @@ export async function startApi(engine: Engine = 'sqlite'): Promise<RealApi> {
   });
   const { store, clock, snapshot } = running.services;
   const box = secretBox(Buffer.from(MASTER_KEY, 'hex'));
+  const as = (by?: string) =>
+    standaloneContext(store, { actor: by ? { kind: 'operator', name: by } : { kind: 'system' }, clock, box });
   const workspace = async (tier: Tier, options: { mcp?: boolean } = {}): Promise<Workspace> => {
-    const ws = await createWorkspace(store, box, clock, `client tests ${tier}`);
-    if (options.mcp) await enableMcp(store, ws.workspace_id, true);
-    const created = await createKey(store, clock, ws.workspace_id, tier);
+    const ws = await createWorkspace(as(), { name: `client tests ${tier}` });
+    if (options.mcp) await enableMcp(as(), { workspaceId: ws.workspace_id, enabled: true });
+    const created = await createKey(as(), { workspaceId: ws.workspace_id, tier });
     return { key: created.key, webhookSecret: ws.webhook_secret };
   };
   return {
@@ -95,22 +98,21 @@ export async function startApi(engine: Engine = 'sqlite'): Promise<RealApi> {
     },
     async publish(documents) {
       const providerIds = documents.map((d) => d.provider.id);
-      await submitInputs(store, clock, {
-        by: 'analyst.maker',
+      await submitInputs(as('analyst.maker'), {
         documents: documents.map((document) => ({ source: `${document.provider.name}.json`, document })),
       });
-      await approveInputs(store, clock, { providerIds, by: 'analyst.checker' });
-      const report = await publishRun(store, clock, { providers: providerIds });
+      await approveInputs(as('analyst.checker'), { providerIds });
+      const report = await publishRun(as(), { providers: providerIds });
       const refused = report.outcomes.filter((o) => o.status !== 'published');
       if (refused.length > 0) throw new Error(`not published: ${JSON.stringify(refused)}`);
       snapshot.invalidate();
     },
     async withdraw(providerId, reason) {
-      await withdrawProvider(store, clock, providerId, reason);
+      await withdrawProvider(as(), { providerId, reason });
       snapshot.invalidate();
     },
     async addIssuance(name) {
-      const row = await addIssuance(store, clock, {
+      const row = await addIssuance(as(), {
         issuer_name: name,
         instrument_name: `${name} 8.25% Series A Preferred`,
         type: 'preferred_share',

@@ -1,9 +1,9 @@
 import { endpoints } from '@svc/contracts';
-import type { Caller } from '../../services/access.js';
 import { deleteWebhook } from '../../services/webhooks/endpoints.js';
+import { routeContext } from '../context.js';
 import { defineRoute } from '../route.js';
 
-export default defineRoute(endpoints.deleteWebhook, async ({ params, caller, services }) => {
-  await deleteWebhook(services.store, services.clock, (caller as Caller).workspaceId, params.webhookId);
+export default defineRoute(endpoints.deleteWebhook, async ({ params, caller, services, req }) => {
+  await deleteWebhook(routeContext({ caller, services, req }), params);
   return { status: 204 };
 });

@@ -1,8 +1,8 @@
 import { endpoints, type RiskIndicatorResponse } from '@svc/contracts';
 import { currentFramework, figureText, PLACES } from '@svc/methodology';
 import { csvRow } from '../../services/csv.js';
-import { servedIndicatorJson } from '../../services/served.js';
-import { listCurrent } from '../../store/repositories/providers.js';
+import { currentIndicators } from '../../services/scores.js';
+import { routeContext } from '../context.js';
 import { defineRoute } from '../route.js';
 
 /** The headline columns, in order; the module score columns follow. */
@@ -38,9 +38,10 @@ function headlineCell(i: RiskIndicatorResponse, field: (typeof HEADLINE)[number]
 }
 
 /** Every current indicator as one CSV row, by name: the headline fields, then one column per module score. */
-export default defineRoute(endpoints.exportScores, async ({ query, services }) => {
-  const rows = await listCurrent(services.store.db, { plannerType: query.planner_type, limit: 1_000_000 });
-  const indicators = rows.map((r) => JSON.parse(servedIndicatorJson(r)) as RiskIndicatorResponse);
+export default defineRoute(endpoints.exportScores, async ({ query, caller, services, req }) => {
+  const indicators = await currentIndicators(routeContext({ caller, services, req }), {
+    plannerType: query.planner_type,
+  });
   // The columns come from the framework, so an empty export has the same header as a full one.
   const modules = currentFramework().definition.modules.map((m) => m.id);
   let text = csvRow([...HEADLINE, ...modules.map((id) => `module_${id}_score`)]);

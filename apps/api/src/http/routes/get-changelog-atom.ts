@@ -1,11 +1,11 @@
-import { endpoints } from '@svc/contracts';
-import { listChanges } from '../../store/repositories/changelog.js';
+import { type ChangelogEntry, endpoints } from '@svc/contracts';
+import { changes as latestChanges } from '../../services/changelog.js';
 import { atomDocument } from '../atom.js';
+import { routeContext } from '../context.js';
 import { siteUrlOf } from '../problem.js';
 import { defineRoute } from '../route.js';
-import { changeOf } from './get-changelog.js';
 
-const describeChange = (c: ReturnType<typeof changeOf>): string => {
+const describeChange = (c: ChangelogEntry): string => {
   switch (c.change_type) {
     case 'NEW':
       return `${c.provider_name}: first Risk Indicator ${c.new_score} (${c.new_band})`;
@@ -19,9 +19,9 @@ const describeChange = (c: ReturnType<typeof changeOf>): string => {
 };
 
 /** The latest 100 changes as an Atom feed. */
-export default defineRoute(endpoints.getChangelogAtom, async ({ services, req }) => {
+export default defineRoute(endpoints.getChangelogAtom, async ({ caller, services, req }) => {
   const site = siteUrlOf(req);
-  const changes = (await listChanges(services.store.db, { limit: 100 })).map(changeOf);
+  const changes = await latestChanges(routeContext({ caller, services, req }), { limit: 100 });
   const updated = changes[0] ? new Date(changes[0].changed_at) : services.startedAt;
   const body = atomDocument({
     id: `${site}/api/public/changelog.atom`,

@@ -1,11 +1,9 @@
 import { endpoints } from '@svc/contracts';
-import { findIndicator } from '../../store/repositories/providers.js';
-import { ApiError } from '../problem.js';
+import { computationPackage } from '../../services/scores.js';
+import { routeContext } from '../context.js';
 import { defineRoute } from '../route.js';
 
 /** The package's stored canonical bytes, unchanged, so an auditor can check them byte for byte. */
-export default defineRoute(endpoints.getComputation, async ({ params, services }) => {
-  const row = await findIndicator(services.store.db, params.id);
-  if (!row) throw new ApiError('not_found', `no published Risk Indicator ${params.id}`);
-  return { jsonText: row.package };
-});
+export default defineRoute(endpoints.getComputation, async ({ params, caller, services, req }) => ({
+  jsonText: await computationPackage(routeContext({ caller, services, req }), params),
+}));

@@ -1,12 +1,12 @@
 import { endpoints } from '@svc/contracts';
-import { issuanceResource } from '../../services/served.js';
-import { listIssuances } from '../../store/repositories/issuances.js';
+import { issuancesPage } from '../../services/issuances.js';
+import { routeContext } from '../context.js';
 import { AnnouncedPosition, decodeCursor, nextLink, pageOf } from '../pagination.js';
 import { defineRoute } from '../route.js';
 
-export default defineRoute(endpoints.listIssuances, async ({ query, services, req }) => {
+export default defineRoute(endpoints.listIssuances, async ({ query, caller, services, req }) => {
   const after = decodeCursor(query.cursor, AnnouncedPosition);
-  const rows = await listIssuances(services.store.db, {
+  const rows = await issuancesPage(routeContext({ caller, services, req }), {
     status: query.status,
     type: query.type,
     includeClosed: query.include_closed,
@@ -15,7 +15,7 @@ export default defineRoute(endpoints.listIssuances, async ({ query, services, re
   });
   const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ a: r.announced_at, id: r.id }));
   return {
-    json: { data: page.map(issuanceResource), next_cursor: nextCursor },
+    json: { data: page, next_cursor: nextCursor },
     headers: nextLink(req.path, query, nextCursor),
   };
 });

@@ -1,8 +1,8 @@
 import { endpoints } from '@svc/contracts';
-import type { Caller } from '../../services/access.js';
 import { listWebhooks } from '../../services/webhooks/endpoints.js';
+import { routeContext } from '../context.js';
 import { defineRoute } from '../route.js';
 
-export default defineRoute(endpoints.listWebhooks, async ({ caller, services }) => ({
-  json: { data: await listWebhooks(services.store, (caller as Caller).workspaceId) },
+export default defineRoute(endpoints.listWebhooks, async ({ caller, services, req }) => ({
+  json: { data: await listWebhooks(routeContext({ caller, services, req })) },
 }));

@@ -1,10 +1,9 @@
 import { endpoints } from '@svc/contracts';
-import type { Caller } from '../../services/access.js';
 import { pingWebhook } from '../../services/webhooks/endpoints.js';
+import { routeContext } from '../context.js';
 import { defineRoute } from '../route.js';
 
-export default defineRoute(endpoints.testWebhook, async ({ params, caller, services }) => {
-  const delivery = await pingWebhook(services.store, services.clock, (caller as Caller).workspaceId, params.webhookId);
-  services.dispatcher?.wake();
+export default defineRoute(endpoints.testWebhook, async ({ params, caller, services, req }) => {
+  const delivery = await pingWebhook(routeContext({ caller, services, req }), params);
   return { status: 202, json: delivery };
 });

@@ -1,7 +1,7 @@
 import type { FieldProblem, McpToolInput } from '@svc/contracts';
 import { compareProviders as compare } from '../../services/compare.js';
 import { ServiceError } from '../../services/errors.js';
-import type { Services } from '../../services/services.js';
+import { contextFor, type Services } from '../../services/services.js';
 import { resolveProviders } from '../resolve.js';
 
 /** The providers named side by side, as GET /api/v1/scores/compare serves them. */
@@ -19,7 +19,7 @@ export async function compareProviders(input: McpToolInput<'compare_providers'>,
     throw new ServiceError('invalid_request', 'cannot compare a provider with itself', twice);
   }
   try {
-    return JSON.stringify(await compare(services.store, ids));
+    return JSON.stringify(await compare(contextFor(services, { kind: 'system' }), { ids }));
   } catch (error) {
     // A provider withdrawn since the names were resolved: its name no longer finds an indicator.
     if (!(error instanceof ServiceError && error.code === 'invalid_request')) throw error;

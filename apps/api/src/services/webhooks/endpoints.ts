@@ -6,12 +6,13 @@ import type {
   WebhookEndpoint,
   WebhookEventType,
 } from '@svc/contracts';
-import { type Clock, isoNow } from '../../clock.js';
+import { isoNow } from '../../clock.js';
 import {
   type AttemptRow,
   attemptsOf,
   type DeliveryRow,
   type EndpointRow,
+  endpointSummaries,
   findDelivery,
   findEndpoint,
   insertDeliveries,
@@ -22,8 +23,9 @@ import {
   retireEndpoint,
 } from '../../store/repositories/webhooks.js';
 import type { Store } from '../../store/store.js';
+import { callerOf, type ServiceContext } from '../context.js';
 import { ServiceError } from '../errors.js';
-import { checkWebhookUrl, type UrlPolicy } from '../webhook-url.js';
+import { checkWebhookUrl } from '../webhook-url.js';
 import { emitEvent, newDeliveryId } from './events.js';
 
 /** Endpoints a workspace may register (active and disabled ones count; deleted ones do not). */
@@ -70,14 +72,10 @@ export function deliveryView(row: DeliveryRow, attempts: AttemptRow[]): WebhookD
  * address, also after DNS resolution). The same URL may not be active twice in a workspace: one
  * event would be sent twice. A disabled one is replaced by registering its URL again.
  */
-export async function registerWebhook(
-  store: Store,
-  clock: Clock,
-  policy: UrlPolicy,
-  workspaceId: string,
-  body: WebhookCreateBody,
-): Promise<WebhookEndpoint> {
-  const check = await checkWebhookUrl(body.url, policy);
+export async function registerWebhook(ctx: ServiceContext, body: WebhookCreateBody): Promise<WebhookEndpoint> {
+  const { store, clock } = ctx;
+  const { workspaceId } = callerOf(ctx);
+  const check = await checkWebhookUrl(body.url, ctx.policy);
   if (!check.ok) {
     throw new ServiceError('invalid_request', `the webhook URL is refused: ${check.reason}`, [
       { path: 'body.url', message: check.reason },
@@ -115,35 +113,47 @@ export async function registerWebhook(
   });
 }
 
-export async function listWebhooks(store: Store, workspaceId: string): Promise<WebhookEndpoint[]> {
-  return (await listEndpoints(store.db, workspaceId)).map(endpointView);
+/** The caller's workspace's endpoints (active and disabled; never a deleted one). */
+export async function listWebhooks(ctx: ServiceContext): Promise<WebhookEndpoint[]> {
+  return (await listEndpoints(ctx.store.db, callerOf(ctx).workspaceId)).map(endpointView);
 }
 
-async function endpointOf(store: Store, workspaceId: string, webhookId: string): Promise<EndpointRow> {
-  const row = await findEndpoint(store.db, workspaceId, webhookId);
+async function endpointOf(ctx: ServiceContext, webhookId: string): Promise<EndpointRow> {
+  const row = await findEndpoint(ctx.store.db, callerOf(ctx).workspaceId, webhookId);
   // Another workspace's endpoint is as unknown as one that never existed.
   if (!row) throw new ServiceError('not_found', `no webhook endpoint ${webhookId}`);
   return row;
 }
 
 /** Deletes an endpoint and cancels its pending deliveries. */
-export async function deleteWebhook(store: Store, clock: Clock, workspaceId: string, webhookId: string) {
-  const row = await endpointOf(store, workspaceId, webhookId);
-  await store.db.transaction().execute((tx) => retireEndpoint(tx, row.id, { status: 'deleted', at: isoNow(clock) }));
+export async function deleteWebhook(ctx: ServiceContext, input: { webhookId: string }): Promise<void> {
+  const row = await endpointOf(ctx, input.webhookId);
+  await ctx.store.db
+    .transaction()
+    .execute((tx) => retireEndpoint(tx, row.id, { status: 'deleted', at: isoNow(ctx.clock) }));
 }
 
-/** An endpoint's deliveries, newest first, each with its attempts. */
+/**
+ * An endpoint's deliveries, newest first, from before `before` (the last row of the previous page), each with
+ * its attempts: `limit` of them.
+ */
 export async function listWebhookDeliveries(
-  store: Store,
-  workspaceId: string,
-  webhookId: string,
-  query: Pick<DeliveriesQuery, 'status' | 'limit'> & { before?: { created_at: string; id: string } | undefined },
-): Promise<DeliveryRow[]> {
-  const endpoint = await endpointOf(store, workspaceId, webhookId);
-  return listDeliveries(store.db, endpoint.id, { status: query.status, before: query.before, limit: query.limit });
+  ctx: ServiceContext,
+  input: Pick<DeliveriesQuery, 'status' | 'limit'> & {
+    webhookId: string;
+    before?: { created_at: string; id: string } | undefined;
+  },
+): Promise<WebhookDelivery[]> {
+  const endpoint = await endpointOf(ctx, input.webhookId);
+  const rows = await listDeliveries(ctx.store.db, endpoint.id, {
+    status: input.status,
+    before: input.before,
+    limit: input.limit,
+  });
+  return withAttempts(ctx.store, rows);
 }
 
-export async function withAttempts(store: Store, rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
+async function withAttempts(store: Store, rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
   const attempts = await attemptsOf(
     store.db,
     rows.map((r) => r.id),
@@ -164,13 +174,12 @@ function assertActive(endpoint: EndpointRow): void {
 
 /** A new delivery of a delivery's event (same event id and bytes) to the same endpoint, due at once. */
 export async function redeliver(
-  store: Store,
-  clock: Clock,
-  workspaceId: string,
-  webhookId: string,
-  deliveryId: string,
+  ctx: ServiceContext,
+  input: { webhookId: string; deliveryId: string },
 ): Promise<WebhookDelivery> {
-  const endpoint = await endpointOf(store, workspaceId, webhookId);
+  const { store, clock } = ctx;
+  const { webhookId, deliveryId } = input;
+  const endpoint = await endpointOf(ctx, webhookId);
   const original = await findDelivery(store.db, endpoint.id, deliveryId);
   if (!original) throw new ServiceError('not_found', `no delivery ${deliveryId} of webhook endpoint ${webhookId}`);
   assertActive(endpoint);
@@ -190,17 +199,14 @@ export async function redeliver(
     redelivery_of: original.id,
   };
   await insertDeliveries(store.db, [row]);
+  ctx.wake?.();
   return deliveryView(row, []);
 }
 
 /** Queues a signed `ping` event for this endpoint only. */
-export async function pingWebhook(
-  store: Store,
-  clock: Clock,
-  workspaceId: string,
-  webhookId: string,
-): Promise<WebhookDelivery> {
-  const endpoint = await endpointOf(store, workspaceId, webhookId);
+export async function pingWebhook(ctx: ServiceContext, input: { webhookId: string }): Promise<WebhookDelivery> {
+  const { store, clock } = ctx;
+  const endpoint = await endpointOf(ctx, input.webhookId);
   assertActive(endpoint);
   const now = isoNow(clock);
   const type: WebhookEventType = 'ping';
@@ -215,5 +221,28 @@ export async function pingWebhook(
   const deliveryId = emitted?.deliveryIds[0];
   const row = deliveryId ? await findDelivery(store.db, endpoint.id, deliveryId) : undefined;
   if (!row) throw new Error(`the ping delivery of ${endpoint.id} was not stored`);
+  ctx.wake?.();
   return deliveryView(row, []);
+}
+
+/** An endpoint as operators list it: where it sends, what, and its deliveries counted by status. */
+export interface EndpointSummary {
+  id: string;
+  workspace_id: string;
+  url: string;
+  events: string[];
+  status: string;
+  created_at: string;
+  pending: number;
+  delivered: number;
+  failed: number;
+}
+
+/** Every endpoint not deleted, of every workspace or of one, by workspace then age (`svc webhooks list`). */
+export async function listEndpointSummaries(
+  ctx: ServiceContext,
+  input: { workspaceId?: string | undefined },
+): Promise<EndpointSummary[]> {
+  const rows = await endpointSummaries(ctx.store.db, input.workspaceId);
+  return rows.map((r) => ({ ...r, events: JSON.parse(r.events) as string[] }));
 }

@@ -1,0 +1,127 @@
+import type { RiskIndicatorResponse } from '@svc/contracts';
+import type { NextBandPath, RiskIndicator } from '@svc/methodology';
+import { findCurrent, findIndicator, findProvider, listCurrent, listHistory } from '../store/repositories/providers.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import { type MemoFormat, providerMemo, type RenderedMemo } from './memo.js';
+import { servedIndicatorJson } from './served.js';
+
+/** Published Risk Indicators as the API and the pages read them: in force, listed, packaged, verified. */
+
+/** The provider's Risk Indicator in force, as served (JSON text); `not_found` when it has none. */
+export async function currentIndicator(ctx: ServiceContext, input: { providerId: string }): Promise<string> {
+  const row = await findCurrent(ctx.store.db, input.providerId.toLowerCase());
+  if (!row) throw new ServiceError('not_found', `no published Risk Indicator for provider ${input.providerId}`);
+  return servedIndicatorJson(row);
+}
+
+/** An indicator in force as a page lists it: its place in name order and its JSON text. */
+export interface ListedIndicator {
+  name: string;
+  id: string;
+  json: string;
+}
+
+/** Indicators in force by name, from after `after` (the last of the previous page): `limit` of them. */
+export async function currentIndicatorsPage(
+  ctx: ServiceContext,
+  input: {
+    plannerType?: string | undefined;
+    after?: { name: string; id: string } | undefined;
+    limit: number;
+  },
+): Promise<ListedIndicator[]> {
+  const rows = await listCurrent(ctx.store.db, input);
+  return rows.map((r) => ({ name: r.name, id: r.id, json: servedIndicatorJson(r) }));
+}
+
+/** Every indicator in force, by name, optionally of one planner type (the export). */
+export async function currentIndicators(
+  ctx: ServiceContext,
+  input: { plannerType?: string | undefined },
+): Promise<RiskIndicatorResponse[]> {
+  const rows = await listCurrent(ctx.store.db, { plannerType: input.plannerType, limit: 1_000_000 });
+  return rows.map((r) => JSON.parse(servedIndicatorJson(r)) as RiskIndicatorResponse);
+}
+
+/** A published indicator's computation package: its stored canonical bytes, unchanged; `not_found` when unknown. */
+export async function computationPackage(ctx: ServiceContext, input: { id: string }): Promise<string> {
+  const row = await findIndicator(ctx.store.db, input.id);
+  if (!row) throw new ServiceError('not_found', `no published Risk Indicator ${input.id}`);
+  return row.package;
+}
+
+/** How many past publications a provider memo lists. */
+const MEMO_HISTORY_ROWS = 10;
+
+/** The credit memo of a provider's indicator in force, with its latest publications; `not_found` when it has none. */
+export async function scoreMemo(
+  ctx: ServiceContext,
+  input: { providerId: string; format: MemoFormat; siteUrl: string },
+): Promise<RenderedMemo> {
+  const indicator = JSON.parse(await currentIndicator(ctx, input)) as RiskIndicatorResponse;
+  const rows = await listHistory(ctx.store.db, input.providerId.toLowerCase(), { limit: MEMO_HISTORY_ROWS });
+  const history = rows.map((h) => {
+    const past = JSON.parse(h.indicator) as RiskIndicatorResponse;
+    return {
+      published_at: h.published_at,
+      final_score: past.final_score,
+      risk_band: past.risk_band,
+      framework_version: past.framework_version,
+      risk_indicator_id: past.risk_indicator_id,
+    };
+  });
+  return providerMemo(
+    indicator,
+    history,
+    { preparedAt: ctx.clock.now().toISOString(), siteUrl: input.siteUrl },
+    input.format,
+  );
+}
+
+/** Whether a published indicator is the provider's one in force, was replaced (by which), or was withdrawn. */
+export type Standing =
+  | { kind: 'current' }
+  | { kind: 'superseded'; currentId: string | null }
+  | { kind: 'withdrawn'; withdrawnAt: string };
+
+/** A published indicator as the verification page shows it: its figures, its hashes and where it stands now. */
+export interface PublishedIndicator {
+  indicator: RiskIndicator;
+  publishedAt: string;
+  scoreVerifiedAt: string;
+  inputsSha256: string;
+  frameworkSha256: string;
+  resultSha256: string;
+  frameworkVersion: string;
+  pathToNextBand: NextBandPath | null;
+  standing: Standing;
+}
+
+/** A published indicator by its id, with its standing; null when no indicator of that id was published. */
+export async function publishedIndicator(
+  ctx: ServiceContext,
+  input: { id: string },
+): Promise<PublishedIndicator | null> {
+  const row = await findIndicator(ctx.store.db, input.id);
+  if (!row) return null;
+  const provider = await findProvider(ctx.store.db, row.provider_id);
+  const standing: Standing = !provider
+    ? { kind: 'superseded', currentId: null }
+    : provider.withdrawn_at !== null
+      ? { kind: 'withdrawn', withdrawnAt: provider.withdrawn_at }
+      : provider.current_indicator_id === input.id
+        ? { kind: 'current' }
+        : { kind: 'superseded', currentId: provider.current_indicator_id };
+  return {
+    indicator: JSON.parse(row.indicator) as RiskIndicator,
+    publishedAt: row.published_at,
+    scoreVerifiedAt: row.score_verified_at,
+    inputsSha256: row.inputs_sha256,
+    frameworkSha256: row.framework_sha256,
+    resultSha256: row.result_sha256,
+    frameworkVersion: row.framework_version,
+    pathToNextBand: row.path_to_next_band === null ? null : (JSON.parse(row.path_to_next_band) as NextBandPath),
+    standing,
+  };
+}

@@ -1,0 +1,30 @@
+import type { Clock } from '../../src/clock.js';
+import type { Actor, ServiceContext } from '../../src/services/context.js';
+import type { SecretBox } from '../../src/services/secrets.js';
+import { standaloneContext } from '../../src/services/services.js';
+import type { UrlPolicy } from '../../src/services/webhook-url.js';
+import type { Store } from '../../src/store/store.js';
+
+export interface TestContextOptions {
+  clock?: Clock;
+  box?: SecretBox;
+  policy?: UrlPolicy;
+  /** Act for an operator of this name (the CLI's --by). */
+  by?: string;
+  /** Act for a key of this workspace (the keyed routes and the webhook verbs). */
+  workspaceId?: string;
+}
+
+/** The context a test runs service verbs in: the system by default, an operator with `by`, a key's holder with `workspaceId`. */
+export function ctxOf(store: Store, options: TestContextOptions = {}): ServiceContext {
+  const actor: Actor =
+    options.workspaceId !== undefined
+      ? {
+          kind: 'key',
+          caller: { keyId: 'key_test', workspaceId: options.workspaceId, tier: 'ENTERPRISE', mcpEnabled: true },
+        }
+      : options.by !== undefined
+        ? { kind: 'operator', name: options.by }
+        : { kind: 'system' };
+  return standaloneContext(store, { actor, clock: options.clock, box: options.box, policy: options.policy });
+}
