@@ -95,6 +95,13 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'no-non-package-json',
+      severity: 'error',
+      comment: "Every npm package a source file imports is declared in its package's package.json.",
+      from: { path: '^(packages|apps)/[^/]+/src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'Every import resolves; an unresolved one would slip past the rules above.',
@@ -104,7 +111,10 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(__tests__|test|dist)/|\\.(test|spec)\\.[cm]?[jt]s$' },
+    // Tests inside src (the scanned folders hold no dist); anchored so that no npm package's files are dropped.
+    exclude: {
+      path: ['^(packages|apps)/[^/]+/src/.*__tests__/', '^(packages|apps)/[^/]+/src/.*\\.(test|spec)\\.[cm]?[jt]s$'],
+    },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.depcruise.json' },
     enhancedResolveOptions: {
