@@ -17,11 +17,12 @@ export { figureText } from './decimal.js';
 export { methodologyMarkdown } from './docs/methodology-markdown.js';
 export { ENGINE } from './engine.js';
 export { DCRF_1_0, DCRF_1_0_SIGN_OFF } from './framework/dcrf-1.0.js';
-export { assertPublishable, defineFramework, type Framework, FrameworkError } from './framework/framework.js';
+export { assertPublishable, defineFramework, FrameworkError } from './framework/framework.js';
 export { CURRENT_FRAMEWORK_VERSION, currentFramework, frameworks, getFramework } from './framework/registry.js';
 export {
   type CapCondition,
   type CriterionDefinition,
+  type Framework,
   type FrameworkDefinition,
   FrameworkDefinitionSchema,
   type HardCapDefinition,
@@ -52,16 +53,13 @@ export {
 } from './inputs/document.js';
 export { CLOCK_SKEW_MS, futureDatedProblems, isAfterPresent } from './inputs/future.js';
 export { JsonSyntaxError, readJson } from './inputs/read-json.js';
+export { buildPackage, type Scored, scoreWithPackage, serializePackage } from './package/build.js';
 export {
-  buildPackage,
   type CapTrace,
   type ComputationPackage,
   type CriterionTrace,
   PACKAGE_FORMAT,
-  type Scored,
-  scoreWithPackage,
-  serializePackage,
-} from './package/build.js';
+} from './package/computation-package.js';
 export type { Difference } from './package/diff.js';
 export { type Verification, verifyPackage } from './package/verify.js';
 export { checkInputs, InputsError, score, withEvaluationDate } from './score.js';

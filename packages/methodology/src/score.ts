@@ -1,6 +1,6 @@
 import { type Computation, compute } from './compute/compute.js';
-import type { Framework } from './framework/framework.js';
 import { currentFramework } from './framework/registry.js';
+import type { Framework } from './framework/schema.js';
 import { asNumber, identify, type RiskIndicator, renderIndicator } from './indicator.js';
 import { type InputsDocument, type Problem, validateInputs } from './inputs/document.js';
 

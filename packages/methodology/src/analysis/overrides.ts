@@ -1,4 +1,4 @@
-import type { Framework } from '../framework/framework.js';
+import type { Framework } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue, Problem, Validation } from '../inputs/document.js';
 import { validateInputs } from '../inputs/document.js';
 import { messages as M } from './messages.js';

@@ -1,6 +1,6 @@
 import { compile } from '../compute/compiled.js';
 import { type Dec, dec, sum, toNumber, ZERO } from '../decimal.js';
-import type { Framework } from '../framework/framework.js';
+import type { Framework } from '../framework/schema.js';
 import { messages as M } from './messages.js';
 import { roundedQuotient } from './quotient.js';
 

@@ -1,7 +1,6 @@
 import { type Computation, compute } from '../compute/compute.js';
 import type { Dec } from '../decimal.js';
-import type { Framework } from '../framework/framework.js';
-import type { CriterionDefinition } from '../framework/schema.js';
+import type { CriterionDefinition, Framework } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { whatIfItem } from './overrides.js';
 

@@ -1,7 +1,6 @@
 import { daysBetween } from '../dates.js';
 import { type Dec, dec, HUNDRED, minOf, percent, r2, r4, sum, ZERO } from '../decimal.js';
-import type { Framework } from '../framework/framework.js';
-import type { CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
+import type { CriterionDefinition, Framework, FrameworkDefinition } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { type CapEvaluation, evaluateCap } from './caps.js';
 import { type CompiledCriterion, type CompiledFramework, compile } from './compiled.js';

@@ -1,5 +1,4 @@
-import type { Framework } from '../framework/framework.js';
-import type { CapCondition, CriterionDefinition } from '../framework/schema.js';
+import type { CapCondition, CriterionDefinition, Framework } from '../framework/schema.js';
 
 /**
  * The methodology reference page, generated from the framework data so the

@@ -1,17 +1,6 @@
 import { canonicalSha256 } from '../canonical/canonical-json.js';
 import { knownDerivations } from '../compute/derived.js';
-import { type FrameworkDefinition, FrameworkDefinitionSchema, type SignOff, SignOffSchema } from './schema.js';
-
-/**
- * A framework definition with its hash and, once the chief risk officer has
- * approved it, its sign-off. The sign-off is not part of the hashed definition:
- * it attests to a definition, identified by `sha256`.
- */
-export interface Framework {
-  readonly definition: FrameworkDefinition;
-  readonly sha256: string;
-  readonly signOff: SignOff | null;
-}
+import { type Framework, FrameworkDefinitionSchema, type SignOff, SignOffSchema } from './schema.js';
 
 export class FrameworkError extends Error {
   override readonly name = 'FrameworkError';

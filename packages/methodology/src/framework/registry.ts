@@ -1,5 +1,6 @@
 import { DCRF_1_0, DCRF_1_0_SIGN_OFF } from './dcrf-1.0.js';
-import { defineFramework, type Framework, FrameworkError } from './framework.js';
+import { defineFramework, FrameworkError } from './framework.js';
+import type { Framework } from './schema.js';
 
 const builtIn: readonly Framework[] = [defineFramework(DCRF_1_0, DCRF_1_0_SIGN_OFF)];
 

@@ -189,3 +189,14 @@ export const SignOffSchema = z.strictObject({
   signed_off_on: IsoDate,
 });
 export type SignOff = z.infer<typeof SignOffSchema>;
+
+/**
+ * A framework definition with its hash and, once the chief risk officer has
+ * approved it, its sign-off. The sign-off is not part of the hashed definition:
+ * it attests to a definition, identified by `sha256`.
+ */
+export interface Framework {
+  readonly definition: FrameworkDefinition;
+  readonly sha256: string;
+  readonly signOff: SignOff | null;
+}

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { epochDay, isCalendarDate, isUtcTimestamp } from '../dates.js';
 import { boundTest, significantDigitsOfText } from '../decimal.js';
-import type { Framework } from '../framework/framework.js';
-import type { CriterionDefinition } from '../framework/schema.js';
+import type { CriterionDefinition, Framework } from '../framework/schema.js';
 import { controlCharacterProblem, isPlainText } from '../text.js';
 import { describe, messages as M, TooPreciseNumber } from './messages.js';
 

@@ -3,8 +3,7 @@ import type { Operand } from '../compute/caps.js';
 import type { Computation } from '../compute/compute.js';
 import { type Dec, dec, fixed, toNumber } from '../decimal.js';
 import { ENGINE } from '../engine.js';
-import type { Framework } from '../framework/framework.js';
-import type { FrameworkDefinition } from '../framework/schema.js';
+import type { Framework, FrameworkDefinition } from '../framework/schema.js';
 import {
   asNumber,
   asText,
@@ -14,65 +13,12 @@ import {
   narrate,
   PLACES,
   type RiskIndicator,
-  type RiskIndicatorOf,
   renderIndicator,
 } from '../indicator.js';
 import type { InputsDocument, InputValue } from '../inputs/document.js';
 import { computeFrom } from '../score.js';
 import { canonicalResult, canonicalSteps } from './canonical-package.js';
-
-export const PACKAGE_FORMAT = 'svc.computation-package/1';
-
-export interface CriterionTrace {
-  criterion_id: string;
-  input_key: string;
-  input_value: InputValue | null;
-  derived: { name: string; value: string } | null;
-  missing: boolean;
-  as_of: string | null;
-  age_days: number | null;
-  freshness: string;
-  points: string;
-  weight: number;
-  contribution: string;
-}
-
-export interface CapTrace {
-  cap_id: string;
-  label: string;
-  condition: string;
-  operands: { operand: string; value: InputValue | string | number | null }[];
-  fired: boolean;
-  cap: string;
-  binding: boolean;
-  point_impact: string;
-}
-
-/** Methodology section 10: everything an auditor needs to reproduce a Risk Indicator. */
-export interface ComputationPackage {
-  package_format: typeof PACKAGE_FORMAT;
-  engine: { name: string; version: string };
-  /** The framework the package was computed under: its version and the SHA-256 of its canonical definition. */
-  framework: { framework_version: string; version: string; sha256: string };
-  inputs: InputsDocument;
-  inputs_sha256: string;
-  evaluation_date: string;
-  risk_indicator_id: string;
-  steps: {
-    criteria: CriterionTrace[];
-    uncapped: string;
-    hard_caps: CapTrace[];
-    capped: string;
-    final_score: string;
-    risk_band: string;
-    next_band: string | null;
-    points_to_next_band: string | null;
-    confidence: string;
-    publishable: boolean;
-  };
-  result: RiskIndicatorOf<string>;
-  result_sha256: string;
-}
+import { type ComputationPackage, PACKAGE_FORMAT } from './computation-package.js';
 
 export interface Scored {
   indicator: RiskIndicator;

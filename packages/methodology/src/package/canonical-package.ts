@@ -3,7 +3,7 @@ import { dec, fixed } from '../decimal.js';
 import type { Decision } from '../decision/decision.js';
 import type { CriterionDefinition, FrameworkDefinition, HardCapDefinition } from '../framework/schema.js';
 import { PLACES, type RiskIndicatorOf } from '../indicator.js';
-import type { ComputationPackage } from './build.js';
+import type { ComputationPackage } from './computation-package.js';
 
 /**
  * The RFC 8785 texts of a package's result and steps, with the members that

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { canonicalJson, canonicalSha256 } from '../canonical/canonical-json.js';
 import { compute } from '../compute/compute.js';
 import { ENGINE } from '../engine.js';
-import type { Framework } from '../framework/framework.js';
 import { frameworks as published } from '../framework/registry.js';
+import type { Framework } from '../framework/schema.js';
 import { identify } from '../indicator.js';
 import { type Problem, validateInputs } from '../inputs/document.js';
-import { PACKAGE_FORMAT, packageOf } from './build.js';
+import { packageOf } from './build.js';
+import { PACKAGE_FORMAT } from './computation-package.js';
 import { type Difference, differences } from './diff.js';
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits');
