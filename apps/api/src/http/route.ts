@@ -1,8 +1,8 @@
 import type { Endpoint, LimitName } from '@svc/contracts';
 import type { Request } from 'express';
 import type { z } from 'zod';
-import type { Caller } from '../services/context.js';
-import type { Services } from '../services/services.js';
+import type { Caller, ServiceContext } from '../services/context.js';
+import { contextFor, type Services } from '../services/services.js';
 
 export interface RouteContext<P = Record<string, never>, Q = Record<string, never>, B = undefined> {
   params: P;
@@ -48,4 +48,10 @@ export function defineRoute<E extends Endpoint>(
   handle: (ctx: RouteContext<Parsed<E['params']>, Parsed<E['query']>, Parsed<E['body']>>) => Promise<Reply>,
 ): RouteModule {
   return { endpoint, handle };
+}
+
+/** The context a route's verbs run in: acting for the key's holder on keyed routes, else for the client's address. */
+export function serviceContextOf(route: Pick<RouteContext, 'caller' | 'services' | 'req'>): ServiceContext {
+  const { caller, services, req } = route;
+  return contextFor(services, caller ? { kind: 'key', caller } : { kind: 'public', client: req.ip ?? 'unknown' });
 }

@@ -1,41 +1,31 @@
-import type { FieldProblem } from '@svc/contracts';
-import type { z } from 'zod';
+import type { Endpoint } from '@svc/contracts';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { parseInput } from '../services/parse.js';
 import { ApiError } from './problem.js';
 
-/** Parses one part of a request with its contract schema, or throws invalid_request listing every problem. */
-export function parsePart<T extends z.ZodType>(schema: T, value: unknown, part: 'path' | 'query' | 'body'): z.infer<T> {
-  // zod 4 leaves `issue.input` out unless asked; messageOf needs it to tell a missing value from a wrong one.
-  const parsed = schema.safeParse(value, { reportInput: true });
-  if (parsed.success) return parsed.data;
-  const errors: FieldProblem[] = parsed.error.issues.flatMap((issue) => {
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({
-        path: join(part, [...issue.path, key]),
-        message: `is not a ${noun(part)} of this endpoint`,
-      }));
-    }
-    return [{ path: join(part, issue.path), message: messageOf(issue, part) }];
-  });
-  const summary = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-  throw new ApiError('invalid_request', `invalid ${part === 'path' ? 'path parameter' : part}: ${summary}`, { errors });
+/** The path parameters, query and body of a request, parsed by the contract's schemas (invalid_request otherwise). */
+export function parseRequest(e: Endpoint, req: Request, res: Response) {
+  const params = e.params ? parseInput(e.params, req.params, 'path') : {};
+  // A route without query parameters, asked without a query string: nothing to parse (the common case).
+  const query =
+    e.query || req.url.includes('?') ? parseInput(e.query ?? noQuery, singleValued(req.query), 'query') : {};
+  const body = e.body ? parseInput(e.body, res.locals.body, 'body') : undefined;
+  return { params, query, body };
 }
 
-function join(part: string, path: PropertyKey[]): string {
-  return [part, ...path.map(String)].join('.');
-}
+const noQuery = z.strictObject({});
 
-function noun(part: string): string {
-  return part === 'query' ? 'query parameter' : part === 'body' ? 'field' : 'path parameter';
-}
-
-function messageOf(issue: z.core.$ZodIssue, part: string): string {
-  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
-  if (issue.code === 'invalid_value') return `must be one of ${issue.values.map(String).join(', ')}`;
-  if (issue.code === 'invalid_type' && part === 'query' && Array.isArray(issue.input)) return 'must be given once';
-  if (issue.code === 'invalid_type' && part === 'body') return `must be ${article(issue.expected)}`;
-  return issue.message;
-}
-
-function article(expected: string): string {
-  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+/** Repeated query parameters are refused rather than guessed at. */
+function singleValued(query: Request['query']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const repeated = Object.entries(query).filter(([, v]) => Array.isArray(v));
+  if (repeated.length > 0) {
+    const errors = repeated.map(([k]) => ({ path: `query.${k}`, message: 'must be given once' }));
+    throw new ApiError('invalid_request', `invalid query: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, {
+      errors,
+    });
+  }
+  for (const [k, v] of Object.entries(query)) out[k] = v;
+  return out;
 }

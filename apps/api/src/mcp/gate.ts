@@ -1,5 +1,5 @@
-import { ApiError } from '../http/problem.js';
 import type { Caller } from '../services/context.js';
+import { ServiceError } from '../services/errors.js';
 import type { Services } from '../services/services.js';
 
 /**
@@ -14,7 +14,7 @@ export function requireMcp(caller: Caller, services: Services): void {
       : [`for workspace ${caller.workspaceId} (svc workspace enable-mcp ${caller.workspaceId})`]),
   ];
   if (missing.length > 0) {
-    throw new ApiError(
+    throw new ServiceError(
       'mcp_not_enabled',
       `the agent tool interface is a preview and is not enabled ${missing.join(' nor ')}`,
     );

@@ -16,12 +16,9 @@ import {
   type McpToolName,
   type ErrorCode as ProblemCode,
 } from '@svc/contracts';
-import type { Request } from 'express';
-import { ApiError } from '../http/problem.js';
-import type { Reply } from '../http/route.js';
-import { parsePart } from '../http/validate.js';
+import type { ServiceContext } from '../services/context.js';
 import { ServiceError } from '../services/errors.js';
-import type { Services } from '../services/services.js';
+import { parseInput } from '../services/parse.js';
 import { toolEntries } from './manifest.js';
 import { runTool } from './tools/index.js';
 
@@ -35,14 +32,28 @@ const INSTRUCTIONS =
 const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version'];
 
 /**
- * Serves one POST of JSON-RPC messages as the Model Context Protocol: a fresh SDK server and stateless transport
- * per request (no session, JSON answers rather than an event stream). The key, tier, gate and limit were checked
- * by the route pipeline before. A failure that is not the caller's (the store down) is rethrown after the
- * transport has answered, so the pipeline answers it as for any route (503, or 500 with the request id).
+ * What the transport answered: its status and JSON text (none for a notification), or its refusal of the request
+ * before any message was handled (an Accept without text/event-stream, a body that is no JSON-RPC message), which
+ * the HTTP route answers as the problem every other 4xx of the API is.
  */
-export async function serveMcp(body: unknown, req: Request, services: Services): Promise<Reply> {
+export type McpAnswer =
+  | { status: number; jsonText?: string }
+  | { refused: ProblemCode; message: string; errors: FieldProblem[] };
+
+/**
+ * Serves one POST of JSON-RPC messages as the Model Context Protocol: a fresh SDK server and stateless transport
+ * per request (no session, JSON answers rather than an event stream); `header` reads the request's headers. The
+ * key, tier, gate and limit were checked by the route before, and the tools run in `ctx`. A failure that is not
+ * the caller's (the store down) is rethrown after the transport has answered, so the route answers it as for any
+ * route (503, or 500 with the request id).
+ */
+export async function serveMcp(
+  ctx: ServiceContext,
+  body: unknown,
+  header: (name: string) => string | undefined,
+): Promise<McpAnswer> {
   const failures: unknown[] = [];
-  const server = mcpServer(services, failures);
+  const server = mcpServer(ctx, failures);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -51,14 +62,14 @@ export async function serveMcp(body: unknown, req: Request, services: Services):
   try {
     const headers = new Headers();
     for (const name of FORWARDED) {
-      const value = req.get(name);
+      const value = header(name);
       if (value !== undefined) headers.set(name, value);
     }
     const request = new globalThis.Request('http://localhost/api/mcp', { method: 'POST', headers });
     const response = await transport.handleRequest(request, { parsedBody: body });
     if (failures.length > 0) throw failures[0];
     const text = await response.text();
-    if (response.status >= 400) throw transportRefusal(response.status, text);
+    if (response.status >= 400) return transportRefusal(response.status, text);
     if (text === '') return { status: response.status };
     return { status: response.status, jsonText: text };
   } finally {
@@ -75,21 +86,20 @@ const REFUSALS: Partial<Record<number, ProblemCode>> = {
 };
 
 /**
- * A refusal of the transport (an Accept without text/event-stream, a body that is no JSON-RPC message) as the
- * problem every other 4xx of the API is, rather than the transport's JSON-RPC error body; anything else it
- * refuses is not the caller's doing in a stateless server, so it fails as an internal error.
+ * A refusal of the transport by its code and message, rather than the transport's JSON-RPC error body; anything
+ * else it refuses is not the caller's doing in a stateless server, so it fails as an internal error.
  */
-function transportRefusal(status: number, text: string): Error {
+function transportRefusal(status: number, text: string): McpAnswer {
   let message = `the MCP transport refused the request (HTTP ${status})`;
   try {
     message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
   } catch {}
   const code = REFUSALS[status];
-  if (!code) return new Error(message);
-  return new ApiError(code, message, code === 'invalid_request' ? { errors: [{ path: 'body', message }] } : {});
+  if (!code) throw new Error(message);
+  return { refused: code, message, errors: code === 'invalid_request' ? [{ path: 'body', message }] : [] };
 }
 
-function mcpServer(services: Services, failures: unknown[]): Server {
+function mcpServer(ctx: ServiceContext, failures: unknown[]): Server {
   const server = new Server(
     { name: MCP_SERVER_INFO.name, version: MCP_SERVER_INFO.version },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -103,7 +113,7 @@ function mcpServer(services: Services, failures: unknown[]): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
-      return await callTool(request.params.name, request.params.arguments ?? {}, services);
+      return await callTool(ctx, request.params.name, request.params.arguments ?? {});
     } catch (error) {
       if (!(error instanceof McpError)) failures.push(error);
       throw error;
@@ -115,20 +125,20 @@ function mcpServer(services: Services, failures: unknown[]): Server {
 const isToolName = (name: string): name is McpToolName => (MCP_TOOL_NAMES as string[]).includes(name);
 
 /** A tools/call: an unknown tool is a protocol error; bad arguments and unknown providers are tool errors the agent reads. */
-async function callTool(name: string, args: unknown, services: Services): Promise<CallToolResult> {
+async function callTool(ctx: ServiceContext, name: string, args: unknown): Promise<CallToolResult> {
   if (!isToolName(name)) {
     throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; the tools are ${MCP_TOOL_NAMES.join(', ')}`);
   }
   let input: unknown;
   try {
-    input = parsePart(MCP_TOOLS[name].input, args, 'body');
+    input = parseInput(MCP_TOOLS[name].input, args, 'body');
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    const problems = renamed(error.extra.errors ?? []);
+    if (!(error instanceof ServiceError)) throw error;
+    const problems = renamed(error.problems.map(({ path, message }) => ({ path, message })));
     return refusal('invalid_request', `invalid arguments: ${summary(problems)}`, problems);
   }
   try {
-    const text = await runTool(name, input as never, services);
+    const text = await runTool(ctx, name, input as never);
     return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;

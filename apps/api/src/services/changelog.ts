@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import { listChanges } from '../store/repositories/changelog.js';
 import type { ChangelogTable } from '../store/schema.js';
 import type { ServiceContext } from './context.js';
+import { decodeCursor, NumberPosition, pageOf } from './paging.js';
 
 /** The change feed: every new, changed and withdrawn Risk Indicator, newest first. */
 
@@ -23,14 +24,16 @@ function changeOf(row: Selectable<ChangelogTable>): ChangelogEntry {
 }
 
 /**
- * Changes newest first, from before entry `beforeId` (the last of the previous page) and not before `since` (a date
- * or a timestamp): `limit` of them.
+ * A page of changes, newest first, after the `cursor` of the previous page and not before `since` (a date or a
+ * timestamp), with the cursor of the next page (null on the last).
  */
 export async function changes(
   ctx: ServiceContext,
-  input: { since?: string | undefined; beforeId?: number | undefined; limit: number },
-): Promise<ChangelogEntry[]> {
+  input: { since?: string | undefined; cursor?: string | undefined; limit: number },
+): Promise<{ data: ChangelogEntry[]; nextCursor: string | null }> {
+  const before = decodeCursor(input.cursor, NumberPosition);
   const since = input.since === undefined ? undefined : new Date(Date.parse(input.since)).toISOString();
-  const rows = await listChanges(ctx.store.db, { since, beforeId: input.beforeId, limit: input.limit });
-  return rows.map(changeOf);
+  const rows = await listChanges(ctx.store.db, { since, beforeId: before?.n, limit: input.limit + 1 });
+  const { page, nextCursor } = pageOf(rows, input.limit, (r) => ({ n: r.id }));
+  return { data: page.map(changeOf), nextCursor };
 }

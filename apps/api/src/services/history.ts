@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { pageOf } from '../http/pagination.js';
-import { listHistory } from '../store/repositories/providers.js';
+import { findProvider, listHistory } from '../store/repositories/providers.js';
 import { listWithdrawals } from '../store/repositories/withdrawals.js';
 import type { Database, WithdrawalsTable } from '../store/schema.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import { decodeCursor, pageOf } from './paging.js';
 import { servedIndicatorJson } from './served.js';
 
 /**
@@ -17,6 +19,26 @@ export const HistoryPosition = z.strictObject({
 });
 export type HistoryPosition = z.infer<typeof HistoryPosition>;
 
+/**
+ * A provider's score history as GET /api/v1/scores/{providerId}/history and the get_score_history tool answer it:
+ * the JSON text of one page (`provider_id`, `data`, `next_cursor`) and the cursor of the next. An unknown provider
+ * is a not_found; a cursor that is not one of this list an invalid_request naming `query.cursor`.
+ */
+export async function scoreHistory(
+  ctx: ServiceContext,
+  input: { providerId: string; cursor?: string; limit: number },
+): Promise<{ json: string; nextCursor: string | null }> {
+  const providerId = input.providerId.toLowerCase();
+  const provider = await findProvider(ctx.store.db, providerId);
+  if (!provider) throw new ServiceError('not_found', `no provider ${input.providerId}`);
+  const before = decodeCursor(input.cursor, HistoryPosition);
+  const { dataJson, nextCursor } = await historyPage(ctx.store.db, providerId, before, input.limit);
+  return {
+    json: `{"provider_id":${JSON.stringify(providerId)},"data":${dataJson},"next_cursor":${JSON.stringify(nextCursor)}}`,
+    nextCursor,
+  };
+}
+
 type Entry = { seq: number; withdrawal: WithdrawalsTable | null; json: string };
 
 /**
@@ -24,7 +46,7 @@ type Entry = { seq: number; withdrawal: WithdrawalsTable | null; json: string };
  * withdrawal as an entry of its own (`entry_type: "withdrawal"`) right after the publication it withdrew, so a
  * withdrawal and a re-publication never read as the same indicator listed twice.
  */
-export async function historyPage(
+async function historyPage(
   db: Kysely<Database>,
   providerId: string,
   before: HistoryPosition | undefined,

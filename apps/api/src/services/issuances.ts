@@ -8,6 +8,7 @@ import type { Store } from '../store/store.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { newId } from './ids.js';
+import { AnnouncedPosition, decodeCursor, pageOf } from './paging.js';
 import { issuanceResource } from './served.js';
 import { emitEvent } from './webhooks/events.js';
 
@@ -236,8 +237,8 @@ export async function listIssuanceRecords(
 }
 
 /**
- * One page of issuances for the API, newest announced first, from after `after` (the last row of the previous
- * page): `limit` rows, the filters already checked by the contract.
+ * A page of issuances for the API, newest announced first, after the `cursor` of the previous page (the filters
+ * already checked by the contract), with the cursor of the next page (null on the last).
  */
 export async function issuancesPage(
   ctx: ServiceContext,
@@ -245,12 +246,20 @@ export async function issuancesPage(
     status?: string | undefined;
     type?: string | undefined;
     includeClosed?: boolean | undefined;
-    after?: { announced_at: string; id: string } | undefined;
+    cursor?: string | undefined;
     limit: number;
   },
-): Promise<Issuance[]> {
-  const rows = await listIssuances(ctx.store.db, input);
-  return rows.map(issuanceResource);
+): Promise<{ data: Issuance[]; nextCursor: string | null }> {
+  const after = decodeCursor(input.cursor, AnnouncedPosition);
+  const rows = await listIssuances(ctx.store.db, {
+    status: input.status,
+    type: input.type,
+    includeClosed: input.includeClosed,
+    after: after ? { announced_at: after.a, id: after.id } : undefined,
+    limit: input.limit + 1,
+  });
+  const { page, nextCursor } = pageOf(rows, input.limit, (r) => ({ a: r.announced_at, id: r.id }));
+  return { data: page.map(issuanceResource), nextCursor };
 }
 
 /**

@@ -4,6 +4,7 @@ import { findCurrent, findIndicator, findProvider, listCurrent, listHistory } fr
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { type MemoFormat, providerMemo, type RenderedMemo } from './memo.js';
+import { decodeCursor, NamePosition, pageOf } from './paging.js';
 import { servedIndicatorJson } from './served.js';
 
 /** Published Risk Indicators as the API and the pages read them: in force, listed, packaged, verified. */
@@ -15,24 +16,18 @@ export async function currentIndicator(ctx: ServiceContext, input: { providerId:
   return servedIndicatorJson(row);
 }
 
-/** An indicator in force as a page lists it: its place in name order and its JSON text. */
-export interface ListedIndicator {
-  name: string;
-  id: string;
-  json: string;
-}
-
-/** Indicators in force by name, from after `after` (the last of the previous page): `limit` of them. */
+/**
+ * A page of indicators in force by name, after the `cursor` of the previous page: each as served (JSON text), and the
+ * cursor of the next page (null on the last).
+ */
 export async function currentIndicatorsPage(
   ctx: ServiceContext,
-  input: {
-    plannerType?: string | undefined;
-    after?: { name: string; id: string } | undefined;
-    limit: number;
-  },
-): Promise<ListedIndicator[]> {
-  const rows = await listCurrent(ctx.store.db, input);
-  return rows.map((r) => ({ name: r.name, id: r.id, json: servedIndicatorJson(r) }));
+  input: { plannerType?: string | undefined; cursor?: string | undefined; limit: number },
+): Promise<{ data: string[]; nextCursor: string | null }> {
+  const after = decodeCursor(input.cursor, NamePosition);
+  const rows = await listCurrent(ctx.store.db, { plannerType: input.plannerType, after, limit: input.limit + 1 });
+  const { page, nextCursor } = pageOf(rows, input.limit, (r) => ({ name: r.name, id: r.id }));
+  return { data: page.map(servedIndicatorJson), nextCursor };
 }
 
 /** Every indicator in force, by name, optionally of one planner type (the export). */

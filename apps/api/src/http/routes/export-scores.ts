@@ -2,8 +2,8 @@ import { endpoints, type RiskIndicatorResponse } from '@svc/contracts';
 import { currentFramework, figureText, PLACES } from '@svc/methodology';
 import { csvRow } from '../../services/csv.js';
 import { currentIndicators } from '../../services/scores.js';
-import { routeContext } from '../context.js';
-import { defineRoute } from '../route.js';
+
+import { defineRoute, serviceContextOf } from '../route.js';
 
 /** The headline columns, in order; the module score columns follow. */
 export const HEADLINE = [
@@ -39,7 +39,7 @@ function headlineCell(i: RiskIndicatorResponse, field: (typeof HEADLINE)[number]
 
 /** Every current indicator as one CSV row, by name: the headline fields, then one column per module score. */
 export default defineRoute(endpoints.exportScores, async ({ query, caller, services, req }) => {
-  const indicators = await currentIndicators(routeContext({ caller, services, req }), {
+  const indicators = await currentIndicators(serviceContextOf({ caller, services, req }), {
     plannerType: query.planner_type,
   });
   // The columns come from the framework, so an empty export has the same header as a full one.

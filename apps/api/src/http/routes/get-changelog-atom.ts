@@ -1,9 +1,9 @@
 import { type ChangelogEntry, endpoints } from '@svc/contracts';
 import { changes as latestChanges } from '../../services/changelog.js';
 import { atomDocument } from '../atom.js';
-import { routeContext } from '../context.js';
+
 import { siteUrlOf } from '../problem.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, serviceContextOf } from '../route.js';
 
 const describeChange = (c: ChangelogEntry): string => {
   switch (c.change_type) {
@@ -21,7 +21,7 @@ const describeChange = (c: ChangelogEntry): string => {
 /** The latest 100 changes as an Atom feed. */
 export default defineRoute(endpoints.getChangelogAtom, async ({ caller, services, req }) => {
   const site = siteUrlOf(req);
-  const changes = await latestChanges(routeContext({ caller, services, req }), { limit: 100 });
+  const { data: changes } = await latestChanges(serviceContextOf({ caller, services, req }), { limit: 100 });
   const updated = changes[0] ? new Date(changes[0].changed_at) : services.startedAt;
   const body = atomDocument({
     id: `${site}/api/public/changelog.atom`,

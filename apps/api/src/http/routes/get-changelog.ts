@@ -1,19 +1,13 @@
 import { endpoints } from '@svc/contracts';
 import { changes } from '../../services/changelog.js';
-import { routeContext } from '../context.js';
-import { decodeCursor, NumberPosition, nextLink, pageOf } from '../pagination.js';
-import { defineRoute } from '../route.js';
+import { nextLink } from '../pagination.js';
+import { defineRoute, serviceContextOf } from '../route.js';
 
-export default defineRoute(endpoints.getChangelog, async ({ query, caller, services, req }) => {
-  const before = decodeCursor(query.cursor, NumberPosition);
-  const rows = await changes(routeContext({ caller, services, req }), {
-    since: query.since,
-    beforeId: before?.n,
-    limit: query.limit + 1,
-  });
-  const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ n: Number(r.id) }));
+export default defineRoute(endpoints.getChangelog, async (route) => {
+  const { query, req } = route;
+  const { data, nextCursor } = await changes(serviceContextOf(route), query);
   return {
-    json: { data: page, next_cursor: nextCursor },
+    json: { data, next_cursor: nextCursor },
     headers: { 'Cache-Control': 'public, max-age=30', ...nextLink(req.path, query, nextCursor) },
   };
 });

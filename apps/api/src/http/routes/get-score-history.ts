@@ -1,18 +1,14 @@
 import { endpoints } from '@svc/contracts';
-import { HistoryPosition, historyPage } from '../../services/history.js';
-import { findProvider } from '../../store/repositories/providers.js';
-import { decodeCursor, nextLink } from '../pagination.js';
-import { ApiError } from '../problem.js';
-import { defineRoute } from '../route.js';
+import { scoreHistory } from '../../services/history.js';
+import { nextLink } from '../pagination.js';
+import { defineRoute, serviceContextOf } from '../route.js';
 
-export default defineRoute(endpoints.getScoreHistory, async ({ params, query, services, req }) => {
-  const providerId = params.providerId.toLowerCase();
-  const provider = await findProvider(services.store.db, providerId);
-  if (!provider) throw new ApiError('not_found', `no provider ${params.providerId}`);
-  const before = decodeCursor(query.cursor, HistoryPosition);
-  const { dataJson, nextCursor } = await historyPage(services.store.db, providerId, before, query.limit);
-  return {
-    jsonText: `{"provider_id":${JSON.stringify(providerId)},"data":${dataJson},"next_cursor":${JSON.stringify(nextCursor)}}`,
-    headers: nextLink(req.path, query, nextCursor),
-  };
+export default defineRoute(endpoints.getScoreHistory, async (route) => {
+  const { params, query, req } = route;
+  const history = await scoreHistory(serviceContextOf(route), {
+    providerId: params.providerId,
+    cursor: query.cursor,
+    limit: query.limit,
+  });
+  return { jsonText: history.json, headers: nextLink(req.path, query, history.nextCursor) };
 });

@@ -1,12 +1,12 @@
 import { endpoints } from '@svc/contracts';
 import { MEMO_CSP } from '../../services/memo.js';
 import { scoreMemo } from '../../services/scores.js';
-import { routeContext } from '../context.js';
+
 import { siteUrlOf } from '../problem.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, serviceContextOf } from '../route.js';
 
 export default defineRoute(endpoints.getScoreMemo, async ({ params, query, caller, services, req }) => {
-  const memo = await scoreMemo(routeContext({ caller, services, req }), {
+  const memo = await scoreMemo(serviceContextOf({ caller, services, req }), {
     providerId: params.providerId,
     format: query.format,
     siteUrl: siteUrlOf(req),

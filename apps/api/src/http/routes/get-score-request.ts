@@ -1,9 +1,9 @@
 import { endpoints } from '@svc/contracts';
 import { coverageRequestStatus } from '../../services/coverage-requests.js';
-import { routeContext } from '../context.js';
-import { defineRoute } from '../route.js';
+
+import { defineRoute, serviceContextOf } from '../route.js';
 
 /** A coverage request's status and resolution note: nothing the requester sent (name, website, email, message). */
 export default defineRoute(endpoints.getScoreRequest, async ({ params, caller, services, req }) => ({
-  json: await coverageRequestStatus(routeContext({ caller, services, req }), params),
+  json: await coverageRequestStatus(serviceContextOf({ caller, services, req }), params),
 }));

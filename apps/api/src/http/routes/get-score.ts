@@ -1,8 +1,8 @@
 import { endpoints } from '@svc/contracts';
 import { currentIndicator } from '../../services/scores.js';
-import { routeContext } from '../context.js';
-import { defineRoute } from '../route.js';
+
+import { defineRoute, serviceContextOf } from '../route.js';
 
 export default defineRoute(endpoints.getScore, async ({ params, caller, services, req }) => ({
-  jsonText: await currentIndicator(routeContext({ caller, services, req }), params),
+  jsonText: await currentIndicator(serviceContextOf({ caller, services, req }), params),
 }));

@@ -1,6 +1,7 @@
 import { endpoints, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
+import { decodeCursor, encodeCursor, NamePosition } from '../../services/paging.js';
 import { headlinesAfter, strongEtag } from '../../services/public-snapshot.js';
-import { decodeCursor, encodeCursor, NamePosition, nextLink } from '../pagination.js';
+import { nextLink } from '../pagination.js';
 import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from '../public-scores.js';
 import type { Reply } from '../route.js';
 import { defineRoute } from '../route.js';

@@ -1,22 +1,19 @@
 import { endpoints, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
 import { currentFramework } from '@svc/methodology';
 import { currentIndicatorsPage } from '../../services/scores.js';
-import { routeContext } from '../context.js';
-import { decodeCursor, NamePosition, nextLink, pageOf } from '../pagination.js';
-import { defineRoute } from '../route.js';
+import { nextLink } from '../pagination.js';
+import { defineRoute, serviceContextOf } from '../route.js';
 
-export default defineRoute(endpoints.listScores, async ({ query, caller, services, req }) => {
-  const after = decodeCursor(query.cursor, NamePosition);
-  const rows = await currentIndicatorsPage(routeContext({ caller, services, req }), {
+export default defineRoute(endpoints.listScores, async (route) => {
+  const { query, req } = route;
+  const { data, nextCursor } = await currentIndicatorsPage(serviceContextOf(route), {
     plannerType: query.planner_type,
-    after,
-    limit: query.limit + 1,
+    cursor: query.cursor,
+    limit: query.limit,
   });
-  const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ name: r.name, id: r.id }));
-  const data = page.map((r) => r.json).join(',');
   const frameworkVersion = JSON.stringify(currentFramework().definition.framework_version);
   return {
-    jsonText: `{"data":[${data}],"framework_version":${frameworkVersion},"limitations_disclosure":${JSON.stringify(LIMITATIONS_DISCLOSURE)},"next_cursor":${JSON.stringify(nextCursor)}}`,
+    jsonText: `{"data":[${data.join(',')}],"framework_version":${frameworkVersion},"limitations_disclosure":${JSON.stringify(LIMITATIONS_DISCLOSURE)},"next_cursor":${JSON.stringify(nextCursor)}}`,
     headers: nextLink(req.path, query, nextCursor),
   };
 });

@@ -6,7 +6,7 @@ import { runTool } from '../../mcp/tools/index.js';
 import { ServiceError } from '../../services/errors.js';
 import { mediaTypesOf, refuseUnacceptable } from '../negotiation.js';
 import { ApiError } from '../problem.js';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, type RouteModule, serviceContextOf } from '../route.js';
 
 /** GET /api/mcp: the public manifest. An MCP client opening its optional event stream is told there is none (405). */
 export const getMcpManifest: RouteModule = {
@@ -28,12 +28,19 @@ export const getMcpManifest: RouteModule = {
 
 /** POST /api/mcp: a plain tool call, or the Model Context Protocol when the body speaks JSON-RPC. */
 export const callMcpTool: RouteModule = {
-  ...defineRoute(endpoints.callMcpTool, async ({ body, services, req }) => {
-    if (isJsonRpcBody(body)) return serveMcp(body, req, services);
+  ...defineRoute(endpoints.callMcpTool, async (route) => {
+    const { body, req } = route;
+    const ctx = serviceContextOf(route);
+    if (isJsonRpcBody(body)) {
+      const answer = await serveMcp(ctx, body, (name) => req.get(name));
+      if (!('refused' in answer)) return answer;
+      const { refused, message, errors } = answer;
+      throw new ApiError(refused, message, errors.length > 0 ? { errors } : {});
+    }
     const call = body as McpToolCallBody;
     let output: string;
     try {
-      output = await runTool(call.tool_name, call.input as never, services);
+      output = await runTool(ctx, call.tool_name, call.input as never);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       const problems = error.problems.map((p) => ({ ...p, path: `body.${p.path}` }));

@@ -1,11 +1,11 @@
 import { endpoints } from '@svc/contracts';
 import { portfolioScore } from '../../services/analysis.js';
 import { MEMO_CSP, portfolioMemo } from '../../services/memo.js';
-import { routeContext } from '../context.js';
-import { defineRoute } from '../route.js';
+
+import { defineRoute, serviceContextOf } from '../route.js';
 
 export default defineRoute(endpoints.portfolioMemo, async ({ body, query, services, req, caller }) => {
-  const portfolio = await portfolioScore(routeContext({ caller, services, req }), body);
+  const portfolio = await portfolioScore(serviceContextOf({ caller, services, req }), body);
   const memo = portfolioMemo(portfolio, { preparedAt: services.clock.now().toISOString() }, query.format);
   return {
     body: memo.body,

@@ -1,9 +1,9 @@
 import { endpoints } from '@svc/contracts';
 import { redeliver } from '../../services/webhooks/endpoints.js';
-import { routeContext } from '../context.js';
-import { defineRoute } from '../route.js';
+
+import { defineRoute, serviceContextOf } from '../route.js';
 
 export default defineRoute(endpoints.redeliver, async ({ params, caller, services, req }) => {
-  const delivery = await redeliver(routeContext({ caller, services, req }), params);
+  const delivery = await redeliver(serviceContextOf({ caller, services, req }), params);
   return { status: 202, json: delivery };
 });

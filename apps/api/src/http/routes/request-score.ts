@@ -1,7 +1,7 @@
 import { type CoverageRequestBody, endpoints } from '@svc/contracts';
 import { earlierRequest, requestCoverage } from '../../services/coverage-requests.js';
-import { routeContext } from '../context.js';
-import { defineRoute, type RouteModule } from '../route.js';
+
+import { defineRoute, type RouteModule, serviceContextOf } from '../route.js';
 
 /**
  * Stores a coverage request. The same body again from the same client within 24 hours gets the same receipt and
@@ -9,7 +9,7 @@ import { defineRoute, type RouteModule } from '../route.js';
  */
 const route = defineRoute(endpoints.requestScore, async ({ body, caller, services, req }) => ({
   status: 202,
-  json: await requestCoverage(routeContext({ caller, services, req }), body),
+  json: await requestCoverage(serviceContextOf({ caller, services, req }), body),
 }));
 
 export default {
@@ -17,7 +17,7 @@ export default {
   replay: {
     limit: 'score_request_status',
     answer: async ({ body, caller, services, req }) => {
-      const receipt = await earlierRequest(routeContext({ caller, services, req }), body as CoverageRequestBody);
+      const receipt = await earlierRequest(serviceContextOf({ caller, services, req }), body as CoverageRequestBody);
       return receipt ? { status: 202, json: receipt } : null;
     },
   },

@@ -1,14 +1,14 @@
 import type { FieldProblem, McpToolInput } from '@svc/contracts';
 import { compareProviders as compare } from '../../services/compare.js';
+import type { ServiceContext } from '../../services/context.js';
 import { ServiceError } from '../../services/errors.js';
-import { contextFor, type Services } from '../../services/services.js';
 import { resolveProviders } from '../resolve.js';
 
 /** The providers named side by side, as GET /api/v1/scores/compare serves them. */
-export async function compareProviders(input: McpToolInput<'compare_providers'>, services: Services): Promise<string> {
+export async function compareProviders(ctx: ServiceContext, input: McpToolInput<'compare_providers'>): Promise<string> {
   const names = input.provider_names;
   const paths = names.map((_, i) => `input.provider_names.${i}`);
-  const resolved = await resolveProviders(services.snapshot, names, paths);
+  const resolved = await resolveProviders(ctx.snapshot, names, paths);
   if ('ambiguity' in resolved) return JSON.stringify(resolved.ambiguity);
   const { ids } = resolved;
   const twice: FieldProblem[] = ids.flatMap((id, i) => {
@@ -19,7 +19,7 @@ export async function compareProviders(input: McpToolInput<'compare_providers'>,
     throw new ServiceError('invalid_request', 'cannot compare a provider with itself', twice);
   }
   try {
-    return JSON.stringify(await compare(contextFor(services, { kind: 'system' }), { ids }));
+    return JSON.stringify(await compare(ctx, { ids }));
   } catch (error) {
     // A provider withdrawn since the names were resolved: its name no longer finds an indicator.
     if (!(error instanceof ServiceError && error.code === 'invalid_request')) throw error;

@@ -1,27 +1,20 @@
 import type { McpToolInput } from '@svc/contracts';
-import { decodeCursor } from '../../http/pagination.js';
-import { ApiError } from '../../http/problem.js';
+import type { ServiceContext } from '../../services/context.js';
 import { ServiceError } from '../../services/errors.js';
-import { HistoryPosition, historyPage } from '../../services/history.js';
-import type { Services } from '../../services/services.js';
+import { HistoryPosition, scoreHistory } from '../../services/history.js';
+import { cursorPosition } from '../../services/paging.js';
 import { resolveProviders } from '../resolve.js';
 
 /** A page of the named provider's publications and withdrawals, newest first, as GET /api/v1/scores/{providerId}/history serves it. */
-export async function getScoreHistory(input: McpToolInput<'get_score_history'>, services: Services): Promise<string> {
-  const before = beforeOf(input.cursor);
-  const resolved = await resolveProviders(services.snapshot, [input.provider_name], ['input.provider_name']);
-  if ('ambiguity' in resolved) return JSON.stringify(resolved.ambiguity);
-  const [id = ''] = resolved.ids;
-  const { dataJson, nextCursor } = await historyPage(services.store.db, id, before, input.limit);
-  return `{"provider_id":${JSON.stringify(id)},"data":${dataJson},"next_cursor":${JSON.stringify(nextCursor)}}`;
-}
-
-function beforeOf(cursor: string | undefined): HistoryPosition | undefined {
-  try {
-    return decodeCursor(cursor, HistoryPosition);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+export async function getScoreHistory(ctx: ServiceContext, input: McpToolInput<'get_score_history'>): Promise<string> {
+  // The cursor is judged first, and named as the tool's argument.
+  if (input.cursor !== undefined && cursorPosition(input.cursor, HistoryPosition) === null) {
     const message = 'is not a next_cursor value of this history';
     throw new ServiceError('invalid_request', `the cursor ${message}`, [{ path: 'input.cursor', message }]);
   }
+  const resolved = await resolveProviders(ctx.snapshot, [input.provider_name], ['input.provider_name']);
+  if ('ambiguity' in resolved) return JSON.stringify(resolved.ambiguity);
+  const [id = ''] = resolved.ids;
+  const history = await scoreHistory(ctx, { providerId: id, cursor: input.cursor, limit: input.limit });
+  return history.json;
 }

@@ -1,13 +1,16 @@
 import type { McpToolInput, McpToolName } from '@svc/contracts';
-import type { Services } from '../../services/services.js';
+import type { ServiceContext } from '../../services/context.js';
 import { compareProviders } from './compare-providers.js';
 import { getMethodology } from './get-methodology.js';
 import { getProviderScore } from './get-provider-score.js';
 import { getScoreHistory } from './get-score-history.js';
 import { searchProviders } from './search-providers.js';
 
-/** A tool: its checked input to the JSON text of its output. Refusals are ServiceErrors (not_found, invalid_request). */
-export type ToolRun<N extends McpToolName> = (input: McpToolInput<N>, services: Services) => Promise<string>;
+/**
+ * A tool: its checked input, run in the caller's service context, to the JSON text of its output. Refusals are
+ * ServiceErrors (not_found, invalid_request).
+ */
+export type ToolRun<N extends McpToolName> = (ctx: ServiceContext, input: McpToolInput<N>) => Promise<string>;
 
 /** Every agent tool, by name; the contract (MCP_TOOLS) holds their descriptions and schemas. */
 export const TOOLS: { [N in McpToolName]: ToolRun<N> } = {
@@ -19,6 +22,6 @@ export const TOOLS: { [N in McpToolName]: ToolRun<N> } = {
 };
 
 /** Runs a tool whose input has been checked against its contract schema. */
-export function runTool<N extends McpToolName>(name: N, input: McpToolInput<N>, services: Services): Promise<string> {
-  return (TOOLS[name] as ToolRun<N>)(input, services);
+export function runTool<N extends McpToolName>(ctx: ServiceContext, name: N, input: McpToolInput<N>): Promise<string> {
+  return (TOOLS[name] as ToolRun<N>)(ctx, input);
 }

@@ -1,13 +1,13 @@
 import type { McpToolInput } from '@svc/contracts';
+import type { ServiceContext } from '../../services/context.js';
 import { searchProviders as search } from '../../services/search.js';
-import { contextFor, type Services } from '../../services/services.js';
 
 /** The search endpoint's default page size. */
 const SEARCH_LIMIT = 20;
 
 /** Providers whose name contains the query, best match first, as GET /api/v1/providers/search serves them. */
-export async function searchProviders(input: McpToolInput<'search_providers'>, services: Services): Promise<string> {
-  const data = await search(contextFor(services, { kind: 'system' }), {
+export async function searchProviders(ctx: ServiceContext, input: McpToolInput<'search_providers'>): Promise<string> {
+  const data = await search(ctx, {
     q: input.query,
     planner_type: input.planner_type,
     limit: SEARCH_LIMIT,

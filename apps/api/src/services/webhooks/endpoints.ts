@@ -25,6 +25,7 @@ import {
 import type { Store } from '../../store/store.js';
 import { callerOf, type ServiceContext } from '../context.js';
 import { ServiceError } from '../errors.js';
+import { CreatedPosition, decodeCursor, pageOf } from '../paging.js';
 import { checkWebhookUrl } from '../webhook-url.js';
 import { emitEvent, newDeliveryId } from './events.js';
 
@@ -134,23 +135,22 @@ export async function deleteWebhook(ctx: ServiceContext, input: { webhookId: str
 }
 
 /**
- * An endpoint's deliveries, newest first, from before `before` (the last row of the previous page), each with
- * its attempts: `limit` of them.
+ * A page of an endpoint's deliveries, newest first, each with its attempts, after the `cursor` of the previous page;
+ * with the cursor of the next page (null on the last).
  */
 export async function listWebhookDeliveries(
   ctx: ServiceContext,
-  input: Pick<DeliveriesQuery, 'status' | 'limit'> & {
-    webhookId: string;
-    before?: { created_at: string; id: string } | undefined;
-  },
-): Promise<WebhookDelivery[]> {
+  input: Pick<DeliveriesQuery, 'status' | 'limit' | 'cursor'> & { webhookId: string },
+): Promise<{ data: WebhookDelivery[]; nextCursor: string | null }> {
+  const before = decodeCursor(input.cursor, CreatedPosition);
   const endpoint = await endpointOf(ctx, input.webhookId);
   const rows = await listDeliveries(ctx.store.db, endpoint.id, {
     status: input.status,
-    before: input.before,
-    limit: input.limit,
+    before: before ? { created_at: before.c, id: before.id } : undefined,
+    limit: input.limit + 1,
   });
-  return withAttempts(ctx.store, rows);
+  const { page, nextCursor } = pageOf(rows, input.limit, (r) => ({ c: r.created_at, id: r.id }));
+  return { data: await withAttempts(ctx.store, page), nextCursor };
 }
 
 async function withAttempts(store: Store, rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
