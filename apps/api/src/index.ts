@@ -48,12 +48,12 @@ export {
 } from './services/admin.js';
 export { ServiceError } from './services/errors.js';
 export {
-  currentPublishedFramework,
   type FrameworkRelease,
   findRelease,
+  frameworkInForce,
+  frameworkNamed,
   listReleases,
   type PublishFrameworkResult,
-  publishedFramework,
   publishFramework,
 } from './services/frameworks.js';
 export {

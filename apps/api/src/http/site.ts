@@ -2,11 +2,12 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument, RiskIndicatorIdSchema } from '@svc/contracts';
-import { currentFramework, getFramework, type NextBandPath, type RiskIndicator } from '@svc/methodology';
+import type { NextBandPath, RiskIndicator } from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
 import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
+import { frameworkInForce, knownVersionOf } from '../services/frameworks.js';
 import type { Services } from '../services/services.js';
 import { findIndicator, findProvider } from '../store/repositories/providers.js';
 import { isStoreUnavailable } from '../store/store.js';
@@ -116,11 +117,12 @@ export function registerSitePages(app: Express, services: Services): void {
     sendHtml(res, 200, errorsPage(siteUrlOf(req)), PAGE_CSP, 'public, max-age=300');
   });
 
-  app.get('/llms.txt', (req: Request, res: Response) => {
+  app.get('/llms.txt', async (req: Request, res: Response) => {
+    const framework = await frameworkInForce(services);
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.end(llmsTxt(siteUrlOf(req), currentFramework()));
+    res.end(llmsTxt(siteUrlOf(req), framework));
   });
 
   app.get('/verify/:id', async (req: Request, res: Response, next: NextFunction) => {
@@ -153,7 +155,7 @@ export function registerSitePages(app: Express, services: Services): void {
         inputsSha256: row.inputs_sha256,
         frameworkSha256: row.framework_sha256,
         resultSha256: row.result_sha256,
-        frameworkVersion: frameworkVersionOf(row.framework_version),
+        frameworkVersion: knownVersionOf(services, row.framework_version),
         pathToNextBand: row.path_to_next_band === null ? null : (JSON.parse(row.path_to_next_band) as NextBandPath),
         standing,
       });
@@ -169,13 +171,4 @@ export function registerSitePages(app: Express, services: Services): void {
       sendHtml(res, 503, unavailablePage(), PAGE_CSP, 'no-store');
     }
   });
-}
-
-/** "1.0" for "DCRF v1.0" when this service knows that framework. */
-function frameworkVersionOf(frameworkVersion: string): string | null {
-  try {
-    return getFramework(frameworkVersion).definition.version;
-  } catch {
-    return null;
-  }
 }

@@ -7,13 +7,11 @@ import {
   type WhatIfResponse,
 } from '@svc/contracts';
 import { applyOverrides, indicatorChanges, score, scorePortfolio } from '@svc/methodology';
-import type { Clock } from '../clock.js';
 import { findCurrentWithPackage } from '../store/repositories/providers.js';
-import type { Store } from '../store/store.js';
+import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { currentPublishedFramework } from './frameworks.js';
+import { frameworkInForce } from './frameworks.js';
 import { packagedInputs } from './packaged.js';
-import type { PublicSnapshot } from './public-snapshot.js';
 import { servedIndicatorJson } from './served.js';
 
 /**
@@ -22,11 +20,10 @@ import { servedIndicatorJson } from './served.js';
  * Every holding without a published indicator is named in one 400.
  */
 export async function portfolioScore(
-  store: Store,
-  snapshot: PublicSnapshot,
-  clock: Clock,
+  ctx: Pick<ServiceContext, 'store' | 'clock' | 'snapshot' | 'frameworks'>,
   body: PortfolioBody,
 ): Promise<PortfolioScore> {
+  const { snapshot } = ctx;
   const headlines = new Map((await snapshot.headlines()).map((h) => [h.id, h]));
   const holdings = body.holdings.map((h) => ({ ...h, provider_id: h.provider_id.toLowerCase() }));
   const missing = holdings.flatMap((h, i) =>
@@ -46,7 +43,7 @@ export async function portfolioScore(
       missing,
     );
   }
-  const framework = await currentPublishedFramework(store, clock.now().toISOString().slice(0, 10));
+  const framework = await frameworkInForce(ctx);
   const rows = holdings.map((h) => {
     const headline = headlines.get(h.provider_id);
     if (!headline) throw new Error('unreachable: checked above');
@@ -101,10 +98,14 @@ export async function portfolioScore(
  * on the same evaluation date under the same framework; nothing is stored. Overrides the engine
  * refuses (unknown input, wrong type, out of range) are a 400 naming each.
  */
-export async function whatIf(store: Store, providerId: string, body: WhatIfBody): Promise<WhatIfResponse> {
-  const row = await findCurrentWithPackage(store.db, providerId);
+export async function whatIf(
+  ctx: Pick<ServiceContext, 'store' | 'frameworks'>,
+  providerId: string,
+  body: WhatIfBody,
+): Promise<WhatIfResponse> {
+  const row = await findCurrentWithPackage(ctx.store.db, providerId);
   if (!row) throw new ServiceError('not_found', `no published Risk Indicator for provider ${providerId}`);
-  const { document, framework } = packagedInputs(row.package);
+  const { document, framework } = packagedInputs(row.package, ctx);
   const changed = applyOverrides(document, body.inputs, framework);
   if (!changed.ok) {
     const errors = changed.problems.map((p) => ({

@@ -2,6 +2,7 @@ import type { Tier } from '@svc/contracts';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
+import type { FrameworkReleases } from './frameworks.js';
 import type { PublicSnapshot } from './public-snapshot.js';
 import type { UrlPolicy } from './webhook-url.js';
 
@@ -38,6 +39,8 @@ export interface ServiceContext {
   actor: Actor;
   /** The public list as last read; a verb that publishes invalidates it. */
   snapshot: PublicSnapshot;
+  /** The frameworks this process knows and the releases recorded, as last read (see frameworkInForce). */
+  frameworks: FrameworkReleases;
   /** Called after a transaction that queued webhook deliveries commits (wakes this process's dispatcher); optional. */
   wake?: () => void;
 }

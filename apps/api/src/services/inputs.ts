@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import {
   canonicalJson,
   controlCharacterProblem,
-  currentFramework,
   type Framework,
   futureDatedProblems,
   type InputsDocument,
@@ -20,6 +19,7 @@ import {
 } from '../store/repositories/approved-inputs.js';
 import { findProvider, insertProviderIfAbsent, providerRowOf } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
+import { type FrameworkScope, frameworkInForce } from './frameworks.js';
 
 /** Maker-checker: an analyst submits approved-inputs documents (PENDING), another analyst approves them. */
 
@@ -77,12 +77,12 @@ function analyst(name: string, role: string): string {
   return trimmed;
 }
 
-/** Every problem of every document under the framework (the engine's validation); empty when all are valid. */
-export function submissionProblems(
+/** Every problem of every document under the framework in force (the engine's validation); empty when all are valid. */
+export async function submissionProblems(
+  ctx: FrameworkScope,
   documents: readonly SubmittedDocument[],
-  framework: Framework = currentFramework(),
-): SubmissionProblem[] {
-  return validateAll(documents, framework).problems;
+): Promise<SubmissionProblem[]> {
+  return validateAll(documents, await frameworkInForce(ctx)).problems;
 }
 
 function validateAll(
@@ -112,7 +112,7 @@ export async function submitInputs(
 ): Promise<SubmissionRecord[]> {
   const by = analyst(submission.by, 'submitter');
   if (submission.documents.length === 0) throw new SubmissionError('invalid_value', 'no documents to submit');
-  const { valid, problems } = validateAll(submission.documents, currentFramework());
+  const { valid, problems } = validateAll(submission.documents, await frameworkInForce({ store, clock }));
   // Nothing dated after the present enters the record: evidence cannot come from the future.
   const now = clock.now();
   for (const { source, document } of submission.documents) {

@@ -16,7 +16,7 @@ import { latestApproved, providersWithApproved } from '../store/repositories/app
 import { findIndicator, findProvider } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
 import { AdminError } from './admin.js';
-import { currentPublishedFramework } from './frameworks.js';
+import { type FrameworkScope, frameworkInForce } from './frameworks.js';
 import { type ChangeType, changeOf, type PublishOutcome, publishIndicator } from './publishing.js';
 
 export interface PublishRunRequest {
@@ -66,11 +66,12 @@ export interface RunReport {
 
 /**
  * Publishes each provider from its latest APPROVED submission under the framework
- * release in force (see currentPublishedFramework), one transaction per provider (publishIndicator), so a
+ * release in force (frameworkInForce), one transaction per provider (publishIndicator), so a
  * run stopped at any point leaves every provider either fully published or
  * untouched, and running it again publishes only the rest.
  */
-export async function publishRun(store: Store, clock: Clock, request: PublishRunRequest): Promise<RunReport> {
+export async function publishRun(ctx: FrameworkScope, request: PublishRunRequest): Promise<RunReport> {
+  const { store, clock } = ctx;
   if (request.date !== undefined && isAfterPresent(request.date, clock.now())) {
     const message = `${request.date} is after the present (${isoNow(clock)})`;
     throw new AdminError('invalid_value', `the evaluation date (--date) ${message}; nothing was published`, [
@@ -79,7 +80,7 @@ export async function publishRun(store: Store, clock: Clock, request: PublishRun
   }
   // The release in force on the evaluation date (the engine's signed-off one while none is recorded).
   const onDate = request.date ?? isoNow(clock).slice(0, 10);
-  const framework = request.framework ?? (await currentPublishedFramework(store, onDate));
+  const framework = request.framework ?? (await frameworkInForce(ctx, { on: onDate }));
   assertPublishable(framework);
   const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
   const outcomes: RunOutcome[] = [];

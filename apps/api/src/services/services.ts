@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access.js';
 import type { Actor, ServiceContext } from './context.js';
+import type { FrameworkReleases } from './frameworks.js';
 import type { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { UrlPolicy } from './webhook-url.js';
@@ -15,6 +16,8 @@ export interface Services {
   limiter: RateLimiter;
   auth: KeyAuthenticator;
   snapshot: PublicSnapshot;
+  /** The frameworks this process knows and the releases recorded, read at most once a second. */
+  frameworks: FrameworkReleases;
   logger: Logger;
   startedAt: Date;
   siteUrl: string | null;
@@ -35,6 +38,7 @@ export function contextFor(services: Services, actor: Actor): ServiceContext {
     policy: services.webhookPolicy,
     actor,
     snapshot: services.snapshot,
+    frameworks: services.frameworks,
     wake: dispatcher ? () => dispatcher.wake() : undefined,
   };
 }

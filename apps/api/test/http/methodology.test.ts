@@ -90,7 +90,7 @@ describe.each(engines)(
       const store = openStore(server().location);
       try {
         const clock = manualClock('2026-09-15T10:00:00.000Z');
-        await publishFramework(store, clock, { framework: getFramework('1.0'), signedOffBy: 'Dana Risk' });
+        await publishFramework({ store, clock }, { framework: getFramework('1.0'), signedOffBy: 'Dana Risk' });
       } finally {
         await store.close();
       }

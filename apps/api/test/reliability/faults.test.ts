@@ -128,7 +128,7 @@ describe.skipIf(!postgresAvailable)('faults with real processes', () => {
     const ids = await approvedProviders(store, PROVIDERS);
     const watcher = await subscriber(store, 'http://127.0.0.1:65535/hook');
     const [detailId] = ids as [string];
-    await publishRun(store, systemClock, { providers: [detailId] });
+    await publishRun({ store, clock: systemClock }, { providers: [detailId] });
     const vars = await apiEnv({
       DATABASE_URL: databaseUrl(pg.url),
       SVC_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS),
@@ -404,7 +404,7 @@ describe.skipIf(!postgresAvailable)('faults with real processes', () => {
       ],
       4,
     );
-    await publishRun(store, systemClock, { providers: 'all' });
+    await publishRun({ store, clock: systemClock }, { providers: 'all' });
     const publications = () => hook.received.filter((r) => r.raw.includes('"risk_indicator.published"')).length;
     await until('the dispatcher has the publications in flight', () => publications() >= PROVIDERS);
     await first.kill('SIGKILL');

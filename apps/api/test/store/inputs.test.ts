@@ -115,7 +115,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     clock.set(AFTER_EXAMPLES);
     await submit('alice', example('worked-example'), example('missing-inputs'));
     await approve('bob', WORKED_ID, example('missing-inputs').provider.id);
-    const first = await publishRun(store, clock, { providers: 'all' });
+    const first = await publishRun({ store, clock }, { providers: 'all' });
     expect(first.counts).toEqual({ published: 1, unchanged: 0, refused: 1 });
     const published = first.outcomes.find((o) => o.provider_id === WORKED_ID);
     expect(published).toMatchObject({ status: 'published', change: 'NEW', final_score: 78.46, risk_band: 'MEDIUM' });
@@ -123,7 +123,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     expect(refused?.reason).toMatch(/below the publication threshold/);
     const history = await store.db.selectFrom('indicator_history').selectAll().execute();
     expect(history.map((h) => h.score_verified_at)).toEqual([AFTER_EXAMPLES]);
-    const again = await publishRun(store, clock, { providers: 'all' });
+    const again = await publishRun({ store, clock }, { providers: 'all' });
     expect(again.counts).toEqual({ published: 0, unchanged: 1, refused: 1 });
     expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toHaveLength(1);
   });
@@ -132,11 +132,11 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     await submit('alice', example('worked-example'));
     await approve('bob', WORKED_ID);
     const before = await storeContents(store);
-    const dry = await publishRun(store, clock, { providers: [WORKED_ID], dryRun: true });
+    const dry = await publishRun({ store, clock }, { providers: [WORKED_ID], dryRun: true });
     expect(dry).toMatchObject({ dry_run: true, counts: { published: 1, unchanged: 0, refused: 0 } });
     expect(dry.outcomes[0]).toMatchObject({ status: 'published', change: 'NEW' });
     expect(await storeContents(store)).toEqual(before);
-    const real = await publishRun(store, clock, { providers: [WORKED_ID] });
+    const real = await publishRun({ store, clock }, { providers: [WORKED_ID] });
     expect(real.outcomes[0]?.risk_indicator_id).toBe(dry.outcomes[0]?.risk_indicator_id);
   });
 
@@ -144,8 +144,8 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     clock.set('2026-10-01T09:00:00.000Z');
     await submit('alice', example('worked-example'));
     await approve('bob', WORKED_ID);
-    const first = await publishRun(store, clock, { providers: [WORKED_ID] });
-    const later = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-09-30' });
+    const first = await publishRun({ store, clock }, { providers: [WORKED_ID] });
+    const later = await publishRun({ store, clock }, { providers: [WORKED_ID], date: '2026-09-30' });
     expect(later.outcomes[0]?.status).toBe('published');
     expect(later.outcomes[0]?.risk_indicator_id).not.toBe(first.outcomes[0]?.risk_indicator_id);
     expect([null, 'SCORE_CHANGE', 'BAND_CHANGE']).toContain(later.outcomes[0]?.change);
@@ -153,7 +153,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     expect(changes.map((c) => c.change_type).sort()).toEqual(
       later.outcomes[0]?.change ? ['NEW', later.outcomes[0].change].sort() : ['NEW'],
     );
-    const early = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-01-01' });
+    const early = await publishRun({ store, clock }, { providers: [WORKED_ID], date: '2026-01-01' });
     expect(early.outcomes[0]).toMatchObject({ status: 'refused' });
     expect(early.outcomes[0]?.problems.length).toBeGreaterThan(0);
   });
@@ -220,7 +220,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     await approve('bob', WORKED_ID);
     clock.set('2026-07-01T09:00:00.000Z');
     for (const dryRun of [true, false]) {
-      const run = await publishRun(store, clock, { providers: [WORKED_ID], dryRun });
+      const run = await publishRun({ store, clock }, { providers: [WORKED_ID], dryRun });
       expect(run.counts).toEqual({ published: 0, unchanged: 0, refused: 1 });
       expect(run.outcomes[0]?.reason).toMatch(
         /dated after the present \(evaluation_date, inputs\.operating_history_years\.as_of/,
@@ -235,7 +235,7 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     await submit('alice', example('worked-example'));
     await approve('bob', WORKED_ID);
     const before = await storeContents(store);
-    const failure = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-07-02' }).catch(
+    const failure = await publishRun({ store, clock }, { providers: [WORKED_ID], date: '2026-07-02' }).catch(
       (e: unknown) => e,
     );
     expect(failure).toBeInstanceOf(AdminError);
@@ -244,13 +244,13 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     ]);
     expect(await storeContents(store)).toEqual(before);
     // Today is not the future.
-    const today = await publishRun(store, clock, { providers: [WORKED_ID], date: '2026-07-01' });
+    const today = await publishRun({ store, clock }, { providers: [WORKED_ID], date: '2026-07-01' });
     expect(today.counts.published).toBe(1);
   });
 
   it('a named provider without approved inputs is refused, and so is an unknown one', async () => {
     await submit('alice', example('worked-example'));
-    const run = await publishRun(store, clock, { providers: [WORKED_ID, UNKNOWN_PROVIDER_ID] });
+    const run = await publishRun({ store, clock }, { providers: [WORKED_ID, UNKNOWN_PROVIDER_ID] });
     expect(run.outcomes.map((o) => o.reason)).toEqual(['no approved inputs', `no provider ${UNKNOWN_PROVIDER_ID}`]);
     expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toEqual([]);
   });

@@ -36,12 +36,15 @@ async function publish(env: Environment, providerIds: readonly string[], options
   const ops = await operations(env);
   const progress = progressBar();
   const report = await withMigratedStore(ops, (store) =>
-    ops.api.publishRun(store, ops.api.systemClock, {
-      providers: options.all ? 'all' : providerIds,
-      date: options.date,
-      dryRun: options.dryRun === true,
-      onProgress: progress.tick,
-    }),
+    ops.api.publishRun(
+      { store, clock: ops.api.systemClock },
+      {
+        providers: options.all ? 'all' : providerIds,
+        date: options.date,
+        dryRun: options.dryRun === true,
+        onProgress: progress.tick,
+      },
+    ),
   ).finally(progress.stop);
   if (options.json) printJson(report);
   else printLines(...reportLines(report));

@@ -100,7 +100,7 @@ export async function startApi(engine: Engine = 'sqlite'): Promise<RealApi> {
         documents: documents.map((document) => ({ source: `${document.provider.name}.json`, document })),
       });
       await approveInputs(store, clock, { providerIds, by: 'analyst.checker' });
-      const report = await publishRun(store, clock, { providers: providerIds });
+      const report = await publishRun({ store, clock }, { providers: providerIds });
       const refused = report.outcomes.filter((o) => o.status !== 'published');
       if (refused.length > 0) throw new Error(`not published: ${JSON.stringify(refused)}`);
       snapshot.invalidate();

@@ -1,6 +1,7 @@
 import { endpoints, type RiskIndicatorResponse } from '@svc/contracts';
-import { currentFramework, figureText, PLACES } from '@svc/methodology';
+import { figureText, PLACES } from '@svc/methodology';
 import { csvRow } from '../../services/csv.js';
+import { frameworkInForce } from '../../services/frameworks.js';
 import { servedIndicatorJson } from '../../services/served.js';
 import { listCurrent } from '../../store/repositories/providers.js';
 import { defineRoute } from '../route.js';
@@ -42,7 +43,7 @@ export default defineRoute(endpoints.exportScores, async ({ query, services }) =
   const rows = await listCurrent(services.store.db, { plannerType: query.planner_type, limit: 1_000_000 });
   const indicators = rows.map((r) => JSON.parse(servedIndicatorJson(r)) as RiskIndicatorResponse);
   // The columns come from the framework, so an empty export has the same header as a full one.
-  const modules = currentFramework().definition.modules.map((m) => m.id);
+  const modules = (await frameworkInForce(services)).definition.modules.map((m) => m.id);
   let text = csvRow([...HEADLINE, ...modules.map((id) => `module_${id}_score`)]);
   for (const i of indicators) {
     const byModule = new Map(i.score_commentary.modules.map((m) => [m.module_id, m.score]));

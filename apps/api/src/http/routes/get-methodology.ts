@@ -3,5 +3,5 @@ import { methodologyOf } from '../../services/methodology.js';
 import { defineRoute } from '../route.js';
 
 export default defineRoute(endpoints.getMethodology, async ({ query, services }) => ({
-  json: await methodologyOf(services.store, services.clock, query.version, 'query.version'),
+  json: await methodologyOf(services, query.version, 'query.version'),
 }));

@@ -1,5 +1,5 @@
 import { endpoints, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
-import { currentFramework } from '@svc/methodology';
+import { frameworkInForce } from '../../services/frameworks.js';
 import { servedIndicatorJson } from '../../services/served.js';
 import { listCurrent } from '../../store/repositories/providers.js';
 import { decodeCursor, NamePosition, nextLink, pageOf } from '../pagination.js';
@@ -10,7 +10,7 @@ export default defineRoute(endpoints.listScores, async ({ query, services, req }
   const rows = await listCurrent(services.store.db, { plannerType: query.planner_type, after, limit: query.limit + 1 });
   const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ name: r.name, id: r.id }));
   const data = page.map(servedIndicatorJson).join(',');
-  const frameworkVersion = JSON.stringify(currentFramework().definition.framework_version);
+  const frameworkVersion = JSON.stringify((await frameworkInForce(services)).definition.framework_version);
   return {
     jsonText: `{"data":[${data}],"framework_version":${frameworkVersion},"limitations_disclosure":${JSON.stringify(LIMITATIONS_DISCLOSURE)},"next_cursor":${JSON.stringify(nextCursor)}}`,
     headers: nextLink(req.path, query, nextCursor),

@@ -4,7 +4,7 @@ import { MEMO_CSP, portfolioMemo } from '../../services/memo.js';
 import { defineRoute } from '../route.js';
 
 export default defineRoute(endpoints.portfolioMemo, async ({ body, query, services }) => {
-  const portfolio = await portfolioScore(services.store, services.snapshot, services.clock, body);
+  const portfolio = await portfolioScore(services, body);
   const memo = portfolioMemo(portfolio, { preparedAt: services.clock.now().toISOString() }, query.format);
   return {
     body: memo.body,

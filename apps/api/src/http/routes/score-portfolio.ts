@@ -3,5 +3,5 @@ import { portfolioScore } from '../../services/analysis.js';
 import { defineRoute } from '../route.js';
 
 export default defineRoute(endpoints.scorePortfolio, async ({ body, services }) => ({
-  json: await portfolioScore(services.store, services.snapshot, services.clock, body),
+  json: await portfolioScore(services, body),
 }));

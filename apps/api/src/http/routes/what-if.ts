@@ -3,5 +3,5 @@ import { whatIf } from '../../services/analysis.js';
 import { defineRoute } from '../route.js';
 
 export default defineRoute(endpoints.whatIf, async ({ params, body, services }) => ({
-  json: await whatIf(services.store, params.providerId.toLowerCase(), body),
+  json: await whatIf(services, params.providerId.toLowerCase(), body),
 }));
