@@ -39,7 +39,10 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
       await enableMcp(s.services.store, issued.workspaceId, true);
       mcpKey = issued.key;
       const { store } = s.services;
-      await submitInputs(store, clock, { by: 'maker', documents: [{ source: 'worked.json', document: example('worked-example') }] });
+      await submitInputs(store, clock, {
+        by: 'maker',
+        documents: [{ source: 'worked.json', document: example('worked-example') }],
+      });
       await approveInputs(store, clock, { providerIds: [WORKED_ID], by: 'checker' });
     },
     { clock, frameworks: [getFramework('1.0'), V1_1], env: { SVC_MCP_ENABLED: 'true' } },
@@ -54,7 +57,10 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
   /** What every reader names as the framework, and what the score of the worked example was computed under. */
   async function readers() {
     const list = (await json('/api/v1/scores')) as { framework_version: string };
-    const detail = (await json(`/api/v1/scores/${WORKED_ID}`)) as { framework_version: string; risk_indicator_id: string };
+    const detail = (await json(`/api/v1/scores/${WORKED_ID}`)) as {
+      framework_version: string;
+      risk_indicator_id: string;
+    };
     const status = (await json('/api/v1/status')) as { framework_version: string };
     const methodology = (await json('/api/v1/methodology')) as { framework_version: string; definition: unknown };
     const csv = await (await server().get('/api/v1/scores/export.csv', { key })).text();
@@ -80,7 +86,10 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
     expect(before.list.framework_version).toBe('DCRF v1.0');
     expect(before.detail.framework_version).toBe('DCRF v1.0');
     expect(before.status.framework_version).toBe('DCRF v1.0');
-    expect(before.methodology).toMatchObject({ framework_version: 'DCRF v1.0', definition: { modules: DCRF_1_0.modules } });
+    expect(before.methodology).toMatchObject({
+      framework_version: 'DCRF v1.0',
+      definition: { modules: DCRF_1_0.modules },
+    });
     expect(before.csv.split('\n')[1]).toContain('DCRF v1.0');
     expect(before.llms).toContain('## Methodology: DCRF v1.0');
     expect(before.toolMethodology.framework_version).toBe('DCRF v1.0');
