@@ -113,8 +113,11 @@ export function listReleases(store: Store): Promise<FrameworkRelease[]> {
  */
 export class FrameworkReleases {
   readonly known: ReadonlyMap<string, Framework>;
+  private readonly checkEveryMs: number;
   private releases: readonly FrameworkRelease[] | null = null;
   private checkedAt = 0;
+  /** Bumped by `invalidate`: a read that began before it does not count as a check. */
+  private generation = 0;
   private reading: Promise<readonly FrameworkRelease[]> | null = null;
 
   constructor(
@@ -126,9 +129,8 @@ export class FrameworkReleases {
     this.checkEveryMs = options.checkEveryMs ?? 1000;
   }
 
-  private readonly checkEveryMs: number;
-
   invalidate(): void {
+    this.generation += 1;
     this.checkedAt = Number.NEGATIVE_INFINITY;
   }
 
@@ -145,12 +147,13 @@ export class FrameworkReleases {
   }
 
   private async read(now: number): Promise<readonly FrameworkRelease[]> {
+    const generation = this.generation;
     try {
       this.releases = await listReleaseRows(this.store.db);
     } catch (error) {
       if (!this.releases) throw error;
     }
-    this.checkedAt = now;
+    if (generation === this.generation) this.checkedAt = now;
     return this.releases;
   }
 }

@@ -1,6 +1,12 @@
 import { DCRF_1_0, defineFramework, FrameworkError, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { findRelease, frameworkInForce, listReleases, publishFramework } from '../../src/services/frameworks.js';
+import {
+  FrameworkReleases,
+  findRelease,
+  frameworkInForce,
+  listReleases,
+  publishFramework,
+} from '../../src/services/frameworks.js';
 import { publishRun } from '../../src/services/publication-run.js';
 import { manualClock } from '../support/clock.js';
 import { engines, useFreshStore } from '../support/stores.js';
@@ -72,6 +78,25 @@ describe.each(engines)('framework releases on %s', (engine) => {
       FrameworkError,
     );
     expect(await listReleases(store)).toEqual([]);
+  });
+
+  it('a process reads the releases at most once a second, and at once after its own publication', async () => {
+    const cached = { store, clock, frameworks: new FrameworkReleases(store, clock) };
+    const signer = async () => (await frameworkInForce(cached)).signOff?.signed_off_by;
+    expect(await signer()).toBe('Chief Risk Officer');
+    // Recorded by another process (the CLI): not seen within the second, seen after it.
+    await publishFramework({ store, clock }, { framework: V1_0, signedOffBy: 'Dana Risk' });
+    expect(await signer()).toBe('Chief Risk Officer');
+    expect((await frameworkInForce(cached, { fresh: true })).signOff?.signed_off_by).toBe('Dana Risk');
+    const other = { store, clock, frameworks: new FrameworkReleases(store, clock) };
+    expect((await frameworkInForce(other)).signOff?.signed_off_by).toBe('Dana Risk');
+    await store.db.deleteFrom('framework_releases').execute();
+    expect((await frameworkInForce(other)).signOff?.signed_off_by).toBe('Dana Risk');
+    clock.advance(1000);
+    expect((await frameworkInForce(other)).signOff?.signed_off_by).toBe('Chief Risk Officer');
+    // Recorded by this process: seen at once.
+    await publishFramework(other, { framework: V1_0, signedOffBy: 'Eve Risk' });
+    expect((await frameworkInForce(other)).signOff?.signed_off_by).toBe('Eve Risk');
   });
 
   it('a publication run takes the released framework', async () => {
