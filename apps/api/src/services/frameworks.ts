@@ -119,6 +119,8 @@ export class FrameworkReleases {
   /** Bumped by `invalidate`: a read that began before it does not count as a check. */
   private generation = 0;
   private reading: Promise<readonly FrameworkRelease[]> | null = null;
+  /** Each release read, bound to its sign-off once (validating and hashing a definition costs a hot path). */
+  private readonly bound = new WeakMap<FrameworkRelease, Framework>();
 
   constructor(
     private readonly store: Store,
@@ -144,6 +146,16 @@ export class FrameworkReleases {
       });
     }
     return this.reading;
+  }
+
+  /** The framework of a release this cache read, built once per release. */
+  frameworkOf(release: FrameworkRelease): Framework {
+    let framework = this.bound.get(release);
+    if (!framework) {
+      framework = releasedFramework(this.known, release);
+      this.bound.set(release, framework);
+    }
+    return framework;
   }
 
   private async read(now: number): Promise<readonly FrameworkRelease[]> {
@@ -197,7 +209,7 @@ export async function frameworkInForce(ctx: FrameworkScope, input: FrameworkQuer
       release = r;
     }
   }
-  return release ? releasedFramework(knownOf(ctx), release) : currentFramework();
+  return release ? frameworkOfRelease(ctx, release) : currentFramework();
 }
 
 /**
@@ -212,7 +224,7 @@ export async function frameworkNamed(
   const known = knownOf(ctx).get(input.version);
   if (!known) return undefined;
   const release = (await releasesOf(ctx, input.fresh)).find((r) => r.version === known.definition.version);
-  return release ? releasedFramework(knownOf(ctx), release) : known;
+  return release ? frameworkOfRelease(ctx, release) : known;
 }
 
 /** The framework this process knows as `version` ("1.0"), without reading the store; undefined when it knows none. */
@@ -232,6 +244,10 @@ export function knownVersionOf(ctx: Pick<FrameworkScope, 'frameworks'>, framewor
 
 function knownOf(ctx: Pick<FrameworkScope, 'frameworks'>): ReadonlyMap<string, Framework> {
   return ctx.frameworks?.known ?? frameworks;
+}
+
+function frameworkOfRelease(ctx: FrameworkScope, release: FrameworkRelease): Framework {
+  return ctx.frameworks ? ctx.frameworks.frameworkOf(release) : releasedFramework(frameworks, release);
 }
 
 function releasesOf(ctx: FrameworkScope, fresh = false): Promise<readonly FrameworkRelease[]> {
