@@ -36,11 +36,11 @@ export interface PublishFrameworkResult {
 }
 
 /**
- * Records the chief risk officer's sign-off of a framework version and makes it current from its
- * effective date (this process's cached releases are re-read at once). Refused (FrameworkError) without a signer, for a version the engine does not know,
- * or for a definition whose hash differs from the engine's for that version. Publishing the same
- * version again returns the first release unchanged. The first publication emits `methodology.published`
- * in its transaction.
+ * Records the chief risk officer's sign-off of a framework version and makes it current from its effective date
+ * (this process's cached releases are read again at once). Refused (FrameworkError) without a signer, for a version
+ * this process does not know, or for a definition whose hash differs from the known one for that version.
+ * Publishing the same version again returns the first release unchanged. The first publication emits
+ * `methodology.published` in its transaction.
  */
 export async function publishFramework(
   ctx: FrameworkScope,
@@ -131,6 +131,7 @@ export class FrameworkReleases {
     this.checkEveryMs = options.checkEveryMs ?? 1000;
   }
 
+  /** Makes the next lookup read the releases from the store (after this process recorded one). */
   invalidate(): void {
     this.generation += 1;
     this.checkedAt = Number.NEGATIVE_INFINITY;
