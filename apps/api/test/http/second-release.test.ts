@@ -68,7 +68,11 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
     const toolMethodology = await tool('get_methodology', {});
     const toolScore = await tool('get_provider_score', { provider_name: 'Example Sats Lending' });
     const verify = await (await server().get(`/verify/${detail.risk_indicator_id}`)).text();
-    return { list, detail, status, methodology, csv, llms, toolMethodology, toolScore, verify };
+    const holdings = [{ provider_id: WORKED_ID, amount: 1000 }];
+    const portfolio = (await (await server().send('POST', '/api/v1/portfolio/score', { holdings }, key)).json()) as {
+      framework_version: string;
+    };
+    return { list, detail, status, methodology, csv, llms, toolMethodology, toolScore, verify, portfolio };
   }
 
   it('every reader answers v1.0 before its effective date and the new release from it, and so does publication', async () => {
@@ -96,6 +100,7 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
     expect(before.toolScore.framework_version).toBe('DCRF v1.0');
     expect(before.verify).toContain('<dt>Framework</dt><dd>DCRF v1.0</dd>');
     expect(before.verify).toContain('/api/v1/methodology?version=1.0');
+    expect(before.portfolio.framework_version).toBe('DCRF v1.0');
     expect((await frameworkInForce(services)).definition.framework_version).toBe('DCRF v1.0');
 
     // From the effective date the release is in force; a publication run re-scores under it.
@@ -127,6 +132,7 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
     expect(after.verify).toContain('<dt>Framework</dt><dd>DCRF v1.1</dd>');
     expect(after.verify).toContain('/api/v1/methodology?version=1.1');
     expect(after.verify).toContain(V1_1.sha256);
+    expect(after.portfolio.framework_version).toBe('DCRF v1.1');
 
     // The package the run stored names the new release, and a named version is still there to read.
     const computation = (await json(`/api/v1/computation/${after.detail.risk_indicator_id}`)) as {
