@@ -33,12 +33,12 @@ export type { Actor, Caller, ServiceContext } from './services/context.js';
 export { listRequests, REQUEST_STATUSES, setRequestStatus } from './services/coverage-requests.js';
 export { ServiceError, type ServiceProblem } from './services/errors.js';
 export {
-  currentPublishedFramework,
   type FrameworkRelease,
   findRelease,
+  frameworkInForce,
+  frameworkNamed,
   listReleases,
   type PublishFrameworkResult,
-  publishedFramework,
   publishFramework,
 } from './services/frameworks.js';
 export {

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Framework } from '@svc/methodology';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
@@ -7,6 +8,7 @@ import { buildApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import { withPublicScoresFastPath } from './http/fast-path.js';
 import { KeyAuthenticator } from './services/access.js';
+import { FrameworkReleases } from './services/frameworks.js';
 import { backfillNextBand } from './services/packaged.js';
 import { PublicSnapshot } from './services/public-snapshot.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/rate-limit.js';
@@ -22,6 +24,8 @@ export interface ServiceOptions {
   storeLocation?: StoreLocation;
   /** Run a webhook dispatcher in this process (default: SVC_WEBHOOK_DISPATCH). */
   dispatch?: boolean;
+  /** Every framework this process knows (default: the engine's built-in ones; tests add a test framework). */
+  frameworks?: readonly Framework[];
 }
 
 /** Logs to stdout unless `destination` says otherwise (a CLI command whose stdout is its result logs to stderr). */
@@ -44,9 +48,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config);
   const store = openStore(options.storeLocation ?? config.store, { timeoutMs: config.storeTimeoutMs });
+  const frameworks = new FrameworkReleases(store, clock, options.frameworks ? { known: options.frameworks } : {});
   try {
     await migrate(store);
-    await backfillNextBand(store, logger);
+    await backfillNextBand(store, logger, { frameworks });
+    // Read once at the start, so the framework in force is known even if the store is down at the first request.
+    await frameworks.list();
   } catch (error) {
     await store.close();
     throw error;
@@ -64,6 +71,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     limiter,
     auth: new KeyAuthenticator(store, clock),
     snapshot: new PublicSnapshot(store, clock),
+    frameworks,
     logger,
     startedAt: clock.now(),
     siteUrl: config.siteUrl,

@@ -2,11 +2,11 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument, RiskIndicatorIdSchema } from '@svc/contracts';
-import { currentFramework, getFramework } from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
 import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
+import { frameworkInForce, knownVersionOf } from '../services/frameworks.js';
 import { publishedIndicator } from '../services/scores.js';
 import { contextFor, type Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
@@ -116,11 +116,12 @@ export function registerSitePages(app: Express, services: Services): void {
     sendHtml(res, 200, errorsPage(siteUrlOf(req)), PAGE_CSP, 'public, max-age=300');
   });
 
-  app.get('/llms.txt', (req: Request, res: Response) => {
+  app.get('/llms.txt', async (req: Request, res: Response) => {
+    const framework = await frameworkInForce(services);
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.end(llmsTxt(siteUrlOf(req), currentFramework()));
+    res.end(llmsTxt(siteUrlOf(req), framework));
   });
 
   app.get('/verify/:id', async (req: Request, res: Response, next: NextFunction) => {
@@ -144,7 +145,7 @@ export function registerSitePages(app: Express, services: Services): void {
       const body = verifyPage({
         ...published,
         siteUrl: siteUrlOf(req),
-        frameworkVersion: frameworkVersionOf(published.frameworkVersion),
+        frameworkVersion: knownVersionOf(services, published.frameworkVersion),
       });
       // Short: the page's figures never change, but "current" becomes "superseded" on the next publication.
       sendHtml(res, 200, body, PAGE_CSP, 'public, max-age=60');
@@ -158,13 +159,4 @@ export function registerSitePages(app: Express, services: Services): void {
       sendHtml(res, 503, unavailablePage(), PAGE_CSP, 'no-store');
     }
   });
-}
-
-/** "1.0" for "DCRF v1.0" when this service knows that framework. */
-function frameworkVersionOf(frameworkVersion: string): string | null {
-  try {
-    return getFramework(frameworkVersion).definition.version;
-  } catch {
-    return null;
-  }
 }

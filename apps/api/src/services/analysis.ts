@@ -10,7 +10,7 @@ import { applyOverrides, indicatorChanges, score, scorePortfolio } from '@svc/me
 import { findCurrentWithPackage } from '../store/repositories/providers.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { currentPublishedFramework } from './frameworks.js';
+import { frameworkInForce } from './frameworks.js';
 import { packagedInputs } from './packaged.js';
 import { servedIndicatorJson } from './served.js';
 
@@ -20,7 +20,6 @@ import { servedIndicatorJson } from './served.js';
  * Every holding without a published indicator is named in one 400.
  */
 export async function portfolioScore(ctx: ServiceContext, body: PortfolioBody): Promise<PortfolioScore> {
-  const { store, clock } = ctx;
   const headlines = new Map((await ctx.snapshot.headlines()).map((h) => [h.id, h]));
   const holdings = body.holdings.map((h) => ({ ...h, provider_id: h.provider_id.toLowerCase() }));
   const missing = holdings.flatMap((h, i) =>
@@ -40,7 +39,7 @@ export async function portfolioScore(ctx: ServiceContext, body: PortfolioBody): 
       missing,
     );
   }
-  const framework = await currentPublishedFramework(store, clock.now().toISOString().slice(0, 10));
+  const framework = await frameworkInForce(ctx);
   const rows = holdings.map((h) => {
     const headline = headlines.get(h.provider_id);
     if (!headline) throw new Error('unreachable: checked above');
@@ -102,7 +101,7 @@ export async function whatIf(
   const { providerId, body } = input;
   const row = await findCurrentWithPackage(ctx.store.db, providerId);
   if (!row) throw new ServiceError('not_found', `no published Risk Indicator for provider ${providerId}`);
-  const { document, framework } = packagedInputs(row.package);
+  const { document, framework } = packagedInputs(row.package, ctx);
   const changed = applyOverrides(document, body.inputs, framework);
   if (!changed.ok) {
     const errors = changed.problems.map((p) => ({

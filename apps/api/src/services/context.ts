@@ -2,6 +2,7 @@ import type { Tier } from '@svc/contracts';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
+import type { FrameworkReleases } from './frameworks.js';
 import type { PublicSnapshot } from './public-snapshot.js';
 import type { SecretBox } from './secrets.js';
 import type { UrlPolicy } from './webhook-url.js';
@@ -41,6 +42,8 @@ export interface ServiceContext {
   snapshot: PublicSnapshot;
   /** The box workspace secrets are sealed with; only the verbs that issue or read a secret need it. */
   box?: SecretBox;
+  /** The frameworks this process knows and the releases recorded, as last read (see frameworkInForce). */
+  frameworks: FrameworkReleases;
   /** Called after a transaction that queued webhook deliveries commits (wakes this process's dispatcher); optional. */
   wake?: () => void;
 }

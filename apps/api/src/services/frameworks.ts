@@ -13,10 +13,10 @@ import {
   findRelease as findReleaseRow,
   insertRelease,
   listReleases as listReleaseRows,
-  releaseInForce,
 } from '../store/repositories/framework-releases.js';
 import type { FrameworkReleasesTable } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import type { ServiceContext } from './context.js';
 import { emitEvent } from './webhooks/events.js';
 
 export type FrameworkRelease = FrameworkReleasesTable;
@@ -37,17 +37,17 @@ export interface PublishFrameworkResult {
 }
 
 /**
- * Records the chief risk officer's sign-off of a framework version and makes it current from its
- * effective date. Refused (FrameworkError) without a signer, for a version the engine does not know,
- * or for a definition whose hash differs from the engine's for that version. Publishing the same
- * version again returns the first release unchanged. The first publication emits `methodology.published`
- * in its transaction.
+ * Records the chief risk officer's sign-off of a framework version and makes it current from its effective date
+ * (this process's cached releases are read again at once). Refused (FrameworkError) without a signer, for a version
+ * this process does not know, or for a definition whose hash differs from the known one for that version.
+ * Publishing the same version again returns the first release unchanged. The first publication emits
+ * `methodology.published` in its transaction.
  */
 export async function publishFramework(
-  store: Store,
-  clock: Clock,
+  ctx: ServiceContext,
   request: PublishFrameworkRequest,
 ): Promise<PublishFrameworkResult> {
+  const { store, clock } = ctx;
   const signedOffBy = request.signedOffBy.trim();
   const { definition, sha256 } = request.framework;
   if (signedOffBy === '') {
@@ -57,7 +57,7 @@ export async function publishFramework(
   }
   const unreadable = controlCharacterProblem(request.signedOffBy);
   if (unreadable) throw new FrameworkError(`the name of who signed it off (--signed-off-by) ${unreadable}`);
-  const known = frameworks.get(definition.version);
+  const known = knownOf(ctx).get(definition.version);
   if (!known) {
     throw new FrameworkError(`the engine knows no framework version ${definition.version}: it cannot be published`);
   }
@@ -92,9 +92,10 @@ export async function publishFramework(
     });
     return true;
   });
+  if (created) ctx.frameworks?.invalidate();
   const release = created ? row : await findRelease(store, definition.version);
   if (!release) throw new Error(`framework release ${definition.version} vanished`);
-  return { created, release, framework: releasedFramework(release) };
+  return { created, release, framework: releasedFramework(knownOf(ctx), release) };
 }
 
 export function findRelease(store: Store, version: string): Promise<FrameworkRelease | undefined> {
@@ -106,36 +107,158 @@ export function listReleases(store: Store): Promise<FrameworkRelease[]> {
 }
 
 /**
- * The framework current on `date` (YYYY-MM-DD): the published release with the latest effective date
- * on or before it; the engine's built-in signed-off framework while no release is recorded.
+ * The frameworks this process knows (the engine's built-in ones, and in tests a test framework besides) and the
+ * releases recorded in the store, read at most once per `checkEveryMs` by the clock (a release recorded by another
+ * process shows within that time) and at once after a local `publishFramework` (`invalidate`). A failed read keeps
+ * the releases last read, so a status answer during a store outage still names the framework in force.
  */
-export async function currentPublishedFramework(store: Store, date: string): Promise<Framework> {
-  const release = await releaseInForce(store.db, date);
-  return release ? releasedFramework(release) : currentFramework();
+export class FrameworkReleases {
+  readonly known: ReadonlyMap<string, Framework>;
+  private readonly checkEveryMs: number;
+  private releases: readonly FrameworkRelease[] | null = null;
+  private checkedAt = 0;
+  /** Bumped by `invalidate`: a read that began before it does not count as a check. */
+  private generation = 0;
+  private reading: Promise<readonly FrameworkRelease[]> | null = null;
+  /** Each release read, bound to its sign-off once (validating and hashing a definition costs a hot path). */
+  private readonly bound = new WeakMap<FrameworkRelease, Framework>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    options: { known?: readonly Framework[]; checkEveryMs?: number } = {},
+  ) {
+    this.known = options.known ? new Map(options.known.map((f) => [f.definition.version, f])) : frameworks;
+    this.checkEveryMs = options.checkEveryMs ?? 1000;
+  }
+
+  /** Makes the next lookup read the releases from the store (after this process recorded one). */
+  invalidate(): void {
+    this.generation += 1;
+    this.checkedAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Every recorded release, as fresh as the interval allows, or read now when `fresh`. */
+  async list(fresh = false): Promise<readonly FrameworkRelease[]> {
+    const now = this.clock.now().getTime();
+    if (!fresh && this.releases && now - this.checkedAt < this.checkEveryMs) return this.releases;
+    if (!this.reading) {
+      this.reading = this.read(now).finally(() => {
+        this.reading = null;
+      });
+    }
+    return this.reading;
+  }
+
+  /** The framework of a release this cache read, built once per release. */
+  frameworkOf(release: FrameworkRelease): Framework {
+    let framework = this.bound.get(release);
+    if (!framework) {
+      framework = releasedFramework(this.known, release);
+      this.bound.set(release, framework);
+    }
+    return framework;
+  }
+
+  private async read(now: number): Promise<readonly FrameworkRelease[]> {
+    const generation = this.generation;
+    try {
+      this.releases = await listReleaseRows(this.store.db);
+    } catch (error) {
+      if (!this.releases) throw error;
+    }
+    if (generation === this.generation) this.checkedAt = now;
+    return this.releases;
+  }
 }
 
 /**
- * A framework as every reader shows it (GET /api/v1/methodology, the agent tool, `svc methodology show`): the named
- * version (as the engine keys it, e.g. "1.0"), or without one the framework in force on `date`. Its sign-off has one
- * source: the release recorded when the version was published (`svc methodology publish`), and the engine's built-in
- * sign-off only while no release of that version is recorded. The definition, and so its hash, is the engine's.
- * Undefined for a version the engine does not know.
+ * What the framework lookups read: a verb's context or the process's services (with the cached releases), or a
+ * command's store and clock alone (the releases read from the store, the engine's frameworks known).
  */
-export async function publishedFramework(
-  store: Store,
-  version: string | undefined,
-  date: string,
+export interface FrameworkScope {
+  store: Store;
+  clock: Clock;
+  frameworks?: FrameworkReleases | undefined;
+}
+
+export interface FrameworkQuery {
+  /** The date (YYYY-MM-DD); by default today by the context's clock. */
+  on?: string;
+  /**
+   * Read the releases from the store now rather than as last read (a reader that is no hot path, such as the
+   * methodology, shows a release another process recorded at once, and refreshes the cache for the others).
+   */
+  fresh?: boolean;
+}
+
+/**
+ * The framework in force on `on` (YYYY-MM-DD, by default today by the clock), the one answer every reader and
+ * writer uses (docs/decisions/0022-framework-in-force.md): the signed-off release with the latest effective date on
+ * or before it (the later recorded of two on one date), bound to its recorded sign-off; the engine's built-in
+ * signed-off framework while no release is in force on that date.
+ */
+export async function frameworkInForce(ctx: FrameworkScope, input: FrameworkQuery = {}): Promise<Framework> {
+  const on = input.on ?? isoNow(ctx.clock).slice(0, 10);
+  let release: FrameworkRelease | undefined;
+  for (const r of await releasesOf(ctx, input.fresh)) {
+    if (r.effective_date > on) continue;
+    if (
+      !release ||
+      r.effective_date > release.effective_date ||
+      (r.effective_date === release.effective_date && r.published_at > release.published_at)
+    ) {
+      release = r;
+    }
+  }
+  return release ? frameworkOfRelease(ctx, release) : currentFramework();
+}
+
+/**
+ * A framework asked for by its version (as the engine keys it, e.g. "1.0"): the engine's definition, with the
+ * sign-off recorded when the version was published and the built-in one while no release of it is recorded.
+ * Undefined for a version this process does not know.
+ */
+export async function frameworkNamed(
+  ctx: FrameworkScope,
+  input: { version: string; fresh?: boolean },
 ): Promise<Framework | undefined> {
-  if (version === undefined) return currentPublishedFramework(store, date);
-  const known = frameworks.get(version);
+  const known = knownOf(ctx).get(input.version);
   if (!known) return undefined;
-  const release = await findReleaseRow(store.db, known.definition.version);
-  return release ? releasedFramework(release) : known;
+  const release = (await releasesOf(ctx, input.fresh)).find((r) => r.version === known.definition.version);
+  return release ? frameworkOfRelease(ctx, release) : known;
+}
+
+/** The framework this process knows as `version` ("1.0"), without reading the store; undefined when it knows none. */
+export function knownFramework(ctx: Pick<FrameworkScope, 'frameworks'>, version: string): Framework | undefined {
+  return knownOf(ctx).get(version);
+}
+
+/** The versions this process knows ("1.0", ...), for a message naming the supported ones. */
+export function knownVersions(ctx: Pick<FrameworkScope, 'frameworks'>): string[] {
+  return [...knownOf(ctx).keys()];
+}
+
+/** "1.0" for "DCRF v1.0" (or "v1.0", "1.0") when this process knows that framework; null when it does not. */
+export function knownVersionOf(ctx: Pick<FrameworkScope, 'frameworks'>, frameworkVersion: string): string | null {
+  return knownFramework(ctx, frameworkVersion.replace(/^(DCRF\s+)?v?/i, ''))?.definition.version ?? null;
+}
+
+function knownOf(ctx: Pick<FrameworkScope, 'frameworks'>): ReadonlyMap<string, Framework> {
+  return ctx.frameworks?.known ?? frameworks;
+}
+
+function frameworkOfRelease(ctx: FrameworkScope, release: FrameworkRelease): Framework {
+  return ctx.frameworks ? ctx.frameworks.frameworkOf(release) : releasedFramework(frameworks, release);
+}
+
+function releasesOf(ctx: FrameworkScope, fresh = false): Promise<readonly FrameworkRelease[]> {
+  return ctx.frameworks ? ctx.frameworks.list(fresh) : listReleaseRows(ctx.store.db);
 }
 
 /** The engine's definition for a release, bound to the release's sign-off. */
-function releasedFramework(release: FrameworkRelease): Framework {
-  const known = frameworks.get(release.version);
+function releasedFramework(catalogue: ReadonlyMap<string, Framework>, release: FrameworkRelease): Framework {
+  const known = catalogue.get(release.version);
   if (!known || known.sha256 !== release.framework_sha256) {
     throw new FrameworkError(
       `published framework ${release.framework_version} (sha256 ${release.framework_sha256}) is not known to this engine`,

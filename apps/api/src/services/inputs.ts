@@ -1,7 +1,6 @@
 import {
   canonicalJson,
   controlCharacterProblem,
-  currentFramework,
   type Framework,
   futureDatedProblems,
   type InputsDocument,
@@ -20,6 +19,7 @@ import {
 import { findProvider, insertProviderIfAbsent, providerRowOf } from '../store/repositories/providers.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
+import { frameworkInForce } from './frameworks.js';
 import { newId } from './ids.js';
 
 /** Maker-checker: an analyst submits approved-inputs documents (PENDING), another analyst approves them. */
@@ -67,12 +67,13 @@ function analyst(ctx: ServiceContext, role: string): string {
   return trimmed;
 }
 
-/** Every problem of every document under the framework (the engine's validation); empty when all are valid. */
-export function submissionProblems(
-  documents: readonly SubmittedDocument[],
-  framework: Framework = currentFramework(),
-): SubmissionProblem[] {
-  return validateAll(documents, framework).problems;
+/** Every problem of every document under the framework in force (the engine's validation); empty when all are valid. */
+export async function submissionProblems(
+  ctx: ServiceContext,
+  input: { documents: readonly SubmittedDocument[] },
+): Promise<SubmissionProblem[]> {
+  const { documents } = input;
+  return validateAll(documents, await frameworkInForce(ctx)).problems;
 }
 
 function validateAll(
@@ -102,7 +103,7 @@ export async function submitInputs(
   const { store, clock } = ctx;
   const by = analyst(ctx, 'submitter');
   if (submission.documents.length === 0) throw new ServiceError('invalid_value', 'no documents to submit');
-  const { valid, problems } = validateAll(submission.documents, currentFramework());
+  const { valid, problems } = validateAll(submission.documents, await frameworkInForce(ctx));
   // Nothing dated after the present enters the record: evidence cannot come from the future.
   const now = clock.now();
   for (const { source, document } of submission.documents) {

@@ -1,25 +1,24 @@
 import type { MethodologyResponse } from '@svc/contracts';
-import { frameworks } from '@svc/methodology';
-import type { Clock } from '../clock.js';
-import type { Store } from '../store/store.js';
+import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { publishedFramework } from './frameworks.js';
+import { frameworkInForce, frameworkNamed, knownVersions } from './frameworks.js';
 
 /**
- * A framework as published data: the one in force unless a version is named ("1.0", "v1.0" or
- * "DCRF v1.0"), with the sign-off recorded when it was published (publishedFramework); an unknown
- * version is refused listing the supported ones, at `path`.
+ * A framework as published data: the one in force today (frameworkInForce) unless a version is named ("1.0", "v1.0"
+ * or "DCRF v1.0"; frameworkNamed), with the sign-off recorded when it was published; an unknown version is refused
+ * listing the supported ones, at `path`.
  */
 export async function methodologyOf(
-  store: Store,
-  clock: Clock,
-  version: string | undefined,
-  path: string,
+  ctx: ServiceContext,
+  input: { version?: string | undefined; path: string },
 ): Promise<MethodologyResponse> {
-  const key = version === undefined ? undefined : version.replace(/^(DCRF\s+)?v/i, '');
-  const framework = await publishedFramework(store, key, clock.now().toISOString().slice(0, 10));
+  const { version, path } = input;
+  const framework =
+    version === undefined
+      ? await frameworkInForce(ctx, { fresh: true })
+      : await frameworkNamed(ctx, { version: version.replace(/^(DCRF\s+)?v/i, ''), fresh: true });
   if (!framework) {
-    const supported = [...frameworks.keys()].join(', ');
+    const supported = knownVersions(ctx).join(', ');
     throw new ServiceError('invalid_request', `unknown framework version "${version}"; supported: ${supported}`, [
       { path, message: `must be one of ${supported}` },
     ]);

@@ -1,7 +1,6 @@
 import {
   type ComputationPackage,
   type Framework,
-  frameworks,
   type InputsDocument,
   pathToNextBand,
   readJson,
@@ -9,11 +8,18 @@ import {
 } from '@svc/methodology';
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
+import { type FrameworkScope, knownFramework } from './frameworks.js';
 
-/** The approved inputs and the framework a stored computation package was scored from. */
-export function packagedInputs(packageText: string): { document: InputsDocument; framework: Framework } {
+/**
+ * The approved inputs and the framework a stored computation package was scored from, among the frameworks this
+ * process knows (`ctx.frameworks`, by default the engine's).
+ */
+export function packagedInputs(
+  packageText: string,
+  ctx: Pick<FrameworkScope, 'frameworks'> = {},
+): { document: InputsDocument; framework: Framework } {
   const pkg = readJson(packageText) as ComputationPackage;
-  const framework = frameworks.get(pkg.framework.version);
+  const framework = knownFramework(ctx, pkg.framework.version);
   if (!framework || framework.sha256 !== pkg.framework.sha256) {
     throw new Error(
       `package ${pkg.risk_indicator_id} was computed under ${pkg.framework.framework_version} (sha256 ${pkg.framework.sha256}), which this engine does not carry`,
@@ -32,7 +38,11 @@ const BATCH = 100;
  * package this engine cannot score (a framework it does not carry) is logged and left without one,
  * rather than keeping the service from starting. Returns how many it filled.
  */
-export async function backfillNextBand(store: Store, logger?: Logger): Promise<number> {
+export async function backfillNextBand(
+  store: Store,
+  logger?: Logger,
+  ctx: Pick<FrameworkScope, 'frameworks'> = {},
+): Promise<number> {
   let filled = 0;
   let after = '';
   const started = Date.now();
@@ -50,7 +60,7 @@ export async function backfillNextBand(store: Store, logger?: Logger): Promise<n
       after = row.risk_indicator_id;
       let path: string;
       try {
-        const { document, framework } = packagedInputs(row.package);
+        const { document, framework } = packagedInputs(row.package, ctx);
         path = JSON.stringify(pathToNextBand(document, framework));
       } catch (error) {
         logger?.error(

@@ -17,7 +17,7 @@ import { findIndicator, findProvider } from '../store/repositories/providers.js'
 import type { Store } from '../store/store.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { currentPublishedFramework } from './frameworks.js';
+import { frameworkInForce } from './frameworks.js';
 import { type ChangeType, changeOf, type PublishOutcome, publishIndicator } from './publishing.js';
 
 export interface PublishRunRequest {
@@ -67,7 +67,7 @@ export interface RunReport {
 
 /**
  * Publishes each provider from its latest APPROVED submission under the framework
- * release in force (see currentPublishedFramework), one transaction per provider (publishIndicator), so a
+ * release in force (frameworkInForce), one transaction per provider (publishIndicator), so a
  * run stopped at any point leaves every provider either fully published or
  * untouched, and running it again publishes only the rest.
  */
@@ -81,7 +81,7 @@ export async function publishRun(ctx: ServiceContext, request: PublishRunRequest
   }
   // The release in force on the evaluation date (the engine's signed-off one while none is recorded).
   const onDate = request.date ?? isoNow(clock).slice(0, 10);
-  const framework = request.framework ?? (await currentPublishedFramework(store, onDate));
+  const framework = request.framework ?? (await frameworkInForce(ctx, { on: onDate }));
   assertPublishable(framework);
   const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
   const outcomes: RunOutcome[] = [];

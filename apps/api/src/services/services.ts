@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access.js';
 import type { Actor, ServiceContext } from './context.js';
+import { FrameworkReleases } from './frameworks.js';
 import { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { SecretBox } from './secrets.js';
@@ -16,6 +17,8 @@ export interface Services {
   limiter: RateLimiter;
   auth: KeyAuthenticator;
   snapshot: PublicSnapshot;
+  /** The frameworks this process knows and the releases recorded, read at most once a second. */
+  frameworks: FrameworkReleases;
   logger: Logger;
   startedAt: Date;
   siteUrl: string | null;
@@ -36,6 +39,7 @@ export function contextFor(services: Services, actor: Actor): ServiceContext {
     policy: services.webhookPolicy,
     actor,
     snapshot: services.snapshot,
+    frameworks: services.frameworks,
     wake: dispatcher ? () => dispatcher.wake() : undefined,
   };
 }
@@ -46,6 +50,8 @@ export interface StandaloneOptions {
   logger?: Logger | undefined;
   box?: SecretBox | undefined;
   policy?: UrlPolicy | undefined;
+  /** The frameworks known and recorded; by default the engine's, read from the store when first asked. */
+  frameworks?: FrameworkReleases | undefined;
 }
 
 /**
@@ -61,6 +67,7 @@ export function standaloneContext(store: Store, options: StandaloneOptions): Ser
     policy: options.policy ?? { allowLoopback: false },
     actor: options.actor,
     snapshot: new PublicSnapshot(store, clock),
+    frameworks: options.frameworks ?? new FrameworkReleases(store, clock),
     box: options.box,
   };
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { publishFramework } from '../../src/services/frameworks.js';
 import { openStore } from '../../src/store/store.js';
 import { manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
 import { expectInvalid, expectJson } from '../support/responses.js';
 import { useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
@@ -90,7 +91,7 @@ describe.each(engines)(
       const store = openStore(server().location);
       try {
         const clock = manualClock('2026-09-15T10:00:00.000Z');
-        await publishFramework(store, clock, { framework: getFramework('1.0'), signedOffBy: 'Dana Risk' });
+        await publishFramework(ctxOf(store, { clock }), { framework: getFramework('1.0'), signedOffBy: 'Dana Risk' });
       } finally {
         await store.close();
       }

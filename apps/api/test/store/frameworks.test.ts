@@ -1,8 +1,9 @@
 import { DCRF_1_0, defineFramework, FrameworkError, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
 import {
-  currentPublishedFramework,
+  FrameworkReleases,
   findRelease,
+  frameworkInForce,
   listReleases,
   publishFramework,
 } from '../../src/services/frameworks.js';
@@ -26,13 +27,13 @@ describe.each(engines)('framework releases on %s', (engine) => {
 
   it('falls back to the built-in signed-off v1.0 while no release is recorded', async () => {
     expect(await listReleases(store)).toEqual([]);
-    const current = await currentPublishedFramework(store, '2026-07-01');
+    const current = await frameworkInForce(ctxOf(store, { clock }), { on: '2026-07-01' });
     expect(current.sha256).toBe(V1_0.sha256);
     expect(current.signOff?.role).toBe('chief_risk_officer');
   });
 
   it("records the chief risk officer's sign-off and makes the version current from its effective date", async () => {
-    const result = await publishFramework(store, clock, { framework: V1_0, signedOffBy: '  Dana Risk ' });
+    const result = await publishFramework(ctxOf(store, { clock }), { framework: V1_0, signedOffBy: '  Dana Risk ' });
     expect(result.created).toBe(true);
     expect(result.release).toEqual({
       version: '1.0',
@@ -49,39 +50,61 @@ describe.each(engines)('framework releases on %s', (engine) => {
       signed_off_on: '2026-07-01',
     });
     expect(await findRelease(store, '1.0')).toEqual(result.release);
-    const current = await currentPublishedFramework(store, '2026-07-02');
+    const current = await frameworkInForce(ctxOf(store, { clock }), { on: '2026-07-02' });
     expect(current.sha256).toBe(V1_0.sha256);
     expect(current.signOff?.signed_off_by).toBe('Dana Risk');
     // Before its effective date the release is not current: the built-in framework stands.
-    const before = await currentPublishedFramework(store, '2026-03-31');
+    const before = await frameworkInForce(ctxOf(store, { clock }), { on: '2026-03-31' });
     expect(before.signOff?.signed_off_by).toBe('Chief Risk Officer');
   });
 
   it('is idempotent: publishing the same version again changes nothing', async () => {
-    const first = await publishFramework(store, clock, { framework: V1_0, signedOffBy: 'Dana Risk' });
+    const first = await publishFramework(ctxOf(store, { clock }), { framework: V1_0, signedOffBy: 'Dana Risk' });
     clock.advance(60_000);
-    const again = await publishFramework(store, clock, { framework: V1_0, signedOffBy: 'Someone Else' });
+    const again = await publishFramework(ctxOf(store, { clock }), { framework: V1_0, signedOffBy: 'Someone Else' });
     expect(again.created).toBe(false);
     expect(again.release).toEqual(first.release);
     expect(await listReleases(store)).toHaveLength(1);
   });
 
   it('refuses an unsigned request, a version the engine does not know and a changed definition', async () => {
-    await expect(publishFramework(store, clock, { framework: V1_0, signedOffBy: ' ' })).rejects.toThrow(
+    await expect(publishFramework(ctxOf(store, { clock }), { framework: V1_0, signedOffBy: ' ' })).rejects.toThrow(
       /no chief risk officer sign-off/,
     );
-    await expect(publishFramework(store, clock, { framework: DRAFT_1_1, signedOffBy: 'Dana Risk' })).rejects.toThrow(
-      /knows no framework version 1.1/,
-    );
+    await expect(
+      publishFramework(ctxOf(store, { clock }), { framework: DRAFT_1_1, signedOffBy: 'Dana Risk' }),
+    ).rejects.toThrow(/knows no framework version 1.1/);
     const tampered = defineFramework({ ...DCRF_1_0, publication: { min_confidence: '0.4' } });
-    await expect(publishFramework(store, clock, { framework: tampered, signedOffBy: 'Dana Risk' })).rejects.toThrow(
-      FrameworkError,
-    );
+    await expect(
+      publishFramework(ctxOf(store, { clock }), { framework: tampered, signedOffBy: 'Dana Risk' }),
+    ).rejects.toThrow(FrameworkError);
     expect(await listReleases(store)).toEqual([]);
   });
 
+  it('a process reads the releases at most once a second, and at once after its own publication', async () => {
+    const cached = ctxOf(store, { clock, frameworks: new FrameworkReleases(store, clock) });
+    const signer = async () => (await frameworkInForce(cached)).signOff?.signed_off_by;
+    expect(await signer()).toBe('Chief Risk Officer');
+    // Recorded by another process (the CLI): not seen within the second, seen after it.
+    await publishFramework(ctxOf(store, { clock }), { framework: V1_0, signedOffBy: 'Dana Risk' });
+    expect(await signer()).toBe('Chief Risk Officer');
+    expect((await frameworkInForce(cached, { fresh: true })).signOff?.signed_off_by).toBe('Dana Risk');
+    const other = ctxOf(store, { clock, frameworks: new FrameworkReleases(store, clock) });
+    expect((await frameworkInForce(other)).signOff?.signed_off_by).toBe('Dana Risk');
+    await store.db.deleteFrom('framework_releases').execute();
+    expect((await frameworkInForce(other)).signOff?.signed_off_by).toBe('Dana Risk');
+    clock.advance(1000);
+    expect((await frameworkInForce(other)).signOff?.signed_off_by).toBe('Chief Risk Officer');
+    // Recorded by this process: seen at once.
+    await publishFramework(other, { framework: V1_0, signedOffBy: 'Eve Risk' });
+    expect((await frameworkInForce(other)).signOff?.signed_off_by).toBe('Eve Risk');
+  });
+
   it('a publication run takes the released framework', async () => {
-    const { framework } = await publishFramework(store, clock, { framework: V1_0, signedOffBy: 'Dana Risk' });
+    const { framework } = await publishFramework(ctxOf(store, { clock }), {
+      framework: V1_0,
+      signedOffBy: 'Dana Risk',
+    });
     const report = await publishRun(ctxOf(store, { clock }), { providers: 'all', framework });
     expect(report.framework_version).toBe('DCRF v1.0');
     expect(report.outcomes).toEqual([]);

@@ -135,7 +135,7 @@ describe.each(engines)('free text with control characters on %s', (engine) => {
   it('a methodology sign-off by a name with a control character is refused', async () => {
     for (const [char, name] of HOSTILE) {
       await refused(
-        () => publishFramework(store, clock, { framework: getFramework('1.0'), signedOffBy: name }),
+        () => publishFramework(ctxOf(store, { clock }), { framework: getFramework('1.0'), signedOffBy: name }),
         '(--signed-off-by) must not hold',
         char,
       );

@@ -1,5 +1,6 @@
 import type { Clock } from '../../src/clock.js';
 import type { Actor, ServiceContext } from '../../src/services/context.js';
+import type { FrameworkReleases } from '../../src/services/frameworks.js';
 import type { SecretBox } from '../../src/services/secrets.js';
 import { standaloneContext } from '../../src/services/services.js';
 import type { UrlPolicy } from '../../src/services/webhook-url.js';
@@ -11,6 +12,8 @@ export interface TestContextOptions {
   policy?: UrlPolicy;
   /** Act for an operator of this name (the CLI's --by). */
   by?: string;
+  /** The frameworks known and recorded (a cache of the test's own); by default the engine's. */
+  frameworks?: FrameworkReleases;
   /** Act for a key of this workspace (the keyed routes and the webhook verbs). */
   workspaceId?: string;
 }
@@ -26,5 +29,11 @@ export function ctxOf(store: Store, options: TestContextOptions = {}): ServiceCo
       : options.by !== undefined
         ? { kind: 'operator', name: options.by }
         : { kind: 'system' };
-  return standaloneContext(store, { actor, clock: options.clock, box: options.box, policy: options.policy });
+  return standaloneContext(store, {
+    actor,
+    clock: options.clock,
+    box: options.box,
+    policy: options.policy,
+    frameworks: options.frameworks,
+  });
 }

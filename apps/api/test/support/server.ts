@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tier } from '@svc/contracts';
+import type { Framework } from '@svc/methodology';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Clock } from '../../src/clock.js';
@@ -54,6 +55,8 @@ export interface TestServerOptions {
   storeUrl?: string;
   /** PostgreSQL only: the database (a URL on the test server) the fresh schema is made in, instead of the test one. */
   postgresDatabaseUrl?: string;
+  /** Every framework the server knows (default: the engine's built-in ones); a test adds a test framework. */
+  frameworks?: readonly Framework[];
 }
 
 /**
@@ -90,6 +93,7 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
       storeLocation,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.frameworks ? { frameworks: options.frameworks } : {}),
     });
   const running = await start().catch(async (error: unknown) => {
     await removePlaces();

@@ -222,10 +222,12 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       id: 'iss_0123456789abcdef01234567',
       changes: { status: 'PRICING' },
     });
-    const release = await publishFramework(store, clock, { framework, signedOffBy: 'A. Officer' });
+    const release = await publishFramework(ctxOf(store, { clock }), { framework, signedOffBy: 'A. Officer' });
     expect(release.created).toBe(true);
     // Publishing the same version again records nothing and sends nothing.
-    expect((await publishFramework(store, clock, { framework, signedOffBy: 'A. Officer' })).created).toBe(false);
+    expect((await publishFramework(ctxOf(store, { clock }), { framework, signedOffBy: 'A. Officer' })).created).toBe(
+      false,
+    );
     await dispatcher().drain();
     const bodies = (await receiver.waitFor(3)).map((r) => WebhookEventSchema.parse(JSON.parse(r.raw.toString('utf8'))));
     expect(bodies.map((b) => b.type).sort()).toEqual([

@@ -104,9 +104,9 @@ async function readAll(ops: Operations, path: string, files: readonly string[]):
   }
   if (failures.length === 0) return documents;
   if (files.length === 1 && failures[0]) throw failures[0];
-  const invalid: ProblemLine[] = ops.api
-    .submissionProblems(documents)
-    .map((p) => ({ file: p.source, path: p.path, message: p.message }));
+  const invalid: ProblemLine[] = (await withOperator(ops, (ctx) => ops.api.submissionProblems(ctx, { documents }))).map(
+    (p) => ({ file: p.source, path: p.path, message: p.message }),
+  );
   const problems = [...failures.flatMap((f) => f.problemLines), ...invalid];
   const bad = new Set(problems.map((p) => p.file)).size;
   const worst = failures.reduce((a, b) => (b.exitCode > a.exitCode ? b : a));

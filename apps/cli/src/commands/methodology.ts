@@ -8,7 +8,7 @@ import { listJsonFiles } from '../files.js';
 import { compareOnInputs, type InputsComparison, type ProviderMove } from '../framework-compare-inputs.js';
 import { compareFrameworks, type DefinitionChange, type FrameworkComparison } from '../framework-diff.js';
 import { FRAMEWORK_FILE_OPTION, FRAMEWORK_OPTION, loadFrameworkFiles, selectFramework } from '../framework-option.js';
-import { type Environment, operations, withMigratedStore } from '../operations.js';
+import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 import { reportLines } from './publish.js';
 
@@ -88,7 +88,7 @@ export function registerMethodology(program: Command, env: Environment = {}): vo
 }
 
 /**
- * The framework with the sign-off every reader shows (the API's publishedFramework): the one recorded in
+ * The framework with the sign-off every reader shows (the API's frameworkInForce, or frameworkNamed for a named version): the one recorded in
  * the configured store when the version was published there, the engine's built-in one while none is
  * recorded. With no store yet (no DATABASE_URL, no SQLite file under SVC_DATA_DIR) there is nothing
  * recorded, and the command stays offline.
@@ -96,9 +96,10 @@ export function registerMethodology(program: Command, env: Environment = {}): vo
 async function asPublished(env: Environment, framework: Framework, named: string | undefined): Promise<Framework> {
   const ops = await operations(env);
   if (ops.config.store.kind === 'sqlite' && !existsSync(ops.config.store.file)) return framework;
-  const today = ops.api.systemClock.now().toISOString().slice(0, 10);
   const version = named === undefined ? undefined : framework.definition.version;
-  const published = await withMigratedStore(ops, (store) => ops.api.publishedFramework(store, version, today));
+  const published = await withOperator(ops, (ctx) =>
+    version === undefined ? ops.api.frameworkInForce(ctx) : ops.api.frameworkNamed(ctx, { version }),
+  );
   return published ?? framework;
 }
 
@@ -109,25 +110,19 @@ async function publishFrameworkVersion(
   options: PublishFrameworkOptions,
 ): Promise<number> {
   const ops = await operations(env);
-  const today = ops.api.systemClock.now().toISOString().slice(0, 10);
-  const result = await withMigratedStore(ops, async (store) => {
+  const result = await withOperator(ops, async (ctx) => {
     let published: Awaited<ReturnType<typeof ops.api.publishFramework>>;
     try {
-      published = await ops.api.publishFramework(store, ops.api.systemClock, {
-        framework,
-        signedOffBy: options.signedOffBy,
-      });
+      published = await ops.api.publishFramework(ctx, { framework, signedOffBy: options.signedOffBy });
     } catch (error) {
       const cli = asCliError(error);
       if (cli.code !== 'unknown_framework') throw error;
       throw new CliError('invalid_value', cli.message, { cause: error });
     }
-    const inForce = published.release.effective_date <= today;
+    // Re-score only when this release is the one in force today (not before its date, nor under a later release).
+    const inForce = (await ops.api.frameworkInForce(ctx)).definition.version === published.release.version;
     const rescore = inForce
-      ? await ops.api.publishRun(
-          ops.api.standaloneContext(store, { actor: { kind: 'operator', name: null }, clock: ops.api.systemClock }),
-          { providers: 'all', framework: published.framework },
-        )
+      ? await ops.api.publishRun(ctx, { providers: 'all', framework: published.framework })
       : null;
     return { ...published, rescore };
   });

@@ -1,6 +1,7 @@
 import { endpoints, type RiskIndicatorResponse } from '@svc/contracts';
-import { currentFramework, figureText, PLACES } from '@svc/methodology';
+import { figureText, PLACES } from '@svc/methodology';
 import { csvRow } from '../../services/csv.js';
+import { frameworkInForce } from '../../services/frameworks.js';
 import { currentIndicators } from '../../services/scores.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
@@ -43,7 +44,7 @@ export default defineRoute(endpoints.exportScores, async ({ query, caller, servi
     plannerType: query.planner_type,
   });
   // The columns come from the framework, so an empty export has the same header as a full one.
-  const modules = currentFramework().definition.modules.map((m) => m.id);
+  const modules = (await frameworkInForce(services)).definition.modules.map((m) => m.id);
   let text = csvRow([...HEADLINE, ...modules.map((id) => `module_${id}_score`)]);
   for (const i of indicators) {
     const byModule = new Map(i.score_commentary.modules.map((m) => [m.module_id, m.score]));

@@ -1,7 +1,7 @@
 import { endpoints } from '@svc/contracts';
 import { methodologyOf } from '../../services/methodology.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, serviceContextOf } from '../route.js';
 
-export default defineRoute(endpoints.getMethodology, async ({ query, services }) => ({
-  json: await methodologyOf(services.store, services.clock, query.version, 'query.version'),
+export default defineRoute(endpoints.getMethodology, async (route) => ({
+  json: await methodologyOf(serviceContextOf(route), { version: route.query.version, path: 'query.version' }),
 }));

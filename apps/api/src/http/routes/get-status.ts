@@ -1,5 +1,5 @@
 import { endpoints, type StatusResponse } from '@svc/contracts';
-import { currentFramework } from '@svc/methodology';
+import { frameworkInForce } from '../../services/frameworks.js';
 import type { Headline } from '../../services/public-snapshot.js';
 import { defineRoute } from '../route.js';
 
@@ -28,7 +28,7 @@ export default defineRoute(endpoints.getStatus, async ({ services }) => {
     status: store === 'ok' && rateLimitStore !== 'degraded' ? 'ok' : 'degraded',
     uptime_seconds: Math.floor((now.getTime() - services.startedAt.getTime()) / 1000),
     started_at: services.startedAt.toISOString(),
-    framework_version: currentFramework().definition.framework_version,
+    framework_version: (await frameworkInForce(services)).definition.framework_version,
     data_freshness: {
       latest_scored_at: latest,
       age_seconds: latest === null ? null : Math.max(0, Math.floor((now.getTime() - Date.parse(latest)) / 1000)),

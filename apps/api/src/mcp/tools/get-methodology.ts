@@ -4,5 +4,5 @@ import { methodologyOf } from '../../services/methodology.js';
 
 /** A framework as published data, as GET /api/v1/methodology serves it: the one in force unless a version is named. */
 export async function getMethodology(ctx: ServiceContext, input: McpToolInput<'get_methodology'>): Promise<string> {
-  return JSON.stringify(await methodologyOf(ctx.store, ctx.clock, input.version, 'input.version'));
+  return JSON.stringify(await methodologyOf(ctx, { version: input.version, path: 'input.version' }));
 }

@@ -20,15 +20,3 @@ export function findRelease(db: Kysely<Database>, version: string): Promise<Fram
 export function listReleases(db: Kysely<Database>): Promise<FrameworkReleaseRow[]> {
   return db.selectFrom('framework_releases').selectAll().orderBy('effective_date').orderBy('version').execute();
 }
-
-/** The release in force on a date: the latest effective on or before it (the later publication on a tie). */
-export function releaseInForce(db: Kysely<Database>, date: string): Promise<FrameworkReleaseRow | undefined> {
-  return db
-    .selectFrom('framework_releases')
-    .selectAll()
-    .where('effective_date', '<=', date)
-    .orderBy('effective_date', 'desc')
-    .orderBy('published_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-}
