@@ -75,6 +75,7 @@ export { MemoryRateLimiter, RedisRateLimiter } from './services/rate-limit.js';
 export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
 export type { Services } from './services/services.js';
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
+export { registerWebhook } from './services/webhooks/endpoints.js';
 export { parseDuration } from './services/webhooks/schedule.js';
 export { findIssuance, type IssuanceRow, upsertIssuance } from './store/repositories/issuances.js';
 export { findProvider, type ProviderRow } from './store/repositories/providers.js';
