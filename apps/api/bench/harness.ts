@@ -11,8 +11,6 @@ import type { Job, JobResult, Request } from './load.js';
 
 export const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** The full data set (10,000 providers, 1,000,000 history rows, 100,000 keys) is the default; BENCH_QUICK=1 shrinks it. */
-export const QUICK = process.env.BENCH_QUICK === '1';
 
 const here = (file: string) => new URL(file, import.meta.url);
 /** Node's flags for a bench file in a process of its own: TypeScript through tsx, as the parent runs. */
