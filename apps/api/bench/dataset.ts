@@ -73,7 +73,7 @@ function documentFor(n: number): InputsDocument {
 }
 
 interface Scored {
-  document: InputsDocument;
+  provider: InputsDocument['provider'];
   indicator: RiskIndicator;
   pkg: ComputationPackage;
   packageText: string;
@@ -86,7 +86,7 @@ function scoredFor(n: number): Scored {
   if (!s) {
     const document = documentFor(n);
     const { indicator, package: pkg } = scoreWithPackage(document, framework);
-    s = { document, indicator, pkg, packageText: serializePackage(pkg) };
+    s = { provider: document.provider, indicator, pkg, packageText: serializePackage(pkg) };
     scored.set(n, s);
   }
   return s;
@@ -201,8 +201,8 @@ export class Dataset {
           await tx
             .insertInto('providers')
             .values(
-              items.map(({ document, indicator }, i) => ({
-                ...providerRowOf(document.provider, now),
+              items.map(({ provider, indicator }, i) => ({
+                ...providerRowOf(provider, now),
                 current_indicator_id: indicator.risk_indicator_id,
                 current_seq: base + i + 1,
               })),
