@@ -251,7 +251,7 @@ export function serviceRoutes({
   });
   const pages = [null, ...cursors];
   const cycle = (make: (i: number, p: ProviderRef) => Request) =>
-    Array.from({ length: ROTATION }, (_, i) => make(i, at(providers, i)));
+    Array.from({ length: ROTATION }, (_, i) => make(i, at(providers, i % providers.length)));
   /** Pages of 100 of a list: the first, then one after each cursor given, in turn. */
   const paged = (path: string, headers: (i: number) => Record<string, string>) =>
     cycle((i) => {
