@@ -2,8 +2,6 @@
 // not tests, not dist), checked by `pnpm deps:check` in CI. Type-only imports
 // count: a cycle through types is still a cycle. Imports of @svc/* resolve to the
 // package's src/index.ts (tsconfig.depcruise.json), so the check needs no build.
-// Violations being fixed are listed in .dependency-cruiser-known-violations.json
-// (written by `pnpm deps:baseline`); anything not listed there fails.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [

@@ -76,7 +76,7 @@ export { MemoryRateLimiter, RedisRateLimiter } from './services/rate-limit.js';
 export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
 export { type Services, type StandaloneOptions, standaloneContext } from './services/services.js';
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
-export { type EndpointSummary, listEndpointSummaries } from './services/webhooks/endpoints.js';
+export { type EndpointSummary, listEndpointSummaries, registerWebhook } from './services/webhooks/endpoints.js';
 export { parseDuration } from './services/webhooks/schedule.js';
 export { TABLES } from './store/schema.js';
 export { isStoreUnavailable, migrate, openStore, type Store, type StoreLocation } from './store/store.js';

@@ -8,7 +8,7 @@ import { buildApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import { withPublicScoresFastPath } from './http/fast-path.js';
 import { KeyAuthenticator } from './services/access.js';
-import { FrameworkReleases } from './services/frameworks.js';
+import { FrameworkReleases } from './services/framework-releases.js';
 import { backfillNextBand } from './services/packaged.js';
 import { PublicSnapshot } from './services/public-snapshot.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/rate-limit.js';

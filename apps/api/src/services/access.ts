@@ -3,6 +3,7 @@ import { TIERS, type Tier } from '@svc/contracts';
 import { controlCharacterProblem } from '@svc/methodology';
 import { type Clock, isoNow } from '../clock.js';
 import {
+  type ApiKeyRow,
   findApiKeyByHash,
   insertApiKey,
   listApiKeys,
@@ -214,23 +215,36 @@ export async function createKey(ctx: ServiceContext, input: KeyRequest): Promise
     );
   }
   if (!(await findWorkspace(store.db, workspaceId))) throw new ServiceError('not_found', `no workspace ${workspaceId}`);
-  const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-  const id = newId('key');
   const now = clock.now();
   const expiresAt = lifetime === undefined ? null : new Date(now.getTime() + lifetime).toISOString();
-  await insertApiKey(store.db, {
-    id,
-    workspace_id: workspaceId,
-    prefix: key.slice(0, SHOWN),
-    key_hash: hashKey(key),
-    tier,
-    created_at: now.toISOString(),
-    last_used_at: null,
-    revoked_at: null,
-    name,
-    expires_at: expiresAt,
-  });
-  return { key, key_id: id, workspace_id: workspaceId, tier: tier as Tier, name, expires_at: expiresAt };
+  const { key, row } = newKeyRow(workspaceId, tier, now.toISOString(), { name, expiresAt });
+  await insertApiKey(store.db, row);
+  return { key, key_id: row.id, workspace_id: workspaceId, tier: tier as Tier, name, expires_at: expiresAt };
+}
+
+/** A new random key and the row that stores it (its hash and a recognisable prefix, never the key itself). */
+export function newKeyRow(
+  workspaceId: string,
+  tier: string,
+  now: string,
+  options: { name: string | null; expiresAt: string | null },
+): { key: string; row: ApiKeyRow } {
+  const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return {
+    key,
+    row: {
+      id: newId('key'),
+      workspace_id: workspaceId,
+      prefix: key.slice(0, SHOWN),
+      key_hash: hashKey(key),
+      tier,
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+      name: options.name,
+      expires_at: options.expiresAt,
+    },
+  };
 }
 
 /** Whether a key answers now: `active`, or why it does not (`revoked` wins over `expired`). */

@@ -2,7 +2,7 @@ import type { Tier } from '@svc/contracts';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
-import type { FrameworkReleases } from './frameworks.js';
+import type { FrameworkReleases } from './framework-releases.js';
 import type { PublicSnapshot } from './public-snapshot.js';
 import type { SecretBox } from './secrets.js';
 import type { UrlPolicy } from './webhook-url.js';

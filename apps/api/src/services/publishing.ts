@@ -1,6 +1,7 @@
-import type { RiskBand } from '@svc/contracts';
+import type { RiskBand, WebhookEventData } from '@svc/contracts';
 import {
   assertPublishable,
+  type ComputationPackage,
   type Framework,
   futureDatedProblems,
   type InputsDocument,
@@ -10,20 +11,21 @@ import {
   scoreWithPackage,
   serializePackage,
 } from '@svc/methodology';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { isoNow } from '../clock.js';
 import { insertChange } from '../store/repositories/changelog.js';
 import { increment, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import {
   findIndicator,
   findProvider,
+  type IndicatorRow,
   insertHistory,
   insertIndicator,
   providerRowOf,
   setCurrent,
   upsertProvider,
 } from '../store/repositories/providers.js';
-import type { Database } from '../store/schema.js';
+import type { ChangelogTable, Database, IndicatorHistoryTable } from '../store/schema.js';
 import type { ServiceContext } from './context.js';
 import { emitEvent } from './webhooks/events.js';
 
@@ -90,49 +92,17 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
       const { provider: p } = publication.document;
       await upsertProvider(tx, providerRowOf(p, now));
       if (!(await findIndicator(tx, indicator.risk_indicator_id))) {
-        await insertIndicator(tx, {
-          risk_indicator_id: indicator.risk_indicator_id,
-          provider_id: p.id,
-          framework_version: indicator.framework_version,
-          final_score: indicator.final_score,
-          risk_band: indicator.risk_band,
-          confidence: indicator.confidence,
-          publishable: 1,
-          scored_at: indicator.scored_at,
-          score_verified_at: publication.approvedAt,
-          published_at: now,
-          indicator: JSON.stringify(indicator),
-          package: packageText,
-          path_to_next_band: nextBand,
-          inputs_sha256: pkg.inputs_sha256,
-          framework_sha256: pkg.framework.sha256,
-          result_sha256: pkg.result_sha256,
-        });
+        await insertIndicator(
+          tx,
+          indicatorRowOf({ indicator, pkg, packageText, nextBand, approvedAt: publication.approvedAt, now }),
+        );
       }
       const seq = await increment(tx, PUBLICATION_SEQ);
-      await insertHistory(tx, {
-        seq,
-        provider_id: p.id,
-        risk_indicator_id: indicator.risk_indicator_id,
-        framework_version: indicator.framework_version,
-        score_verified_at: publication.approvedAt,
-        published_at: now,
-      });
+      await insertHistory(tx, historyRowOf(seq, indicator, publication.approvedAt, now));
       await setCurrent(tx, p.id, indicator.risk_indicator_id, seq, now);
       const change = changeOf(previous, indicator);
       if (change) {
-        await insertChange(tx, {
-          provider_id: p.id,
-          provider_name: p.name,
-          change_type: change,
-          previous_score: previous?.final_score ?? null,
-          new_score: indicator.final_score,
-          previous_band: previous?.risk_band ?? null,
-          new_band: indicator.risk_band,
-          framework_version: indicator.framework_version,
-          risk_indicator_id: indicator.risk_indicator_id,
-          changed_at: now,
-        });
+        await insertChange(tx, changeRowOf(p.name, change, previous, indicator, now));
       }
       await emitPublished(tx, {
         indicator,
@@ -157,38 +127,10 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
 }
 
 /** The webhook events of a publication: always `risk_indicator.published`, and `band_changed` when the band moved. */
-async function emitPublished(
-  tx: Kysely<Database>,
-  p: {
-    indicator: RiskIndicator;
-    providerName: string;
-    approvedAt: string;
-    now: string;
-    change: ChangeType | null;
-    previous: { risk_band: string; final_score: number } | undefined;
-  },
-): Promise<void> {
+async function emitPublished(tx: Kysely<Database>, p: PublishedFacts): Promise<void> {
   const { indicator, previous, now } = p;
   const previousBand = (previous?.risk_band ?? null) as RiskBand | null;
-  await emitEvent(tx, {
-    type: 'risk_indicator.published',
-    at: now,
-    data: {
-      provider_id: indicator.provider_id,
-      provider_name: p.providerName,
-      risk_indicator_id: indicator.risk_indicator_id,
-      final_score: indicator.final_score,
-      risk_band: indicator.risk_band as RiskBand,
-      confidence: indicator.confidence,
-      framework_version: indicator.framework_version,
-      scored_at: indicator.scored_at,
-      score_verified_at: p.approvedAt,
-      published_at: now,
-      change_type: p.change === 'WITHDRAWN' ? null : p.change,
-      previous_score: previous?.final_score ?? null,
-      previous_band: previousBand,
-    },
-  });
+  await emitEvent(tx, { type: 'risk_indicator.published', at: now, data: publishedEventData(p) });
   if (previous && previousBand !== null && previous.risk_band !== indicator.risk_band) {
     await emitEvent(tx, {
       type: 'risk_indicator.band_changed',
@@ -207,6 +149,105 @@ async function emitPublished(
       },
     });
   }
+}
+
+/** What a publication writes beside its indicator: the rows below are built from it, by the verb and by bulk loads. */
+export interface PublishedFacts {
+  indicator: RiskIndicator;
+  providerName: string;
+  approvedAt: string;
+  now: string;
+  change: ChangeType | null;
+  previous: { risk_band: string; final_score: number } | undefined;
+}
+
+/** The stored indicator: the engine's result with its serialised package and the path to the next band (JSON). */
+export function indicatorRowOf(p: {
+  indicator: RiskIndicator;
+  pkg: ComputationPackage;
+  packageText: string;
+  nextBand: string;
+  approvedAt: string;
+  now: string;
+}): IndicatorRow {
+  const { indicator, pkg } = p;
+  return {
+    risk_indicator_id: indicator.risk_indicator_id,
+    provider_id: indicator.provider_id,
+    framework_version: indicator.framework_version,
+    final_score: indicator.final_score,
+    risk_band: indicator.risk_band,
+    confidence: indicator.confidence,
+    publishable: 1,
+    scored_at: indicator.scored_at,
+    score_verified_at: p.approvedAt,
+    published_at: p.now,
+    indicator: JSON.stringify(indicator),
+    package: p.packageText,
+    path_to_next_band: p.nextBand,
+    inputs_sha256: pkg.inputs_sha256,
+    framework_sha256: pkg.framework.sha256,
+    result_sha256: pkg.result_sha256,
+  };
+}
+
+/** The history row of a publication, the `seq`-th of the store. */
+export function historyRowOf(
+  seq: number,
+  indicator: Pick<RiskIndicator, 'provider_id' | 'risk_indicator_id' | 'framework_version'>,
+  approvedAt: string,
+  now: string,
+): IndicatorHistoryTable {
+  return {
+    seq,
+    provider_id: indicator.provider_id,
+    risk_indicator_id: indicator.risk_indicator_id,
+    framework_version: indicator.framework_version,
+    score_verified_at: approvedAt,
+    published_at: now,
+  };
+}
+
+/** The change-feed row of a publication that changed something (`change` from changeOf). */
+export function changeRowOf(
+  providerName: string,
+  change: ChangeType,
+  previous: { risk_band: string; final_score: number } | undefined,
+  indicator: RiskIndicator,
+  now: string,
+): Insertable<ChangelogTable> {
+  return {
+    provider_id: indicator.provider_id,
+    provider_name: providerName,
+    change_type: change,
+    previous_score: previous?.final_score ?? null,
+    new_score: indicator.final_score,
+    previous_band: previous?.risk_band ?? null,
+    new_band: indicator.risk_band,
+    framework_version: indicator.framework_version,
+    risk_indicator_id: indicator.risk_indicator_id,
+    changed_at: now,
+  };
+}
+
+/** The data of the `risk_indicator.published` event every publication emits. */
+export function publishedEventData(p: PublishedFacts): WebhookEventData<'risk_indicator.published'> {
+  const { indicator, previous, now } = p;
+  return {
+    provider_id: indicator.provider_id,
+    provider_name: p.providerName,
+    risk_indicator_id: indicator.risk_indicator_id,
+    final_score: indicator.final_score,
+    risk_band: indicator.risk_band as RiskBand,
+    confidence: indicator.confidence,
+    framework_version: indicator.framework_version,
+    scored_at: indicator.scored_at,
+    score_verified_at: p.approvedAt,
+    published_at: now,
+    change_type: p.change === 'WITHDRAWN' ? null : p.change,
+    previous_score: previous?.final_score ?? null,
+    previous_band: (previous?.risk_band ?? null) as RiskBand | null,
+  };
 }
 
 /** The change-feed entry a publication makes after the previous indicator in force, if any. */

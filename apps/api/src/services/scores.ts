@@ -3,7 +3,6 @@ import type { NextBandPath, RiskIndicator } from '@svc/methodology';
 import { findCurrent, findIndicator, findProvider, listCurrent, listHistory } from '../store/repositories/providers.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { type MemoFormat, providerMemo, type RenderedMemo } from './memo.js';
 import { decodeCursor, NamePosition, pageOf } from './paging.js';
 import { servedIndicatorJson } from './served.js';
 
@@ -49,11 +48,23 @@ export async function computationPackage(ctx: ServiceContext, input: { id: strin
 /** How many past publications a provider memo lists. */
 const MEMO_HISTORY_ROWS = 10;
 
-/** The credit memo of a provider's indicator in force, with its latest publications; `not_found` when it has none. */
-export async function scoreMemo(
+/** One past publication, as a memo lists it. */
+export interface PastPublication {
+  published_at: string;
+  final_score: number;
+  risk_band: string;
+  framework_version: string;
+  risk_indicator_id: string;
+}
+
+/**
+ * What a provider's credit memo shows: the indicator in force and its latest publications, newest first;
+ * `not_found` when it has none.
+ */
+export async function memoFacts(
   ctx: ServiceContext,
-  input: { providerId: string; format: MemoFormat; siteUrl: string },
-): Promise<RenderedMemo> {
+  input: { providerId: string },
+): Promise<{ indicator: RiskIndicatorResponse; history: PastPublication[] }> {
   const indicator = JSON.parse(await currentIndicator(ctx, input)) as RiskIndicatorResponse;
   const rows = await listHistory(ctx.store.db, input.providerId.toLowerCase(), { limit: MEMO_HISTORY_ROWS });
   const history = rows.map((h) => {
@@ -66,12 +77,7 @@ export async function scoreMemo(
       risk_indicator_id: past.risk_indicator_id,
     };
   });
-  return providerMemo(
-    indicator,
-    history,
-    { preparedAt: ctx.clock.now().toISOString(), siteUrl: input.siteUrl },
-    input.format,
-  );
+  return { indicator, history };
 }
 
 /** Whether a published indicator is the provider's one in force, was replaced (by which), or was withdrawn. */

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access.js';
 import type { Actor, ServiceContext } from './context.js';
-import { FrameworkReleases } from './frameworks.js';
+import { FrameworkReleases } from './framework-releases.js';
 import { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { SecretBox } from './secrets.js';

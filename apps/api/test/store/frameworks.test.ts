@@ -1,12 +1,7 @@
 import { DCRF_1_0, defineFramework, FrameworkError, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import {
-  FrameworkReleases,
-  findRelease,
-  frameworkInForce,
-  listReleases,
-  publishFramework,
-} from '../../src/services/frameworks.js';
+import { FrameworkReleases } from '../../src/services/framework-releases.js';
+import { findRelease, frameworkInForce, listReleases, publishFramework } from '../../src/services/frameworks.js';
 import { publishRun } from '../../src/services/publication-run.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';

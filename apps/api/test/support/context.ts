@@ -1,6 +1,6 @@
 import type { Clock } from '../../src/clock.js';
 import type { Actor, ServiceContext } from '../../src/services/context.js';
-import type { FrameworkReleases } from '../../src/services/frameworks.js';
+import type { FrameworkReleases } from '../../src/services/framework-releases.js';
 import type { SecretBox } from '../../src/services/secrets.js';
 import { standaloneContext } from '../../src/services/services.js';
 import type { UrlPolicy } from '../../src/services/webhook-url.js';

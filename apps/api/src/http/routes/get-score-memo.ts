@@ -1,16 +1,18 @@
 import { endpoints } from '@svc/contracts';
-import { MEMO_CSP } from '../../services/memo.js';
-import { scoreMemo } from '../../services/scores.js';
+import { MEMO_CSP, providerMemo } from '../../pages/memo.js';
+import { memoFacts } from '../../services/scores.js';
 
 import { siteUrlOf } from '../problem.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
 export default defineRoute(endpoints.getScoreMemo, async ({ params, query, caller, services, req }) => {
-  const memo = await scoreMemo(serviceContextOf({ caller, services, req }), {
-    providerId: params.providerId,
-    format: query.format,
-    siteUrl: siteUrlOf(req),
-  });
+  const { indicator, history } = await memoFacts(serviceContextOf({ caller, services, req }), params);
+  const memo = providerMemo(
+    indicator,
+    history,
+    { preparedAt: services.clock.now().toISOString(), siteUrl: siteUrlOf(req) },
+    query.format,
+  );
   return {
     body: memo.body,
     contentType: memo.contentType,

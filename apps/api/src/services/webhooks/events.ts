@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { WebhookEventData, WebhookEventType } from '@svc/contracts';
 import type { Kysely } from 'kysely';
-import { insertDeliveries, insertEvent, subscribedEndpoints } from '../../store/repositories/webhooks.js';
+import {
+  type DeliveryRow,
+  type EventRow,
+  insertDeliveries,
+  insertEvent,
+  subscribedEndpoints,
+} from '../../store/repositories/webhooks.js';
 import type { Database } from '../../store/schema.js';
 
 export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
@@ -24,27 +30,33 @@ export async function emitEvent<T extends WebhookEventType>(
 ): Promise<EmittedEvent | null> {
   const endpoints = event.endpointId ? [{ id: event.endpointId }] : await subscribedEndpoints(tx, event.type);
   if (endpoints.length === 0) return null;
+  const row = eventRowOf(event.type, event.data, event.at);
+  await insertEvent(tx, row);
+  const deliveries = endpoints.map((endpoint) => deliveryRowOf(row, endpoint.id));
+  await insertDeliveries(tx, deliveries);
+  return { id: row.id, deliveryIds: deliveries.map((d) => d.id) };
+}
+
+/** A new outbox event: its id and the body every delivery of it sends, byte for byte. */
+export function eventRowOf<T extends WebhookEventType>(type: T, data: WebhookEventData<T>, at: string): EventRow {
   const id = newEventId();
-  await insertEvent(tx, {
-    id,
-    type: event.type,
-    created_at: event.at,
-    body: JSON.stringify({ id, type: event.type, created_at: event.at, data: event.data }),
-  });
-  const deliveries = endpoints.map((endpoint) => ({
+  return { id, type, created_at: at, body: JSON.stringify({ id, type, created_at: at, data }) };
+}
+
+/** The first delivery of an event to an endpoint, pending and due when the event was made. */
+export function deliveryRowOf(event: EventRow, endpointId: string): DeliveryRow {
+  return {
     id: newDeliveryId(),
-    event_id: id,
-    endpoint_id: endpoint.id,
+    event_id: event.id,
+    endpoint_id: endpointId,
     event_type: event.type,
     status: 'pending',
     attempts: 0,
-    next_attempt_at: event.at,
+    next_attempt_at: event.created_at,
     lease_owner: null,
     lease_until: null,
     delivered_at: null,
-    created_at: event.at,
+    created_at: event.created_at,
     redelivery_of: null,
-  }));
-  await insertDeliveries(tx, deliveries);
-  return { id, deliveryIds: deliveries.map((d) => d.id) };
+  };
 }

@@ -1,16 +1,19 @@
-// The floors the service is judged against, each in its own process (started by harness.mjs):
+// The floors the service is judged against, each in its own process (started by harness.ts):
 // `node`: a bare node:http server; `express`: a bare Express 5 app with one route; both answer the same
 // pre-serialised public-scores bytes, as the service answers its snapshot. `receiver`: a webhook receiver
 // answering 204 to everything (the publication bench delivers to it).
 
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import express from 'express';
+import type { ChildMessage } from './harness.js';
 
 const [kind, bytesFile] = process.argv.slice(2);
 const bytes = bytesFile ? readFileSync(bytesFile) : Buffer.alloc(0);
 
-let server;
+const send = (m: ChildMessage) => process.send?.(m);
+let server: Server;
 if (kind === 'node') {
   server = createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
@@ -34,9 +37,9 @@ if (kind === 'node') {
   throw new Error(`unknown server ${kind}`);
 }
 
-server.listen(0, '127.0.0.1', () => process.send({ url: `http://127.0.0.1:${server.address().port}` }));
+server.listen(0, '127.0.0.1', () => send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 process.on('message', (m) => {
-  if (m === 'cpu') process.send({ cpu: process.cpuUsage() });
+  if (m === 'cpu') send({ cpu: process.cpuUsage() });
   if (m === 'stop') {
     server.close(() => process.exit(0));
     server.closeAllConnections();

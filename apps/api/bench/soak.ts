@@ -1,4 +1,4 @@
-// Soak: `node bench/soak.mjs` from apps/api after the build (`pnpm --filter @svc/api soak`). Five minutes by default.
+// Soak: `tsx bench/soak.ts` from apps/api after the build (`pnpm --filter @svc/api soak`). Five minutes by default.
 //
 // 1. Starts the built `svc serve` as operators run it (LOG_LEVEL info, logs to /dev/null) on a fresh PostgreSQL schema
 //    and Redis when they answer (else SQLite and in-process limits), seeded with providers, ENTERPRISE keys in an
@@ -10,7 +10,8 @@
 // 3. Runs at 80% of it for SOAK_SECONDS (default 300), reading the server's RSS from /proc/<pid>/status every second.
 //    At the end of the warm-up (SOAK_WARMUP_SECONDS, default 20% of the run, at most 60) and at the end it forces two
 //    full collections in the server and reads its RSS from /proc and its heap: the server runs with --expose-gc and
-//    this file loaded by --import, where it only answers SIGUSR2 with `gc(); gc(); process.memoryUsage()` on stderr.
+//    a probe loaded by --import (PROBE below), which only answers SIGUSR2 with `gc(); gc(); process.memoryUsage()`
+//    on stderr.
 //    The RSS sampled between collections swings with the garbage collector's cycle (tens of MB); after a full
 //    collection it measures what the process keeps.
 // 4. Checks: no error (connection errors, timeouts, non-2xx); RSS and heap after a full collection grown by at most
@@ -21,23 +22,32 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
-import os, { tmpdir } from 'node:os';
+import { type AddressInfo, createServer, Socket } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { migrate, openStore, type StoreLocation } from '@svc/api';
+import { currentFramework, validateInputs } from '@svc/methodology';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { benchOver, key, publish, workspace } from './verbs.js';
 
-/** In the server: a forced full collection and the memory figures, on request. */
-function installProbe() {
-  process.on('SIGUSR2', () => {
-    globalThis.gc?.();
-    globalThis.gc?.();
-    const m = process.memoryUsage();
-    process.stderr.write(`soak-probe ${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, external: m.external })}\n`);
-  });
-}
+/**
+ * In the server: a forced full collection and the memory figures, on request. Plain JavaScript loaded by
+ * `--import` as a data: URL, so the server under test runs the build alone, with no loader of this file's.
+ */
+const PROBE = `process.on('SIGUSR2', () => {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  const m = process.memoryUsage();
+  process.stderr.write('soak-probe ' + JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, external: m.external }) + '\\n');
+});`;
+
+type Settings = ReturnType<typeof settings>;
 
 function settings() {
-  const number = (name, fallback) => {
+  const number = (name: string, fallback: number): number => {
     const text = process.env[name];
     if (text === undefined || text === '') return fallback;
     const value = Number(text);
@@ -68,19 +78,27 @@ const ADDRESSES = 4096;
 const KEY_LIMIT = 100; // FREE, per hour
 const PUBLIC_LIMIT = 120; // public scores, per minute and client address
 
-const log = (line) => process.stderr.write(`${line}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
-async function main() {
+type Cleanup = () => Promise<unknown>;
+
+/** The memory figures the probe writes, with the RSS read from /proc and the median sampled before. */
+interface Probe {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
+
+async function main(): Promise<number> {
   const s = settings();
-  const api = await import(new URL('../dist/index.js', import.meta.url).href);
-  const cleanups = [];
-  let server = null;
+  const cleanups: Cleanup[] = [];
+  let server: Server | null = null;
   try {
     const place = await storePlace(s, cleanups);
     const redis = (await reachable(s.redisUrl)) ? s.redisUrl : null;
-    const seed = await seedStore(api, place.location);
+    const seed = await seedStore(place.location);
     const block = 64 + Math.floor(Math.random() * 64);
     const addresses = Array.from({ length: ADDRESSES }, (_, i) => `100.${block}.${i >> 8}.${i & 255}`);
     const spareAddress = `100.${block}.255.1`;
@@ -99,38 +117,42 @@ async function main() {
     });
     log(
       `soak: svc serve (pid ${server.pid}) on ${place.kind}${redis ? ' with Redis limits' : ' with in-process limits'}, ` +
-        `${os.cpus().length} CPUs, Node ${process.version}`,
+        `${cpus().length} CPUs, Node ${process.version}`,
     );
     const workload = mixedWorkload(seed, addresses);
 
-    let maxRate = null;
+    let maxRate: number | null = null;
     if (s.fixedRate === null) {
       log(`soak: finding the maximum rate (${s.probeSeconds} s, ${s.connections} connections)`);
       const probe = await fire(server.url, workload, { duration: s.probeSeconds, connections: s.connections });
       maxRate = Math.round(probe.requests.average);
       log(`soak: maximum ${maxRate} requests/s (p99 ${probe.latency.p99} ms, ${errorsOf(probe).total} errors)`);
     }
-    const rate = s.fixedRate ?? Math.max(1, Math.floor(maxRate * s.share));
+    const rate = s.fixedRate ?? Math.max(1, Math.floor((maxRate ?? 0) * s.share));
     log(`soak: ${rate} requests/s for ${s.seconds} s, warm-up ${s.warmupSeconds} s`);
 
-    const rss = [];
+    const rss: Sample[] = [];
+    const running = server;
     const begun = Date.now();
     const sampler = setInterval(() => {
-      const value = rssOf(server.pid);
+      const value = rssOf(running.pid);
       if (value !== null) rss.push({ t: (Date.now() - begun) / 1000, rss: value });
     }, 1000);
-    const probes = {};
-    const atWarmup = sleep(s.warmupSeconds * 1000).then(async () => {
-      probes.warm = { sampled: windowMedian(rss, s.warmupSeconds), ...(await server.probe()) };
-    });
+    const atWarmup = sleep(s.warmupSeconds * 1000).then(async () => ({
+      sampled: windowMedian(rss, s.warmupSeconds),
+      ...(await running.probe()),
+    }));
     const run = await fire(server.url, workload, {
       duration: s.seconds,
       connections: s.connections,
       overallRate: rate,
     });
-    await atWarmup;
+    const warm = await atWarmup;
     clearInterval(sampler);
-    probes.end = { sampled: windowMedian(rss, (Date.now() - begun) / 1000), ...(await server.probe()) };
+    const probes = {
+      warm,
+      end: { sampled: windowMedian(rss, (Date.now() - begun) / 1000), ...(await server.probe()) },
+    };
 
     const limits = await exactLimits(server.url, seed.freeKey, spareAddress);
     const errors = errorsOf(run);
@@ -145,7 +167,7 @@ async function main() {
       limits_exact: limits.exact,
       server_alive: server.alive(),
     };
-    const report = {
+    const report: Report = {
       store: place.kind,
       limits_store: redis ? 'redis' : 'in_process',
       seconds: s.seconds,
@@ -181,15 +203,50 @@ async function main() {
   }
 }
 
-const round = (x) => Math.round(x * 1000) / 1000;
+/** What the soak reports (stdout, JSON) and summarises (stderr). */
+interface Report {
+  store: Place['kind'];
+  limits_store: 'redis' | 'in_process';
+  seconds: number;
+  warmup_seconds: number;
+  max_rate: number | null;
+  rate: number;
+  achieved_rate: number;
+  requests: number;
+  errors: ReturnType<typeof errorsOf>;
+  latency_ms: { p50: number; p99: number; max: number };
+  memory: {
+    rss_after_gc_mb: { warm: number; end: number; growth: number };
+    heap_after_gc_mb: { warm: number; end: number; growth: number };
+    external_after_gc_mb: { warm: number; end: number };
+    rss_sampled_mb: { warm_median: number; end_median: number; min: number; max: number };
+    max_growth: number;
+  };
+  limits: Awaited<ReturnType<typeof exactLimits>>;
+  checks: {
+    no_errors: boolean;
+    rss_growth: boolean;
+    heap_growth: boolean;
+    limits_exact: boolean;
+    server_alive: boolean;
+  };
+  ok: boolean;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
 
 // ---- the store and its contents ----
 
-async function storePlace(s, cleanups) {
+interface Place {
+  kind: 'postgres' | 'sqlite';
+  location: StoreLocation;
+  databaseUrl: string | null;
+}
+
+async function storePlace(s: Settings, cleanups: Cleanup[]): Promise<Place> {
   if (await reachable(s.postgresUrl)) {
-    const { default: pg } = await import('pg');
     const schema = `soak_${randomBytes(6).toString('hex')}`;
-    const admin = async (text) => {
+    const admin = async (text: string) => {
       const client = new pg.Client({ connectionString: s.postgresUrl });
       await client.connect();
       try {
@@ -214,42 +271,44 @@ async function storePlace(s, cleanups) {
 }
 
 /** Providers published, ENTERPRISE keys in an MCP-enabled workspace, and a FREE key for the final check. */
-async function seedStore(api, location) {
-  const methodology = await import('@svc/methodology');
-  const framework = methodology.currentFramework();
-  const example = JSON.parse(
+interface Seed {
+  providers: { id: string; name: string }[];
+  keys: string[];
+  keyIds: string[];
+  freeKey: string;
+}
+
+async function seedStore(location: StoreLocation): Promise<Seed> {
+  const framework = currentFramework();
+  const example: unknown = JSON.parse(
     readFileSync(new URL('../../../examples/dcrf-1.0/worked-example.json', import.meta.url), 'utf8'),
   );
-  const store = api.openStore(location);
-  const clock = api.systemClock;
-  const box = api.secretBox(Buffer.from(MASTER_KEY, 'hex'));
+  const store = openStore(location);
+  const b = benchOver(store, Buffer.from(MASTER_KEY, 'hex'));
   try {
-    await api.migrate(store);
+    await migrate(store);
     const providers = [];
     for (let n = 1; n <= PROVIDERS; n++) {
-      const doc = structuredClone(example);
+      const doc = structuredClone(example) as {
+        provider: { id: string; name: string };
+        inputs: { collateral_coverage_ratio: { value: number } };
+      };
       doc.provider.id = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
       doc.provider.name = `Soak Lender ${String(n).padStart(3, '0')}`;
       doc.inputs.collateral_coverage_ratio.value = (110 + n) / 100;
-      const v = methodology.validateInputs(doc, framework);
+      const v = validateInputs(doc, framework);
       if (!v.ok) throw new Error(JSON.stringify(v.problems));
-      const outcome = await api.publishIndicator(store, clock, {
-        document: v.document,
-        framework,
-        approvedAt: '2026-06-02T10:00:00.000Z',
-      });
-      if (outcome.status !== 'published') throw new Error(`seed provider ${n}: ${outcome.status}`);
+      await publish(b, v.document, framework);
       providers.push({ id: doc.provider.id, name: doc.provider.name });
     }
-    const ws = await api.createWorkspace(store, box, clock, 'soak');
-    await api.enableMcp(store, ws.workspace_id, true);
+    const ws = await workspace(b, 'soak', true);
     const keys = [];
-    for (let i = 0; i < KEYS; i++) keys.push(await api.createKey(store, clock, ws.workspace_id, 'ENTERPRISE'));
-    const free = await api.createKey(store, clock, ws.workspace_id, 'FREE');
+    for (let i = 0; i < KEYS; i++) keys.push(await key(b, ws, 'ENTERPRISE'));
+    const free = await key(b, ws, 'FREE');
     return {
       providers,
       keys: keys.map((k) => k.key),
-      keyIds: [...keys.map((k) => k.key_id), free.key_id],
+      keyIds: [...keys.map((k) => k.id), free.id],
       freeKey: free.key,
     };
   } finally {
@@ -257,8 +316,7 @@ async function seedStore(api, location) {
   }
 }
 
-async function forgetRedisKeys(url, seed, addresses) {
-  const { Redis } = await import('ioredis');
+async function forgetRedisKeys(url: string, seed: Seed, addresses: string[]): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
     const names = [
@@ -273,25 +331,44 @@ async function forgetRedisKeys(url, seed, addresses) {
 
 // ---- the server ----
 
-async function startServer(vars) {
+/** The server under test. */
+interface Server {
+  url: string;
+  pid: number;
+  alive(): boolean;
+  probe(): Promise<Probe>;
+  stop(): Promise<void>;
+}
+
+async function startServer(vars: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const env = {};
+  const env: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!/^(PORT|HOST|DATABASE_URL|REDIS_URL|SITE_URL|TRUST_PROXY|LOG_LEVEL|SVC_.*)$/.test(name)) env[name] = value;
   }
   const child = spawn(
     process.execPath,
-    ['--expose-gc', '--import', import.meta.url, BIN, 'serve', '--port', String(port)],
-    { env: { ...env, ...vars, SOAK_PROBE: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    [
+      '--expose-gc',
+      '--import',
+      `data:text/javascript,${encodeURIComponent(PROBE)}`,
+      BIN,
+      'serve',
+      '--port',
+      String(port),
+    ],
+    { env: { ...env, ...vars }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let exited = false;
-  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   void exit.then(() => {
     exited = true;
   });
   let stderr = '';
-  const waiting = [];
-  child.stderr.on('data', (chunk) => {
+  const waiting: ((probe: Probe) => void)[] = [];
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
     let newline = stderr.indexOf('\n');
     while (newline >= 0) {
@@ -317,16 +394,18 @@ async function startServer(vars) {
     }
     await sleep(100);
   }
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('svc serve has no process id');
   return {
     url,
-    pid: child.pid,
+    pid,
     alive: () => !exited,
     probe: () =>
-      new Promise((resolve, reject) => {
+      new Promise<Probe>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('the memory probe did not answer')), 10_000);
         waiting.push((value) => {
           clearTimeout(timer);
-          resolve({ ...value, rss: rssOf(child.pid) ?? value.rss });
+          resolve({ ...value, rss: rssOf(pid) ?? value.rss });
         });
         child.kill('SIGUSR2');
       }),
@@ -341,7 +420,7 @@ async function startServer(vars) {
 }
 
 /** The resident set of a process, in bytes, from /proc (null once it is gone). */
-function rssOf(pid) {
+function rssOf(pid: number): number | null {
   try {
     const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : null;
@@ -351,40 +430,59 @@ function rssOf(pid) {
 }
 
 /** The median RSS of the samples in the window before `t` seconds: 30 s, or half the time so far if shorter. */
-function windowMedian(samples, t) {
+interface Sample {
+  t: number;
+  rss: number;
+}
+
+function windowMedian(samples: Sample[], t: number): number {
   const width = Math.max(3, Math.min(30, t / 2));
   const values = samples
     .filter((x) => x.t > t - width && x.t <= t)
     .map((x) => x.rss)
     .sort((a, b) => a - b);
-  if (values.length === 0) throw new Error(`no RSS sample in the ${width} s before ${t} s`);
-  return values[Math.floor(values.length / 2)];
+  const median = values[Math.floor(values.length / 2)];
+  if (median === undefined) throw new Error(`no RSS sample in the ${width} s before ${t} s`);
+  return median;
 }
 
 // ---- load ----
 
-function mixedWorkload(seed, addresses) {
+function mixedWorkload(seed: Seed, addresses: string[]): autocannon.Request[] {
   let turn = 0;
-  const next = (list) => list[turn++ % list.length];
+  const next = <T>(list: T[]): T => {
+    const item = list[turn++ % list.length];
+    if (item === undefined) throw new Error('an empty list');
+    return item;
+  };
   const keyed =
-    (extra = {}) =>
-    (req) => ({ ...req, headers: { ...req.headers, 'x-api-key': next(seed.keys), ...extra } });
+    (extra: Record<string, string> = {}) =>
+    (req: autocannon.Request): autocannon.Request => ({
+      ...req,
+      headers: { ...req.headers, 'x-api-key': next(seed.keys), ...extra },
+    });
   return [
     {
       method: 'GET',
       path: '/api/public/scores',
-      setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-forwarded-for': next(addresses) } }),
+      setupRequest: (req: autocannon.Request) => ({
+        ...req,
+        headers: { ...req.headers, 'x-forwarded-for': next(addresses) },
+      }),
     },
     {
       method: 'GET',
       path: '/api/v1/scores',
-      setupRequest: (req) => ({ ...keyed()(req), path: `/api/v1/scores/${next(seed.providers).id}` }),
+      setupRequest: (req: autocannon.Request) => ({
+        ...keyed()(req),
+        path: `/api/v1/scores/${next(seed.providers).id}`,
+      }),
     },
     { method: 'GET', path: '/api/v1/scores?limit=20', setupRequest: keyed() },
     {
       method: 'POST',
       path: '/api/mcp',
-      setupRequest: (req) => ({
+      setupRequest: (req: autocannon.Request) => ({
         ...keyed({ 'content-type': 'application/json' })(req),
         body: JSON.stringify({ tool_name: 'get_provider_score', input: { provider_name: next(seed.providers).name } }),
       }),
@@ -392,22 +490,25 @@ function mixedWorkload(seed, addresses) {
   ];
 }
 
-async function fire(url, requests, options) {
-  const { default: autocannon } = await import('autocannon');
+function fire(
+  url: string,
+  requests: autocannon.Request[],
+  options: { duration: number; connections: number; overallRate?: number },
+): Promise<autocannon.Result> {
   return autocannon({ url, requests, timeout: 10, ...options });
 }
 
-function errorsOf(result) {
-  const statuses = {};
-  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stats.count;
+function errorsOf(result: autocannon.Result) {
+  const statuses: Record<string, number> = {};
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stats.count ?? 0;
   const total = result.errors + result.non2xx + (result.mismatches ?? 0);
   return { total, connection: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, statuses };
 }
 
 /** After the soak: a FREE key's hourly 100 and a new address's 120 public reads a minute, exactly. */
-async function exactLimits(url, freeKey, address) {
-  const spend = async (n, path, headers) => {
-    const out = [];
+async function exactLimits(url: string, freeKey: string, address: string) {
+  const spend = async (n: number, path: string, headers: Record<string, string>) => {
+    const out: number[] = [];
     for (let i = 0; i < n; i++) {
       const res = await fetch(`${url}${path}`, { headers });
       await res.arrayBuffer();
@@ -415,10 +516,11 @@ async function exactLimits(url, freeKey, address) {
     }
     return out;
   };
-  const admitted = (statuses) => statuses.findIndex((s) => s !== 200);
+  const admitted = (statuses: number[]) => statuses.findIndex((s) => s !== 200);
   const key = await spend(KEY_LIMIT + 1, '/api/v1/issuances', { 'x-api-key': freeKey });
   const pub = await spend(PUBLIC_LIMIT + 1, '/api/public/scores', { 'x-forwarded-for': address });
-  const exactly = (statuses, limit) => statuses.slice(0, limit).every((s) => s === 200) && statuses[limit] === 429;
+  const exactly = (statuses: number[], limit: number) =>
+    statuses.slice(0, limit).every((s) => s === 200) && statuses[limit] === 429;
   return {
     key: { limit: KEY_LIMIT, admitted: admitted(key), next_status: key[KEY_LIMIT] },
     public: { limit: PUBLIC_LIMIT, admitted: admitted(pub), next_status: pub[PUBLIC_LIMIT] },
@@ -426,9 +528,9 @@ async function exactLimits(url, freeKey, address) {
   };
 }
 
-function summarise(r) {
+function summarise(r: Report) {
   const m = r.memory;
-  const pct = (x) => `${(x * 100).toFixed(1)}%`;
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   log(
     [
       `soak: ${r.requests} requests in ${r.seconds} s at ${r.achieved_rate}/s (target ${r.rate}${r.max_rate ? `, 80% of ${r.max_rate}` : ''}), ` +
@@ -444,26 +546,26 @@ function summarise(r) {
         r.ok
           ? 'PASS'
           : `FAIL: ${Object.keys(r.checks)
-              .filter((k) => !r.checks[k])
+              .filter((k) => !r.checks[k as keyof Report['checks']])
               .join(', ')}`
       }`,
     ].join('\n'),
   );
 }
 
-async function freePort() {
+async function freePort(): Promise<number> {
   const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
 
-function reachable(url) {
+function reachable(url: string): Promise<boolean> {
   const { hostname, port, protocol } = new URL(url);
   return new Promise((resolve) => {
     const socket = new Socket();
-    const done = (ok) => {
+    const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
     };
@@ -473,7 +575,4 @@ function reachable(url) {
   });
 }
 
-// Run as a script, this soaks; loaded by the server under test (--import), it only installs the probe.
-const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (isMain) process.exitCode = await main();
-else if (process.env.SOAK_PROBE === '1') installProbe();
+process.exitCode = await main();

@@ -1,4 +1,4 @@
-// HTTP on loopback: `node bench/http.mjs` from apps/api, after the build.
+// HTTP on loopback: `tsx bench/http.ts` from apps/api, after the build.
 // Each server runs in its own process and the load generator in another (autocannon, 10 connections): a bare
 // node:http server and a bare Express 5 app answering the service's public-scores bytes, then the service on
 // SQLite (rate limits in process) and on PostgreSQL with Redis (a fresh schema, dropped after). Each route is
@@ -8,7 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Dataset, providerId, providerName } from './dataset.mjs';
+import { Dataset, providerId, providerName } from './dataset.js';
+import type { Child, Measured, Route } from './harness.js';
 import {
   describeLoad,
   int,
@@ -25,7 +26,7 @@ import {
   startLoadGenerator,
   startService,
   table,
-} from './harness.mjs';
+} from './harness.js';
 
 const PROVIDERS = 100;
 const TARGET_PUBLIC = 0.85;
@@ -34,13 +35,17 @@ const TARGET_P99_MS = 10;
 
 console.log(machine());
 const sample = Array.from({ length: PROVIDERS }, (_, i) => ({ id: providerId(i + 1), name: providerName(i + 1) }));
-const notes = [];
-const running = [];
-const datasets = [];
+const notes: string[] = [];
+const running: Child[] = [];
+const datasets: Dataset[] = [];
 const load = startLoadGenerator();
-let results;
+interface HttpJob extends Route {
+  name: string;
+  server: Child;
+}
+let results: (HttpJob & Measured)[] = [];
 try {
-  const jobs = [];
+  const jobs: HttpJob[] = [];
   const sqlite = await Dataset.create('sqlite');
   datasets.push(sqlite);
   await sqlite.publishTo(PROVIDERS);
@@ -49,12 +54,12 @@ try {
   for (const [name, kind] of [
     ['node:http', 'node'],
     ['Express 5', 'express'],
-  ]) {
+  ] as const) {
     const bare = await startBare(kind, bytesFile);
     running.push(bare);
     jobs.push({ name, route: 'GET /api/public/scores', server: bare, requests: publicScoresRequests() });
   }
-  const services = [['service, SQLite', sqlite, false]];
+  const services: [string, Dataset, boolean][] = [['service, SQLite', sqlite, false]];
   if ((await postgresAnswers()) && (await redisAnswers())) {
     const postgres = await Dataset.create('postgres');
     datasets.push(postgres);
@@ -82,13 +87,13 @@ for (const r of results) {
   for (const [pass, f] of [
     ['max', r.full],
     ['half', r.half],
-  ]) {
-    if (f.other > 0)
+  ] as const) {
+    if (f && f.other > 0)
       notes.push(`${r.name}, ${r.route}, ${pass}: ${f.other} answers not 2xx (${JSON.stringify(f.statuses)})`);
   }
 }
 
-const bare = (name) => results.find((r) => r.name === name)?.full ?? { rps: 0, cpuPerAnswer: 0 };
+const bare = (name: string) => results.find((r) => r.name === name)?.full ?? { rps: 0, cpuPerAnswer: 0 };
 const nodeRps = bare('node:http').rps;
 const expressRps = bare('Express 5').rps;
 const expressCpu = bare('Express 5').cpuPerAnswer;
@@ -117,7 +122,7 @@ console.log(
       int(r.full.rps),
       ms(r.full.p50),
       ms(r.full.p99),
-      ms(r.half.p99),
+      ms(r.half?.p99),
       ratio(r.full.rps, nodeRps),
       ratio(r.full.rps, expressRps),
       int(r.full.cpuPerAnswer),
@@ -127,9 +132,9 @@ console.log(
   ),
 );
 
-const verdict = (ok) => (ok ? 'met' : 'NOT MET');
+const verdict = (ok: boolean) => (ok ? 'met' : 'NOT MET');
 const service = results.filter((r) => r.name.startsWith('service'));
-const targets = [];
+const targets: string[][] = [];
 for (const r of service.filter((r) => r.route === 'GET /api/public/scores')) {
   const x = r.full.rps / expressRps;
   targets.push([`${r.name}: public scores ≥ ${TARGET_PUBLIC} of Express`, x.toFixed(2), verdict(x >= TARGET_PUBLIC)]);
@@ -141,8 +146,8 @@ for (const r of service.filter((r) => r.name === 'service, SQLite' && r.route ==
 for (const r of service) {
   targets.push([
     `${r.name}, ${r.route}: p99 < ${TARGET_P99_MS} ms at half rate`,
-    ms(r.half.p99),
-    verdict(r.half.p99 !== null && r.half.p99 < TARGET_P99_MS),
+    ms(r.half?.p99),
+    verdict(r.half?.p99 != null && r.half.p99 < TARGET_P99_MS),
   ]);
 }
 console.log(`\n${table(['target', 'figure', ''], targets, ['l', 'r', 'l'])}`);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { PortfolioScore, RiskIndicatorResponse } from '@svc/contracts';
 import { showControls } from '@svc/methodology';
-import { html, raw, type SafeHtml } from '../pages/html.js';
-import { nextBandWords } from './next-band-words.js';
+import { nextBandWords } from '../services/next-band-words.js';
+import { html, raw, type SafeHtml } from './html.js';
 
 /**
  * Credit memos: a fixed template filled from a published indicator (or a portfolio score), written

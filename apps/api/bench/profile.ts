@@ -1,4 +1,4 @@
-// Where a route's time goes: `node bench/profile.mjs [route] [sqlite|postgres] [seconds]` from apps/api, after
+// Where a route's time goes: `tsx bench/profile.ts [route] [sqlite|postgres] [seconds]` from apps/api, after
 // the build. Builds a 100-provider data set, runs the service under `--cpu-prof` (Redis for the limiter on
 // PostgreSQL), drives the route at its maximum, and prints the functions with the most time of their own and
 // the most time beneath them. The profile stays in the folder printed, for Chrome DevTools or speedscope.
@@ -7,11 +7,15 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Dataset, providerId, providerName } from './dataset.mjs';
-import { serviceRoutes, startBare, startLoadGenerator, startService } from './harness.mjs';
+import { Dataset, providerId, providerName } from './dataset.js';
+import { at, type BareKind, serviceRoutes, startBare, startLoadGenerator, startService } from './harness.js';
 
 const [route = 'detail', engine = 'sqlite', seconds = '10'] = process.argv.slice(2);
-const ROUTES = { public: 0, detail: 1, list: 2, mcp: 3 };
+const ROUTES: Record<string, number> = { public: 0, detail: 1, list: 2, mcp: 3 };
+if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown engine ${engine}`);
+const bare = route === 'node' || route === 'express';
+const routeAt = bare ? 0 : ROUTES[route];
+if (routeAt === undefined) throw new Error(`unknown route ${route}: public, detail, list, mcp, node or express`);
 const dir = mkdtempSync(join(tmpdir(), 'svc-profile-'));
 
 const dataset = await Dataset.create(engine);
@@ -19,15 +23,14 @@ let answers = 0;
 const load = startLoadGenerator();
 try {
   await dataset.publishTo(100);
-  const bare = route === 'node' || route === 'express';
   const bytesFile = join(dir, 'public.json');
   if (bare) writeFileSync(bytesFile, await dataset.publicBytes());
   const service = bare
-    ? await startBare(route, bytesFile, { profileDir: dir })
+    ? await startBare(route as BareKind, bytesFile, { profileDir: dir })
     : await startService(dataset.location, { redis: engine === 'postgres', profileDir: dir });
   const providers = Array.from({ length: 100 }, (_, i) => ({ id: providerId(i + 1), name: providerName(i + 1) }));
-  const { requests } = serviceRoutes({ providers, keys: dataset.keys })[bare ? 0 : ROUTES[route]];
-  const drive = (durationS) =>
+  const { requests } = at(serviceRoutes({ providers, keys: dataset.keys }), routeAt);
+  const drive = (durationS: number) =>
     load.run({ mode: 'max', url: service.url, connections: 10, warmupS: 0, durationS, requests });
   const warm = await drive(1);
   const figures = await drive(Number(seconds));
@@ -41,48 +44,65 @@ try {
   await dataset.close();
 }
 
-const file = join(
-  dir,
-  readdirSync(dir).find((f) => f.endsWith('.cpuprofile')),
-);
-const profile = JSON.parse(readFileSync(file, 'utf8'));
+/** A V8 CPU profile (`--cpu-prof`): the call tree's nodes, and which node was running at each sample. */
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+const written = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+if (!written) throw new Error(`no CPU profile in ${dir}`);
+const file = join(dir, written);
+const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-const parent = new Map();
+const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const name = (n) => {
+const nodeOf = (id: number): ProfileNode => {
+  const n = nodes.get(id);
+  if (!n) throw new Error(`no node ${id} in the profile`);
+  return n;
+};
+const name = (n: ProfileNode) => {
   const { functionName, url, lineNumber } = n.callFrame;
   const where = url.replace(/^.*\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '').replace(/^.*\/apps\/api\//, '');
   return `${functionName || '(anonymous)'} ${where}${where ? `:${lineNumber + 1}` : ''}`;
 };
 /** Who a function belongs to: a package, the service, Node itself, or V8 (idle, garbage collection). */
-const owner = (n) => {
+const owner = (n: ProfileNode) => {
   const { url, functionName } = n.callFrame;
   const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return pkg[1];
+  if (pkg?.[1]) return pkg[1];
   if (url.includes('/apps/api/dist/')) return `service: ${url.replace(/^.*\/apps\/api\/dist\//, '').split('/')[0]}`;
   if (url.includes('/packages/')) return url.replace(/^.*\/packages\/([^/]+)\/.*$/, '@svc/$1');
   if (url.startsWith('node:')) return `node: ${url.slice(5).split('/')[0]}`;
   return url ? 'other' : functionName.startsWith('(') ? functionName : `native: ${functionName}`;
 };
-const own = new Map();
-const byOwner = new Map();
-const beneath = new Map();
+const own = new Map<string, number>();
+const byOwner = new Map<string, number>();
+const beneath = new Map<string, number>();
 let total = 0;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] ?? 0;
   total += dt;
-  const key = name(nodes.get(id));
+  const key = name(nodeOf(id));
   own.set(key, (own.get(key) ?? 0) + dt);
-  const who = owner(nodes.get(id));
+  const who = owner(nodeOf(id));
   byOwner.set(who, (byOwner.get(who) ?? 0) + dt);
-  const seen = new Set();
-  for (let at = id; at !== undefined; at = parent.get(at)) {
-    const k = name(nodes.get(at));
+  const seen = new Set<string>();
+  for (let up: number | undefined = id; up !== undefined; up = parent.get(up)) {
+    const k = name(nodeOf(up));
     if (!seen.has(k)) beneath.set(k, (beneath.get(k) ?? 0) + dt);
     seen.add(k);
   }
 });
-const top = (m, count = 30) =>
+const top = (m: Map<string, number>, count = 30) =>
   [...m]
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)

@@ -1,15 +1,15 @@
-// Publication with webhooks and delivery to a local receiver: `node bench/webhooks.mjs [N]` from apps/api,
+// Publication with webhooks and delivery to a local receiver: `tsx bench/webhooks.ts [N]` from apps/api,
 // after the build (N = 1,000 unless given). On SQLite always, and on PostgreSQL when DATABASE_URL (or the local
 // test server) answers. Times: publishing N providers (engine, package, one transaction each with history,
 // change feed and outbox), then draining the N events with one dispatcher to a receiver in its own process.
-// `pnpm bench` times the same at 1,000 (all 10,000 with BENCH_FULL=1) as part of bench/scale.mjs.
+// `pnpm bench` times the same at 500 (all 10,000 with BENCH_FULL=1) as part of bench/scale.ts.
 
-import { Dataset, startReceiver } from './dataset.mjs';
-import { int, machine, postgresAnswers, seconds, table } from './harness.mjs';
+import { Dataset, type Engine, startReceiver } from './dataset.js';
+import { int, machine, postgresAnswers, seconds, table } from './harness.js';
 
 const N = Number(process.argv[2] ?? 1000);
 
-async function run(engine) {
+async function run(engine: Engine) {
   const dataset = await Dataset.create(engine);
   const receiver = await startReceiver();
   try {

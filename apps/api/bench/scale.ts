@@ -1,4 +1,4 @@
-// Scale and publication: `node bench/scale.mjs` from apps/api, after the build. On SQLite, and on PostgreSQL with
+// Scale and publication: `tsx bench/scale.ts` from apps/api, after the build. On SQLite, and on PostgreSQL with
 // Redis when both answer, two stores each:
 // - small: 100 providers published through the publishing service, one earlier publication each;
 // - large, built in steps: providers published one transaction each up to PUBLISHED (500; BENCH_FULL=1: all
@@ -6,24 +6,31 @@
 //   the default run fits its time; the 10,000 webhook events delivered to a receiver in its own process, timed;
 //   keys up to 100,000 and history up to 1,000,000 rows, in batches through Kysely.
 // Then a service over each, both running, and the same routes on both, taking turns, so the machine's noise
-// falls on both alike: as bench/http.mjs, plus a provider's newest history entry; the list pages through.
+// falls on both alike: as bench/http.ts, plus a provider's newest history entry; the list pages through.
 
-import { Dataset, providerId, providerName, startReceiver } from './dataset.mjs';
+import { encodeCursor } from '@svc/api/bench';
+import { Dataset, type Engine, providerId, providerName, startReceiver } from './dataset.js';
 import {
+  at,
+  type Child,
   describeLoad,
   int,
+  type LoadGenerator,
+  type Measured,
   machine,
   measureJobs,
+  type ProviderRef,
   postgresAnswers,
   progress,
   ROTATION,
+  type Route,
   redisAnswers,
   seconds,
   serviceRoutes,
   startLoadGenerator,
   startService,
   table,
-} from './harness.mjs';
+} from './harness.js';
 
 const FULL = process.env.BENCH_FULL === '1';
 const SMALL = 100;
@@ -32,27 +39,25 @@ const PUBLISHED = FULL ? LARGE : 500;
 const HISTORY = 1_000_000;
 const KEYS = 100_000;
 const TARGET_RATIO = 1.5;
-/** Shorter rounds and warm-up than bench/http.mjs: twice as many routes to measure, and no half-rate pass. */
+/** Shorter rounds and warm-up than bench/http.ts: twice as many routes to measure, and no half-rate pass. */
 const ROUND_S = Number(process.env.BENCH_SCALE_ROUND_S ?? 1);
 const WARMUP_S = 0.5;
 
-const { encodeCursor } = await import(new URL('../dist/http/pagination.js', import.meta.url).href);
-
 /** Providers spread over the first `count` (as many as a load cycles through), as { id, name }. */
-function spread(count) {
+function spread(count: number): ProviderRef[] {
   const step = Math.max(1, Math.floor(count / ROTATION));
-  const out = [];
+  const out: ProviderRef[] = [];
   for (let n = 1; n <= count && out.length < ROTATION; n += step)
     out.push({ id: providerId(n), name: providerName(n) });
   return out;
 }
 
 /** Positions through the list by name (next_cursor values, as the list hands them out), `count` of them. */
-function cursors(total, count) {
+function cursors(total: number, count: number): string[] {
   const byName = Array.from({ length: total }, (_, i) => ({ name: providerName(i + 1), id: providerId(i + 1) })).sort(
     (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1),
   );
-  const out = [];
+  const out: string[] = [];
   for (let i = 1; i < count; i++) {
     const at = byName[Math.floor((i * (total - 100)) / count)];
     if (at) out.push(encodeCursor(at));
@@ -60,7 +65,7 @@ function cursors(total, count) {
   return out;
 }
 
-function routesFor(dataset, providers) {
+function routesFor(dataset: Dataset, providers: number): Route[] {
   const routes = serviceRoutes({
     providers: spread(providers),
     keys: dataset.keys,
@@ -73,18 +78,34 @@ function routesFor(dataset, providers) {
     route: 'GET /api/v1/scores/{id}/history (newest)',
     requests: Array.from({ length: ROTATION }, (_, i) => ({
       method: 'GET',
-      path: `/api/v1/scores/${sample[i % sample.length].id}/history?limit=1`,
-      headers: { 'x-api-key': keys[i % keys.length] },
+      path: `/api/v1/scores/${at(sample, i % sample.length).id}/history?limit=1`,
+      headers: { 'x-api-key': at(keys, i % keys.length) },
     })),
   });
   return routes;
 }
 
-async function grow(engine, redis, load) {
+interface ScaleJob extends Route {
+  size: 'small' | 'large';
+  server: Child;
+}
+
+interface Run {
+  engine: Engine;
+  small: (ScaleJob & Measured)[];
+  large: (ScaleJob & Measured)[];
+  publishMs: number;
+  fillMs: number;
+  deliverMs: number;
+  historyMs: number;
+  keysMs: number;
+}
+
+async function grow(engine: Engine, redis: boolean, load: LoadGenerator): Promise<Run> {
   const small = await Dataset.create(engine);
   const large = await Dataset.create(engine);
   const receiver = await startReceiver();
-  const services = [];
+  const services: Child[] = [];
   try {
     await small.publishTo(SMALL);
     // Two publications each, as the large store has a hundred: the newest entry and a next page, both times.
@@ -101,11 +122,11 @@ async function grow(engine, redis, load) {
     progress(`${engine}: keys added up to ${int(KEYS)}`);
     const historyMs = await large.addHistoryTo(HISTORY);
     progress(`${engine}: history added up to ${int(HISTORY)} rows`);
-    const jobs = [];
+    const jobs: ScaleJob[] = [];
     for (const [size, dataset, providers] of [
       ['small', small, SMALL],
       ['large', large, LARGE],
-    ]) {
+    ] as const) {
       const service = await startService(dataset.location, { redis });
       services.push(service);
       for (const { route, requests } of routesFor(dataset, providers))
@@ -134,7 +155,7 @@ async function grow(engine, redis, load) {
 
 console.log(machine());
 const load = startLoadGenerator();
-const runs = [];
+const runs: Run[] = [];
 try {
   runs.push(await grow('sqlite', false, load));
   if ((await postgresAnswers()) && (await redisAnswers())) runs.push(await grow('postgres', true, load));
@@ -147,10 +168,11 @@ const ENGINE = { sqlite: 'SQLite', postgres: 'PostgreSQL + Redis' };
 console.log(
   `\nScale: the same routes over ${SMALL} providers and over ${int(LARGE)} providers with ${int(HISTORY)} history rows and ${int(KEYS)} keys, both services running: ${describeLoad({ half: false, roundS: ROUND_S, warmupS: WARMUP_S })}.\n`,
 );
-const rows = [];
+const rows: string[][] = [];
 for (const run of runs) {
   for (const small of run.small) {
     const large = run.large.find((r) => r.route === small.route);
+    if (!large) throw new Error(`${small.route} was not measured on the large store`);
     const slower = small.full.rps / large.full.rps;
     rows.push([
       ENGINE[run.engine],

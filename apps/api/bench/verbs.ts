@@ -1,0 +1,73 @@
+// The service verbs the benches call, in one place: the data sets and the soak seed write through these, so a
+// change of the verbs' signatures is made here alone.
+
+import {
+  type Clock,
+  createKey,
+  createWorkspace,
+  enableMcp,
+  publishIndicator,
+  registerWebhook,
+  type SecretBox,
+  type ServiceContext,
+  type Store,
+  secretBox,
+  standaloneContext,
+  systemClock,
+} from '@svc/api';
+import type { Framework, InputsDocument } from '@svc/methodology';
+
+/** The store and what the verbs take beside it. */
+export interface Bench {
+  store: Store;
+  clock: Clock;
+  box: SecretBox;
+}
+
+/** The bench's context over `store`: the system clock and a secret box sealed with `masterKey` (32 bytes). */
+export function benchOver(store: Store, masterKey: Buffer): Bench {
+  return { store, clock: systemClock, box: secretBox(masterKey) };
+}
+
+/** When every bench publication's inputs were approved. */
+export const APPROVED_AT = '2026-06-02T10:00:00.000Z';
+
+/** The verbs' context over the bench's store: the service itself acting, loopback webhook URLs allowed. */
+function ctxOf(b: Bench, workspaceId?: string): ServiceContext {
+  return standaloneContext(b.store, {
+    actor:
+      workspaceId === undefined
+        ? { kind: 'system' }
+        : { kind: 'key', caller: { keyId: 'bench', workspaceId, tier: 'ENTERPRISE', mcpEnabled: true } },
+    clock: b.clock,
+    box: b.box,
+    policy: { allowLoopback: true },
+  });
+}
+
+/** Publishes a validated document through the publishing verb; anything but `published` is an error. */
+export async function publish(b: Bench, document: InputsDocument, framework: Framework): Promise<void> {
+  const outcome = await publishIndicator(ctxOf(b), { document, framework, approvedAt: APPROVED_AT });
+  if (outcome.status !== 'published') throw new Error(`${document.provider.id}: ${outcome.status}`);
+}
+
+/** A new workspace (its id), with agent tools on when `mcp` is set. */
+export async function workspace(b: Bench, name: string, mcp = false): Promise<string> {
+  const ws = await createWorkspace(ctxOf(b), { name });
+  if (mcp) await enableMcp(ctxOf(b), { workspaceId: ws.workspace_id, enabled: true });
+  return ws.workspace_id;
+}
+
+/** A new key of `tier` in the workspace: the key itself and its id. */
+export async function key(b: Bench, workspaceId: string, tier: string): Promise<{ key: string; id: string }> {
+  const created = await createKey(ctxOf(b), { workspaceId, tier });
+  return { key: created.key, id: created.key_id };
+}
+
+/** Registers a webhook endpoint of the workspace at `url` for `risk_indicator.published` (loopback allowed). */
+export async function subscribe(b: Bench, workspaceId: string, url: string): Promise<void> {
+  await registerWebhook(ctxOf(b, workspaceId), {
+    url,
+    events: ['risk_indicator.published'],
+  });
+}
