@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import {
   ChangelogResponseSchema,
@@ -10,9 +11,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, embedded, type Served, serve, svcIn, svcJsonIn } from './operations.js';
 import { STACK_FRAME } from './svc.js';
 
-async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, { headers });
-  return { status: response.status, body: await response.json() };
+/**
+ * One GET on a connection of its own. The test blocks its event loop while `svc` commands run (spawnSync); a
+ * kept-alive connection the server closed meanwhile (its keep-alive timeout is 5 s) would fail the next request.
+ */
+function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 describe('svc serve on a seeded store', () => {

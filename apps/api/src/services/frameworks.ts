@@ -91,17 +91,19 @@ export async function publishFramework(
     return true;
   });
   if (created) ctx.frameworks?.invalidate();
-  const release = created ? row : await findRelease(store, definition.version);
+  const release = created ? row : await findRelease(ctx, { version: definition.version });
   if (!release) throw new Error(`framework release ${definition.version} vanished`);
   return { created, release, framework: releasedFramework(knownOf(ctx), release) };
 }
 
-export function findRelease(store: Store, version: string): Promise<FrameworkRelease | undefined> {
-  return findReleaseRow(store.db, version);
+/** The release recorded for a version ("1.0"), or undefined when it was never published. */
+export function findRelease(ctx: FrameworkScope, input: { version: string }): Promise<FrameworkRelease | undefined> {
+  return findReleaseRow(ctx.store.db, input.version);
 }
 
-export function listReleases(store: Store): Promise<FrameworkRelease[]> {
-  return listReleaseRows(store.db);
+/** Every release recorded, as the store keeps them. */
+export function listReleases(ctx: FrameworkScope): Promise<FrameworkRelease[]> {
+  return listReleaseRows(ctx.store.db);
 }
 
 /**

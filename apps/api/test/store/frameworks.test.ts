@@ -21,7 +21,7 @@ describe.each(engines)('framework releases on %s', (engine) => {
   const clock = manualClock('2026-07-01T09:00:00.000Z');
 
   it('falls back to the built-in signed-off v1.0 while no release is recorded', async () => {
-    expect(await listReleases(store)).toEqual([]);
+    expect(await listReleases(ctxOf(store))).toEqual([]);
     const current = await frameworkInForce(ctxOf(store, { clock }), { on: '2026-07-01' });
     expect(current.sha256).toBe(V1_0.sha256);
     expect(current.signOff?.role).toBe('chief_risk_officer');
@@ -44,7 +44,7 @@ describe.each(engines)('framework releases on %s', (engine) => {
       signed_off_by: 'Dana Risk',
       signed_off_on: '2026-07-01',
     });
-    expect(await findRelease(store, '1.0')).toEqual(result.release);
+    expect(await findRelease(ctxOf(store), { version: '1.0' })).toEqual(result.release);
     const current = await frameworkInForce(ctxOf(store, { clock }), { on: '2026-07-02' });
     expect(current.sha256).toBe(V1_0.sha256);
     expect(current.signOff?.signed_off_by).toBe('Dana Risk');
@@ -59,7 +59,7 @@ describe.each(engines)('framework releases on %s', (engine) => {
     const again = await publishFramework(ctxOf(store, { clock }), { framework: V1_0, signedOffBy: 'Someone Else' });
     expect(again.created).toBe(false);
     expect(again.release).toEqual(first.release);
-    expect(await listReleases(store)).toHaveLength(1);
+    expect(await listReleases(ctxOf(store))).toHaveLength(1);
   });
 
   it('refuses an unsigned request, a version the engine does not know and a changed definition', async () => {
@@ -73,7 +73,7 @@ describe.each(engines)('framework releases on %s', (engine) => {
     await expect(
       publishFramework(ctxOf(store, { clock }), { framework: tampered, signedOffBy: 'Dana Risk' }),
     ).rejects.toThrow(FrameworkError);
-    expect(await listReleases(store)).toEqual([]);
+    expect(await listReleases(ctxOf(store))).toEqual([]);
   });
 
   it('a process reads the releases at most once a second, and at once after its own publication', async () => {
