@@ -1,24 +1,16 @@
-import { type NextBandPath, type RiskIndicator, showControls } from '@svc/methodology';
+import { showControls } from '@svc/methodology';
 import { nextBandWords } from '../services/next-band-words.js';
+import type { PublishedIndicator } from '../services/scores.js';
 import { html, page } from './html.js';
 
-/** What the verification page shows: the stored indicator, its row's dates and hashes, and where it stands now. */
-export interface VerifyView {
+/**
+ * What the verification page shows: the published indicator as the service reads it (its row's dates and hashes,
+ * where it stands now), with the framework's short version ("1.0") when this service knows the framework, for the
+ * methodology link.
+ */
+export interface VerifyView extends Omit<PublishedIndicator, 'frameworkVersion'> {
   siteUrl: string;
-  indicator: RiskIndicator;
-  publishedAt: string;
-  scoreVerifiedAt: string;
-  inputsSha256: string;
-  frameworkSha256: string;
-  resultSha256: string;
-  /** The framework's short version ("1.0") when this service knows the framework, for the methodology link. */
   frameworkVersion: string | null;
-  /** The path to the next band stored beside the indicator; null until the service has computed it. */
-  pathToNextBand: NextBandPath | null;
-  standing:
-    | { kind: 'current' }
-    | { kind: 'superseded'; currentId: string | null }
-    | { kind: 'withdrawn'; withdrawnAt: string };
 }
 
 const when = (iso: string) => html`<time datetime="${iso}">${iso}</time>`;
