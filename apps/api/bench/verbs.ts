@@ -2,6 +2,7 @@
 // change of the verbs' signatures is made here alone.
 
 import {
+  acceptTerms,
   type Clock,
   createKey,
   createWorkspace,
@@ -54,6 +55,12 @@ export async function publish(b: Bench, document: InputsDocument, framework: Fra
 /** A new workspace (its id), with agent tools on when `mcp` is set. */
 export async function workspace(b: Bench, name: string, mcp = false): Promise<string> {
   const ws = await createWorkspace(ctxOf(b), { name });
+  await acceptTerms(ctxOf(b), {
+    workspaceId: ws.workspace_id,
+    administrator: 'Bench Administrator',
+    email: 'bench@example.com',
+    preview: mcp,
+  });
   if (mcp) await enableMcp(ctxOf(b), { workspaceId: ws.workspace_id, enabled: true });
   return ws.workspace_id;
 }

@@ -54,6 +54,7 @@ const EnvSchema = z.object({
   SVC_WEBHOOK_CONCURRENCY: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(256).default(16),
   SVC_WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
   SVC_WEBHOOK_DISPATCH: bool.default(true),
+  SVC_OPERATOR_TOKEN: z.string().optional(),
 });
 
 /** A duration such as `15s` or `500ms`, within bounds, as milliseconds. */
@@ -104,6 +105,8 @@ export interface Config {
     /** Whether `svc serve` runs a dispatcher (false when `svc webhooks dispatch` runs apart). */
     dispatch: boolean;
   };
+  /** The operator token a command acts with (SVC_OPERATOR_TOKEN); the server never uses it. */
+  operatorToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -145,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowLoopback: e.SVC_WEBHOOK_ALLOW_LOOPBACK,
       dispatch: e.SVC_WEBHOOK_DISPATCH,
     },
+    operatorToken: e.SVC_OPERATOR_TOKEN ?? null,
   };
 }
 

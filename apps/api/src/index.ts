@@ -4,6 +4,8 @@ export { type Clock, systemClock } from './clock.js';
 export { type Config, ConfigError, loadConfig } from './config.js';
 export { createDispatcher, createLogger, type RunningServer, startServer } from './server.js';
 export {
+  acceptTerms,
+  CURRENT_TERMS_VERSION,
   createKey,
   createWorkspace,
   enableMcp,
@@ -16,7 +18,17 @@ export {
   revokeKey,
   rotateWebhookSecret,
   showWorkspace,
+  type TermsAcceptance,
 } from './services/access.js';
+export {
+  type AuditEntry,
+  type AuditQuery,
+  type AuditVerification,
+  auditHead,
+  listAudit,
+  MAX_AUDIT_PAGE,
+  verifyAudit,
+} from './services/audit.js';
 export type { Actor, Caller, ServiceContext } from './services/context.js';
 export { listRequests, setRequestStatus } from './services/coverage-requests.js';
 export { ServiceError, type ServiceProblem } from './services/errors.js';
@@ -25,6 +37,7 @@ export {
   approveAllPending,
   approveInputs,
   listInputs,
+  type PendingApproval,
   type SubmissionRecord,
   type SubmittedDocument,
   submissionProblems,
@@ -40,9 +53,35 @@ export {
   listIssuanceRecords,
   updateIssuance,
 } from './services/issuances.js';
+export {
+  addOperator,
+  authorise,
+  type IssuedOperator,
+  isOpenMode,
+  listOperators,
+  OPEN_MODE_WARNING,
+  OPERATOR_ROLES,
+  OPERATOR_TOKEN_VARIABLE,
+  type OperatorRole,
+  type OperatorSummary,
+  ROLE_DUTIES,
+  resolveOperator,
+  revokeOperator,
+  rotateOperatorToken,
+} from './services/operators.js';
 export { listProviders, providerStanding, withdrawProvider } from './services/providers.js';
 export { publishRun, type RunOutcome, type RunReport } from './services/publication-run.js';
 export { type ChangeType, type PublishOutcome, publishIndicator } from './services/publishing.js';
+export {
+  diffPending,
+  type InputChange,
+  type PendingDiff,
+  type PendingOutcome,
+  type PendingSubmission,
+  type PendingSummary,
+  reviewAllPending,
+  showPending,
+} from './services/review.js';
 export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
 export { type StandaloneOptions, standaloneContext } from './services/services.js';
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';

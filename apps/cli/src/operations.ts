@@ -53,10 +53,17 @@ export function withMigratedStore<T>(ops: Operations, work: (store: Store) => Pr
   });
 }
 
-/** Who runs an operator's verbs: the name given with --by (until operators have credentials), the master key box. */
+/** Who runs an operator's verbs, and with what. */
 export interface OperatorOptions {
+  /** The name given with --by: taken in open mode only. */
   by?: string | undefined;
   box?: SecretBox | undefined;
+  /**
+   * The command changes the record: it acts for the holder of SVC_OPERATOR_TOKEN (refused when the token is
+   * unknown or revoked, or missing once the store has operators), or in open mode for the name given with --by,
+   * with a warning. The verbs check the role.
+   */
+  changes?: boolean;
 }
 
 /**
@@ -68,15 +75,32 @@ export function withOperator<T>(
   work: (ctx: ServiceContext) => Promise<T>,
   options: OperatorOptions = {},
 ): Promise<T> {
-  return withMigratedStore(ops, (store) =>
-    work(
+  return withMigratedStore(ops, async (store) => {
+    const actor = options.changes
+      ? await ops.api.resolveOperator(store, {
+          token: ops.config.operatorToken ?? undefined,
+          by: options.by,
+          needsOperator: true,
+        })
+      : { kind: 'operator' as const, id: null, name: options.by ?? null, open: false };
+    if (actor.open) warnOpenMode(ops);
+    return work(
       ops.api.standaloneContext(store, {
-        actor: { kind: 'operator', name: options.by ?? null },
+        actor: { kind: 'operator', id: actor.id, name: actor.name },
         box: options.box,
         clock: ops.api.systemClock,
       }),
-    ),
-  );
+    );
+  });
+}
+
+let warnedOpenMode = false;
+
+/** Says once per process that the store is in open mode (stderr, so --json output stays one document). */
+export function warnOpenMode(ops: Operations): void {
+  if (warnedOpenMode) return;
+  warnedOpenMode = true;
+  process.stderr.write(`warning: ${ops.api.OPEN_MODE_WARNING}\n`);
 }
 
 /** The box that seals workspace secrets: SVC_MASTER_KEY, or the key file in SVC_DATA_DIR (created on first use). */

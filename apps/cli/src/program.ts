@@ -1,15 +1,18 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { registerAudit } from './commands/audit.js';
 import { registerDb } from './commands/db.js';
 import { registerInputs } from './commands/inputs.js';
 import { registerIssuances } from './commands/issuances.js';
 import { registerKey } from './commands/key.js';
 import { registerMethodology } from './commands/methodology.js';
+import { registerOperator } from './commands/operator.js';
 import { registerProvider } from './commands/provider.js';
 import { registerPublish } from './commands/publish.js';
 import { registerRequests } from './commands/requests.js';
 import { registerScore } from './commands/score.js';
 import { registerServe } from './commands/serve.js';
+import { registerStatus } from './commands/status.js';
 import { registerVerify } from './commands/verify.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import { registerWorkspace } from './commands/workspace.js';
@@ -40,10 +43,13 @@ export function buildProgram(env: Environment = {}): Command {
   registerIssuances(program, env);
   registerRequests(program, env);
   registerServe(program, env);
+  registerStatus(program, env);
   registerDb(program, env);
   registerWorkspace(program, env);
   registerKey(program, env);
   registerWebhooks(program, env);
+  registerOperator(program, env);
+  registerAudit(program, env);
   withExitRule(program);
   return program;
 }

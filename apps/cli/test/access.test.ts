@@ -1,7 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentsOf, embedded, serve, storeOf, svcIn, svcJsonIn } from './operations.js';
+import {
+  acceptTerms,
+  afterOpenModeWarning,
+  contentsOf,
+  embedded,
+  serve,
+  storeOf,
+  svcIn,
+  svcJsonIn,
+} from './operations.js';
 import { STACK_FRAME } from './svc.js';
 
 interface CreatedWorkspace {
@@ -51,19 +60,26 @@ describe('svc workspace', () => {
   it('a blank name is bad usage (exit 2)', async () => {
     const run = svcIn(await embedded(), 'workspace', 'create', '   ');
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe('error: a workspace name is 1 to 200 characters\n');
+    expect(afterOpenModeWarning(run.stderr)).toBe('error: a workspace name is 1 to 200 characters\n');
   });
 
-  it('enable-mcp turns the agent tools on; an unknown workspace exits 1', async () => {
+  it('enable-mcp turns the agent tools on once the preview terms are accepted; an unknown workspace exits 1', async () => {
     const vars = await embedded();
     const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Agents').json;
+    acceptTerms(vars, workspace_id);
+    const early = svcJsonIn<{ error: string; code: string }>(vars, 'workspace', 'enable-mcp', workspace_id);
+    expect(early.status).toBe(1);
+    expect(early.json.code).toBe('refused');
+    expect(early.json.error).toContain(`svc workspace accept-terms ${workspace_id}`);
+    expect(early.json.error).toContain('--preview');
+    acceptTerms(vars, workspace_id, { preview: true });
     const run = svcJsonIn(vars, 'workspace', 'enable-mcp', workspace_id);
     expect(run.status).toBe(0);
     expect(run.json).toEqual({ workspace_id, mcp_enabled: true });
     expect(svcIn(vars, 'workspace', 'enable-mcp', workspace_id).stdout).toContain('agent tools (MCP) enabled');
     const unknown = svcIn(vars, 'workspace', 'enable-mcp', 'ws_000000000000000000000000');
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toBe('error: no workspace ws_000000000000000000000000\n');
+    expect(afterOpenModeWarning(unknown.stderr)).toBe('error: no workspace ws_000000000000000000000000\n');
   });
 });
 
@@ -74,6 +90,8 @@ describe('svc workspace list and show', () => {
     expect(svcIn(vars, 'workspace', 'list').stdout).toBe('no workspaces yet: svc workspace create NAME makes one\n');
     const risk = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Risk desk').json;
     const treasury = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Treasury').json;
+    acceptTerms(vars, risk.workspace_id);
+    acceptTerms(vars, treasury.workspace_id, { preview: true });
     const key = svcJsonIn<CreatedKey>(vars, 'key', 'create', '--workspace', risk.workspace_id, '--tier', 'FREE').json;
     svcJsonIn(vars, 'key', 'create', '--workspace', risk.workspace_id, '--tier', 'FREE');
     svcIn(vars, 'key', 'revoke', key.key_id);
@@ -111,6 +129,7 @@ describe('svc workspace list and show', () => {
   it('show gives one workspace with its settings and every key; an unknown id exits 1 naming it', async () => {
     const vars = await embedded();
     const ws = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Risk desk').json;
+    acceptTerms(vars, ws.workspace_id);
     const key = svcJsonIn<CreatedKey>(
       vars,
       'key',
@@ -135,11 +154,24 @@ describe('svc workspace list and show', () => {
       keys: [
         expect.objectContaining({ key_id: key.key_id, name: 'dashboard', tier: 'PROFESSIONAL', status: 'active' }),
       ],
+      terms_accepted: [
+        {
+          terms: 'api',
+          terms_version: expect.any(String),
+          administrator: 'Ada Admin',
+          email: 'ada@example.com',
+          accepted_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+          recorded_by: 'operator',
+        },
+      ],
     });
     const text = svcIn(vars, 'workspace', 'show', ws.workspace_id).stdout;
     expect(text).toMatch(new RegExp(`^workspace ${ws.workspace_id}: Risk desk\n`));
     expect(text).toContain('the previous one also signs until');
     expect(text).toContain('dashboard');
+    expect(text).toContain('the API terms: version ');
+    expect(text).toContain('accepted by Ada Admin <ada@example.com>');
+    expect(text).toContain('the agent-tool preview terms: not accepted');
     expect(text).not.toContain(key.key);
     expect(text).not.toContain(ws.webhook_secret);
     const missing = svcIn(vars, 'workspace', 'show', 'ws_nope');
@@ -153,6 +185,7 @@ describe('svc key', () => {
   it('create, list (never the key nor its hash), revoke, revoke again', async () => {
     const vars = await embedded();
     const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
+    acceptTerms(vars, workspace_id);
 
     const created = svcJsonIn<CreatedKey>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'PROFESSIONAL');
     expect(created.status, created.stderr).toBe(0);
@@ -204,6 +237,7 @@ describe('svc key', () => {
   it('create --name --expires-in: the key answers until its expiry, then 401 invalid_api_key like a revoked one; list shows name, expiry and status', async () => {
     const vars = await embedded();
     const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
+    acceptTerms(vars, workspace_id);
     const served = await serve(vars, '--port', '0');
     try {
       const started = Date.now();
@@ -261,6 +295,7 @@ describe('svc key', () => {
   it('a bad --expires-in is a usage error (exit 2), a bad --name is refused; neither creates a key', async () => {
     const vars = await embedded();
     const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
+    acceptTerms(vars, workspace_id);
     const base = ['key', 'create', '--workspace', workspace_id, '--tier', 'FREE'];
     for (const value of ['0', '-1d', '90', 'ninety days', '3651d', '1y']) {
       const run = svcIn(vars, ...base, '--expires-in', value);
@@ -283,7 +318,7 @@ describe('svc key', () => {
     ] as const) {
       const run = svcIn(vars, ...base, '--name', name);
       expect(run.status).not.toBe(0);
-      expect(run.stderr).toBe(`error: ${message}\n`);
+      expect(afterOpenModeWarning(run.stderr)).toBe(`error: ${message}\n`);
       expect(run.stderr).not.toMatch(STACK_FRAME);
     }
     const store = storeOf(vars);
@@ -294,6 +329,7 @@ describe('svc key', () => {
   it('create shows people the key once, with a warning', async () => {
     const vars = await embedded();
     const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
+    acceptTerms(vars, workspace_id);
     const run = svcIn(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'ENTERPRISE');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
@@ -302,24 +338,35 @@ describe('svc key', () => {
     expect(run.stdout).toContain('it will not be shown again');
   });
 
-  it('an unknown workspace or key exits 1 (refused), a bad tier 2 (bad usage), with a clear message', async () => {
+  it('an unknown workspace or key, or a workspace without accepted terms, exits 1 (refused), a bad tier 2 (bad usage), with a clear message', async () => {
     const vars = await embedded();
     const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
-    const cases: [string[], string, string, number][] = [
-      [['key', 'create', '--workspace', 'ws_nope', '--tier', 'FREE'], 'no workspace ws_nope', 'not_found', 1],
-      [['key', 'list', '--workspace', 'ws_nope'], 'no workspace ws_nope', 'not_found', 1],
-      [['key', 'revoke', 'key_nope'], 'no key key_nope', 'not_found', 1],
+    const bare = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'No terms').json.workspace_id;
+    acceptTerms(vars, workspace_id);
+    // The command line, the message, the JSON code, the exit status, and whether it changes the record (so warns).
+    const cases: [string[], string, string, number, boolean][] = [
+      [['key', 'create', '--workspace', 'ws_nope', '--tier', 'FREE'], 'no workspace ws_nope', 'not_found', 1, true],
+      [['key', 'list', '--workspace', 'ws_nope'], 'no workspace ws_nope', 'not_found', 1, false],
+      [['key', 'revoke', 'key_nope'], 'no key key_nope', 'not_found', 1, true],
+      [
+        ['key', 'create', '--workspace', bare, '--tier', 'FREE'],
+        `workspace ${bare} has no recorded acceptance of the API terms, so no key can be issued: record it first with svc workspace accept-terms ${bare} --administrator NAME --email EMAIL`,
+        'refused',
+        1,
+        true,
+      ],
       [
         ['key', 'create', '--workspace', workspace_id, '--tier', 'GOLD'],
         'tier must be one of FREE, PROFESSIONAL, ENTERPRISE, CUSTOM',
         'invalid_value',
         2,
+        true,
       ],
     ];
-    for (const [args, message, code, exit] of cases) {
+    for (const [args, message, code, exit, changes] of cases) {
       const run = svcIn(vars, ...args);
       expect(run.status, args.join(' ')).toBe(exit);
-      expect(run.stderr).toBe(`error: ${message}\n`);
+      expect(changes ? afterOpenModeWarning(run.stderr) : run.stderr).toBe(`error: ${message}\n`);
       const json = svcIn(vars, ...args, '--json');
       expect(json.status).toBe(exit);
       expect(JSON.parse(json.stdout)).toEqual({ error: message, code });

@@ -1,6 +1,15 @@
 import type { Store } from '@svc/api';
 import { describe, expect, it } from 'vitest';
-import { contentsOf, type Env, embedded, storeOf, svcIn, svcJsonIn } from './operations.js';
+import {
+  afterOpenModeWarning,
+  contentsOf,
+  type Env,
+  embedded,
+  storeOf,
+  svcIn,
+  svcJsonIn,
+  withoutOpenModeWarning,
+} from './operations.js';
 import { STACK_FRAME, WORKED_EXAMPLE } from './svc.js';
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
@@ -33,7 +42,7 @@ async function refusedUnchanged(vars: Env, exit: number, message: RegExp, ...arg
   const before = await withStoreOf(vars, contentsOf);
   const run = svcIn(vars, ...args);
   expect(run.status, run.stderr).toBe(exit);
-  expect(run.stderr).toMatch(message);
+  expect(withoutOpenModeWarning(run.stderr)).toMatch(message);
   expect(run.stderr).not.toMatch(STACK_FRAME);
   expect(run.stdout).toBe('');
   expect(await withStoreOf(vars, contentsOf)).toEqual(before);
@@ -66,6 +75,8 @@ describe('svc provider', () => {
     const version = Number((await withStoreOf(vars, versionOf))?.value);
     const withdrawn = svcJsonIn<Record<string, unknown>>(vars, 'provider', 'withdraw', WORKED_ID, '--reason', 'ceased');
     expect(withdrawn.status, withdrawn.stderr).toBe(0);
+    // Open mode (no operators): the one warning, nothing else.
+    expect(afterOpenModeWarning(withdrawn.stderr)).toBe('');
     expect(withdrawn.json).toEqual({
       provider_id: WORKED_ID,
       provider_name: 'Example Sats Lending',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  afterOpenModeWarning,
   contentsOf,
   type Env,
   embedded,
@@ -34,6 +35,8 @@ async function contents(vars: Env) {
 async function seedsOnceOnly(vars: Env, kind: string): Promise<void> {
   const first = svcJsonIn<SeedJson>(vars, 'db', 'seed', '--demo');
   expect(first.status, first.stderr).toBe(0);
+  // A fresh store has no operators: the seed publishes in open mode, and says so once.
+  expect(afterOpenModeWarning(first.stderr)).toBe('');
   expect(first.json.store).toBe(kind);
   expect(first.json.changed).toBe(true);
   expect(first.json.providers.length).toBeGreaterThanOrEqual(12);
@@ -63,7 +66,7 @@ describe('svc db migrate', () => {
     const vars = await embedded();
     const first = svcIn(vars, 'db', 'migrate');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 8 migrations`);
+    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 9 migrations`);
     expect(first.stdout).toContain('0001-initial');
     const second = svcIn(vars, 'db', 'migrate');
     expect(second.status).toBe(0);
@@ -85,6 +88,7 @@ describe('svc db migrate', () => {
         '0006-list-indexes',
         '0007-record-history',
         '0008-keys-and-best-band-paths',
+        '0009-operators-and-audit',
       ],
       up_to_date: false,
     });

@@ -14,6 +14,11 @@ import {
 import { contentsOf, freshSchema, postgresAvailable } from './operations.js';
 import { tempDir } from './svc.js';
 
+/** The newest entry of the audit trail, as stored. */
+function lastAuditEntry(store: Store) {
+  return store.db.selectFrom('audit_log').selectAll().orderBy('seq', 'desc').executeTakeFirstOrThrow();
+}
+
 const framework = getFramework(DEMO_FRAMEWORK_VERSION);
 const BANDS = ['LOW', 'MEDIUM', 'ELEVATED', 'HIGH', 'SEVERE'];
 const DAY_MS = 86_400_000;
@@ -186,7 +191,17 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
     const report = await seedDemo(store);
     expect(report.issuances).toEqual({ inserted: 0, updated: 1, unchanged: DEMO_ISSUANCES.length - 1 });
     expect(report.published).toBe(0);
-    expect(await contentsOf(store)).toEqual(before);
+    // The rows are as they were; the audit trail has the one change more.
+    expect(await contentsOf(store)).toEqual({
+      ...before,
+      counts: { ...before.counts, audit_log: (before.counts.audit_log ?? 0) + 1 },
+    });
+    expect(await lastAuditEntry(store)).toMatchObject({
+      actor_type: 'system',
+      actor_name: 'demo seed',
+      action: 'issuance.changed',
+      subject_id: edited,
+    });
   });
 
   it('reinstates a withdrawn demo provider at its last indicator (one NEW entry, one history row), without replaying its history', async () => {
@@ -207,6 +222,12 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
       ...before.counts,
       changelog: (before.counts.changelog ?? 0) + 1,
       indicator_history: (before.counts.indicator_history ?? 0) + 1,
+      audit_log: (before.counts.audit_log ?? 0) + 1,
+    });
+    expect(await lastAuditEntry(store)).toMatchObject({
+      actor_type: 'system',
+      actor_name: 'demo seed',
+      action: 'indicator.published',
     });
     // The reinstatement is one publication of the indicator it had; nothing earlier is replayed.
     expect(after.history.slice(0, before.history.length)).toEqual(before.history);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  acceptTerms,
   type Env,
   embedded,
   freshSchema,
@@ -76,6 +77,7 @@ describe.each(engines)('the ids the docs print, against the demo data (%s)', (en
     expect(svcIn(vars, 'db', 'seed', '--demo').status).toBe(0);
     served = await serve(vars, '--port', '0');
     const { workspace_id } = svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'Docs').json;
+    acceptTerms(vars, workspace_id);
     key = svcJsonIn<{ key: string }>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'ENTERPRISE').json
       .key;
   });

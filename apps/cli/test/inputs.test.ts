@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentsOf, embedded, storeOf, svcIn, svcJsonIn } from './operations.js';
+import { afterOpenModeWarning, contentsOf, embedded, storeOf, svcIn, svcJsonIn } from './operations.js';
 import { folderOf, readExample, STACK_FRAME, tempDir, WORKED_EXAMPLE, writeTemp } from './svc.js';
 
 interface Submission {
@@ -113,7 +113,7 @@ describe('svc inputs', () => {
     expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
     const own = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'alice');
     expect(own.status).toBe(1);
-    expect(own.stderr).toBe(
+    expect(afterOpenModeWarning(own.stderr)).toBe(
       `error: provider ${WORKED_ID}: alice submitted these inputs and cannot approve them; another analyst must\n`,
     );
     const approved = svcJsonIn<Submission[]>(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
@@ -138,7 +138,7 @@ describe('svc inputs', () => {
     });
     const unknown = svcIn(vars, 'inputs', 'approve', 'no-such-provider', '--by', 'bob');
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toBe('error: no provider no-such-provider\n');
+    expect(afterOpenModeWarning(unknown.stderr)).toBe('error: no provider no-such-provider\n');
   });
 
   it('a newer submission supersedes the pending one', async () => {
@@ -152,9 +152,13 @@ describe('svc inputs', () => {
     expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'alice').status).toBe(0);
   });
 
-  it('--by is required (usage, exit 2); an empty folder exits 2', async () => {
+  it('in open mode --by is required (exit 2, naming --by); an empty folder exits 2', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE).status).toBe(2);
+    const nameless = svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE);
+    expect(nameless.status).toBe(2);
+    expect(afterOpenModeWarning(nameless.stderr)).toMatch(/^error: name the submitter with --by NAME/);
+    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID).status).toBe(2);
+    expect(svcJsonIn(vars, 'inputs', 'list').json).toEqual([]);
     const empty = join(await tempDir(), 'empty');
     await mkdir(empty);
     expect(svcIn(vars, 'inputs', 'import', empty, '--by', 'alice').status).toBe(2);
@@ -179,10 +183,10 @@ describe('svc inputs approve --all-pending', () => {
     const bobs = svcIn(vars, 'inputs', 'import', await folderOf(['multiple-caps.json']), '--by', 'bob');
     expect(bobs.status, bobs.stderr).toBe(0);
 
-    const run = svcIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'Bob ');
+    const run = svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'Bob ');
     expect(run.status, run.stderr).toBe(1);
-    expect(run.stderr).toBe('');
-    const [approvedPart = '', refusedPart = ''] = run.stdout.split(/\n(?=1 submission not approved)/);
+    expect(afterOpenModeWarning(run.stderr)).toBe('');
+    const [, approvedPart = '', refusedPart = ''] = run.stdout.split(/\n(?=\d submissions? (?:approved|not approved))/);
     expect(approvedPart).toMatch(/^2 submissions approved by Bob; publish with: /);
     expect(approvedPart).toContain(WORKED_ID);
     expect(approvedPart).toContain(LOW_ID);
@@ -203,6 +207,7 @@ describe('svc inputs approve --all-pending', () => {
       'inputs',
       'approve',
       '--all-pending',
+      '--yes',
       '--by',
       'carol',
     );
@@ -212,7 +217,7 @@ describe('svc inputs approve --all-pending', () => {
     ]);
     expect(carol.json.refused).toEqual([]);
 
-    const none = svcIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'carol');
+    const none = svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'carol');
     expect(none.status).toBe(0);
     expect(none.stdout).toBe('no submissions are pending approval\n');
   });
@@ -225,6 +230,7 @@ describe('svc inputs approve --all-pending', () => {
       'inputs',
       'approve',
       '--all-pending',
+      '--yes',
       '--by',
       'alice',
     );

@@ -14,7 +14,7 @@ import {
   ScoreHistoryResponseSchema,
 } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Env, embedded, type Served, serve, svcIn, svcJsonIn } from './operations.js';
+import { acceptTerms, type Env, embedded, type Served, serve, svcIn, svcJsonIn } from './operations.js';
 import { STACK_FRAME } from './svc.js';
 
 /** A history of publications only (no withdrawal in it). */
@@ -34,6 +34,8 @@ function workspaceWithKey(vars: Env, enableMcp: boolean): { workspaceId: string;
   const workspace = svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'Agent');
   expect(workspace.status, workspace.stderr).toBe(0);
   const workspaceId = workspace.json.workspace_id;
+  // Keys need the API terms accepted; agent tools the preview terms too.
+  acceptTerms(vars, workspaceId, { preview: enableMcp });
   if (enableMcp) {
     const enabled = svcJsonIn(vars, 'workspace', 'enable-mcp', workspaceId);
     expect(enabled.status, enabled.stderr).toBe(0);

@@ -5,6 +5,7 @@ import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { openStore, type Store, type StoreLocation, TABLES } from '@svc/api';
 import pg from 'pg';
+import { expect } from 'vitest';
 import { BIN, type Run, tempDir } from './svc.js';
 
 /** Every variable loadConfig reads: cleared from the inherited environment, so each test says what it sets. */
@@ -22,6 +23,7 @@ const CONFIG_VARIABLES = [
   'SVC_STORE_TIMEOUT_MS',
   'SVC_SHUTDOWN_GRACE_MS',
   'SVC_MCP_ENABLED',
+  'SVC_OPERATOR_TOKEN',
 ];
 
 export type Env = Record<string, string>;
@@ -50,6 +52,31 @@ export function svcIn(vars: Env, ...args: string[]): Run {
 export function svcJsonIn<T = Record<string, unknown>>(vars: Env, ...args: string[]): Run & { json: T } {
   const run = svcIn(vars, ...args, '--json');
   return { ...run, json: JSON.parse(run.stdout) as T };
+}
+
+/** The line every record-changing command prints on stderr while the store has no operators (open mode). */
+const OPEN_MODE_WARNING = /^warning: open mode: this store has no operators[^\n]*\n/;
+
+/**
+ * The stderr of a record-changing command run in open mode, without its warning: fails unless the warning
+ * comes first and only once, so callers can go on to check the rest exactly.
+ */
+export function afterOpenModeWarning(stderr: string): string {
+  expect(stderr).toMatch(OPEN_MODE_WARNING);
+  expect(stderr.match(/warning: open mode:/g)).toHaveLength(1);
+  return stderr.replace(OPEN_MODE_WARNING, '');
+}
+
+/** stderr without the open-mode warning if it has one (a command refused before it opens the store has none). */
+export function withoutOpenModeWarning(stderr: string): string {
+  return OPEN_MODE_WARNING.test(stderr) ? afterOpenModeWarning(stderr) : stderr;
+}
+
+/** Records the contract administrator's acceptance of the API terms (and the preview terms): keys need it. */
+export function acceptTerms(vars: Env, workspaceId: string, options: { preview?: boolean } = {}): void {
+  const args = ['workspace', 'accept-terms', workspaceId, '--administrator', 'Ada Admin', '--email', 'ada@example.com'];
+  const run = svcIn(vars, ...args, ...(options.preview ? ['--preview'] : []));
+  expect(run.status, run.stderr).toBe(0);
 }
 
 export interface Served {
@@ -85,8 +112,12 @@ export function serve(vars: Env, ...args: string[]): Promise<Served> {
     }, 20_000);
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
-      const first = out.split('\n')[0];
-      if (!out.includes('\n') || first === undefined) return;
+      // Log records the server writes before listening are not the URL; serve.test.ts checks what comes first.
+      const first = out
+        .split('\n')
+        .slice(0, -1)
+        .find((line) => !isLogRecord(line));
+      if (first === undefined) return;
       clearTimeout(timer);
       const url = first.startsWith('{')
         ? (JSON.parse(first) as { url: string }).url
@@ -98,6 +129,16 @@ export function serve(vars: Env, ...args: string[]): Promise<Served> {
       reject(new Error(`svc serve exited (${code}) before printing a URL: ${err}`));
     });
   });
+}
+
+/** A line of the server's log (pino: one JSON object with a numeric level), as opposed to the CLI's own output. */
+function isLogRecord(line: string): boolean {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null && typeof (value as { level?: unknown }).level === 'number';
+  } catch {
+    return false;
+  }
 }
 
 // ---- PostgreSQL ----

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Store } from '@svc/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  afterOpenModeWarning,
   childEnv,
   contentsOf,
   type Env,
@@ -125,7 +126,7 @@ describe('svc publish', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('Refused (not published):');
     expect(run.stdout).toMatch(/confidence 0\.\d+ is below the publication threshold/);
-    expect(run.stderr).toBe('');
+    expect(afterOpenModeWarning(run.stderr)).toBe('');
     await withStoreOf(vars, async (store) => {
       expect((await contentsOf(store)).counts).toMatchObject({
         indicator_history: 0,

@@ -8,7 +8,7 @@ import {
   StatusResponseSchema,
 } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Env, embedded, type Served, serve, svcIn, svcJsonIn } from './operations.js';
+import { acceptTerms, type Env, embedded, type Served, serve, svcIn, svcJsonIn } from './operations.js';
 import { STACK_FRAME } from './svc.js';
 
 /**
@@ -80,6 +80,7 @@ describe('svc serve on a seeded store', () => {
 
   it('serves keyed routes to a key made with `svc key create`, and refuses it once revoked', async () => {
     const { workspace_id } = svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'HTTP').json;
+    acceptTerms(vars, workspace_id);
     const { key, key_id } = svcJsonIn<{ key: string; key_id: string }>(
       vars,
       'key',

@@ -5,6 +5,8 @@ import type { EndpointSummary } from '@svc/api';
 import { ChangelogResponseSchema, RiskIndicatorSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  acceptTerms,
+  afterOpenModeWarning,
   childEnv,
   type Env,
   embedded,
@@ -139,6 +141,7 @@ function workspaceWithKey(vars: Env): CreatedWorkspace & { key: string } {
   const workspace = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Webhooks');
   expect(workspace.status, workspace.stderr).toBe(0);
   const { workspace_id } = workspace.json;
+  acceptTerms(vars, workspace_id);
   const key = svcJsonIn<{ key: string }>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'PROFESSIONAL');
   expect(key.status, key.stderr).toBe(0);
   return { ...workspace.json, key: key.json.key };
@@ -315,7 +318,7 @@ describe('svc workspace rotate-secret', () => {
     const run = svcIn(vars, 'workspace', 'rotate-secret', unknown);
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`error: no workspace ${unknown}\n`);
+    expect(afterOpenModeWarning(run.stderr)).toBe(`error: no workspace ${unknown}\n`);
     const json = svcIn(vars, 'workspace', 'rotate-secret', unknown, '--json');
     expect(json.status).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual({ error: `no workspace ${unknown}`, code: 'not_found' });

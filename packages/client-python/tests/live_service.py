@@ -60,8 +60,9 @@ os.environ["NO_PROXY"] = os.environ["no_proxy"] = ",".join(
 
 
 class LiveService:
-    """A fresh store seeded with the demo data, one workspace with a FREE, a PROFESSIONAL and an ENTERPRISE key,
-    and ``svc serve`` on a free port. ``start()`` in setUpModule, ``stop()`` in tearDownModule."""
+    """A fresh store seeded with the demo data, one workspace (its API terms accepted) with a FREE, a PROFESSIONAL
+    and an ENTERPRISE key, and ``svc serve`` on a free port. ``start()`` in setUpModule, ``stop()`` in
+    tearDownModule."""
 
     TIERS = ("FREE", "PROFESSIONAL", "ENTERPRISE")
 
@@ -97,6 +98,16 @@ class LiveService:
             workspace = self.cli_json("workspace", "create", "Python client tests")
             self.workspace_id = workspace["workspace_id"]
             self.webhook_secret = workspace["webhook_secret"]
+            # Keys are issued only once the workspace's contract administrator has accepted the API terms.
+            self.cli(
+                "workspace",
+                "accept-terms",
+                self.workspace_id,
+                "--administrator",
+                "Python Client Tests Administrator",
+                "--email",
+                "admin@python-client-tests.example",
+            )
             for tier in self.TIERS:
                 self.keys[tier] = self.create_key(tier)
             self._serve()

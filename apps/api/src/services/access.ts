@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TIERS, type Tier } from '@svc/contracts';
 import { controlCharacterProblem } from '@svc/methodology';
+import type { Kysely } from 'kysely';
 import { type Clock, isoNow } from '../clock.js';
 import {
   type ApiKeyRow,
@@ -13,14 +14,19 @@ import {
 import {
   countWebhookEndpoints,
   findWorkspace,
+  insertTermsAcceptance,
   insertWorkspace,
+  latestAcceptances,
   listWorkspacesWithKeys,
   updateWorkspace,
 } from '../store/repositories/workspaces.js';
+import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { auditActorOf, recordAudit } from './audit.js';
 import { boxOf, type Caller, type ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { newId } from './ids.js';
+import { authorise, personName } from './operators.js';
 
 /** API keys carry a fixed prefix so secret scanners can find a leaked one. */
 export const KEY_PREFIX = 'svc_live_';
@@ -53,16 +59,22 @@ export async function createWorkspace(ctx: ServiceContext, input: { name: string
     throw new ServiceError('invalid_value', 'a workspace name is 1 to 200 characters');
   const unreadable = controlCharacterProblem(name);
   if (unreadable) throw new ServiceError('invalid_value', `a workspace name ${unreadable}`);
+  await authorise(ctx, 'admin', 'creating a workspace');
   const id = newId('ws');
   const secret = newWebhookSecret();
-  await insertWorkspace(store.db, {
-    id,
-    name: trimmed,
-    webhook_secret_enc: box.seal(secret),
-    previous_webhook_secret_enc: null,
-    previous_secret_expires_at: null,
-    mcp_enabled: 0,
-    created_at: isoNow(clock),
+  await store.db.transaction().execute(async (tx) => {
+    await insertWorkspace(tx, {
+      id,
+      name: trimmed,
+      webhook_secret_enc: box.seal(secret),
+      previous_webhook_secret_enc: null,
+      previous_secret_expires_at: null,
+      mcp_enabled: 0,
+      created_at: isoNow(clock),
+    });
+    await recordAudit(ctx, tx, [
+      { action: 'workspace.created', subject: { type: 'workspace', id }, details: { name: trimmed } },
+    ]);
   });
   return { workspace_id: id, webhook_secret: secret };
 }
@@ -95,6 +107,7 @@ export async function rotateWebhookSecret(
   if (!Number.isSafeInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_SECRET_OVERLAP_MS) {
     throw new ServiceError('invalid_value', 'the overlap must be from 0 to 7 days');
   }
+  await authorise(ctx, 'admin', "rotating a workspace's webhook secret");
   const secret = newWebhookSecret();
   return store.db.transaction().execute(async (tx) => {
     const workspace = await findWorkspace(tx, workspaceId);
@@ -105,6 +118,13 @@ export async function rotateWebhookSecret(
       previous_webhook_secret_enc: until ? workspace.webhook_secret_enc : null,
       previous_secret_expires_at: until,
     });
+    await recordAudit(ctx, tx, [
+      {
+        action: 'workspace.secret_rotated',
+        subject: { type: 'workspace', id: workspaceId },
+        details: { previous_secret_valid_until: until },
+      },
+    ]);
     return { workspace_id: workspaceId, webhook_secret: secret, previous_secret_valid_until: until };
   });
 }
@@ -143,6 +163,8 @@ export interface WorkspaceDetail {
   /** Webhook endpoints registered and not deleted. */
   webhook_endpoints: number;
   keys: KeySummary[];
+  /** The latest acceptance of each terms document (the API terms; the agent-tool preview terms). */
+  terms_accepted: TermsAcceptance[];
 }
 
 /** One workspace: its settings, its webhook endpoint count and every key (never a secret, never a key hash). */
@@ -161,15 +183,117 @@ export async function showWorkspace(ctx: ServiceContext, input: { workspaceId: s
     previous_secret_valid_until: until !== null && Date.parse(until) > now.getTime() ? until : null,
     webhook_endpoints: await countWebhookEndpoints(store.db, workspaceId),
     keys: await listKeys(ctx, { workspaceId }),
+    terms_accepted: (await latestAcceptances(store.db, workspaceId))
+      .map(({ terms, terms_version, administrator, email, accepted_at, recorded_by }) => ({
+        terms: terms as Terms,
+        terms_version,
+        administrator,
+        email,
+        accepted_at,
+        recorded_by,
+      }))
+      .sort((a, b) => (a.terms < b.terms ? -1 : 1)),
   };
 }
 
 /** Turns the agent tools on or off for a workspace's keys. */
 export async function enableMcp(ctx: ServiceContext, input: { workspaceId: string; enabled: boolean }): Promise<void> {
   const { workspaceId, enabled } = input;
-  if (!(await updateWorkspace(ctx.store.db, workspaceId, { mcp_enabled: enabled ? 1 : 0 }))) {
-    throw new ServiceError('not_found', `no workspace ${workspaceId}`);
+  await authorise(ctx, 'admin', `${enabled ? 'enabling' : 'disabling'} a workspace's agent tools`);
+  await ctx.store.db.transaction().execute(async (tx) => {
+    const workspace = await findWorkspace(tx, workspaceId);
+    if (!workspace) throw new ServiceError('not_found', `no workspace ${workspaceId}`);
+    if (enabled && !(await acceptanceOf(tx, workspaceId, 'agent_tools_preview'))) {
+      throw new ServiceError(
+        'refused',
+        `workspace ${workspaceId} has not accepted the agent-tool preview terms: record the acceptance first with svc workspace accept-terms ${workspaceId} --administrator NAME --email EMAIL --preview`,
+      );
+    }
+    // Enabling what is enabled changes nothing, and records nothing.
+    if (Number(workspace.mcp_enabled) === (enabled ? 1 : 0)) return;
+    await updateWorkspace(tx, workspaceId, { mcp_enabled: enabled ? 1 : 0 });
+    await recordAudit(ctx, tx, [
+      {
+        action: enabled ? 'workspace.agent_tools_enabled' : 'workspace.agent_tools_disabled',
+        subject: { type: 'workspace', id: workspaceId },
+      },
+    ]);
+  });
+}
+
+/** The terms documents a workspace's administrator accepts: the API terms, and the agent-tool preview terms. */
+export const TERMS = { api: 'the API terms', agent_tools_preview: 'the agent-tool preview terms' } as const;
+export type Terms = keyof typeof TERMS;
+/** The terms version recorded when none is named. */
+export const CURRENT_TERMS_VERSION = '2026-11';
+
+export interface TermsAcceptance {
+  terms: Terms;
+  terms_version: string;
+  administrator: string;
+  email: string | null;
+  accepted_at: string;
+  recorded_by: string;
+}
+
+async function acceptanceOf(db: Kysely<Database>, workspaceId: string, terms: Terms) {
+  return (await latestAcceptances(db, workspaceId)).find((a) => a.terms === terms);
+}
+
+/** An e-mail address as people write one: something@somewhere.tld, no spaces, at most 254 characters. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * Records that an authorised contract administrator accepted the API terms for a workspace (specification 5.2),
+ * and with `preview` the agent-tool preview terms too (4.12): keys are issued, and agent tools enabled, only after.
+ */
+export async function acceptTerms(
+  ctx: ServiceContext,
+  input: {
+    workspaceId: string;
+    administrator: string;
+    email: string;
+    termsVersion?: string | undefined;
+    preview?: boolean;
+  },
+): Promise<TermsAcceptance[]> {
+  const administrator = personName(input.administrator, "the contract administrator's name (--administrator)");
+  const email = input.email.trim();
+  if (email === '')
+    throw new ServiceError('invalid_value', "the contract administrator's e-mail address (--email) is required");
+  if (email.length > 254 || !EMAIL.test(email) || controlCharacterProblem(email)) {
+    throw new ServiceError('invalid_value', `--email is not an e-mail address: ${JSON.stringify(input.email)}`);
   }
+  const version = (input.termsVersion ?? CURRENT_TERMS_VERSION).trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/.test(version)) {
+    throw new ServiceError(
+      'invalid_value',
+      'a terms version is 1 to 40 letters, digits, ".", "_" or "-" (e.g. 2026-11)',
+    );
+  }
+  await authorise(ctx, 'admin', 'recording an acceptance of terms');
+  const recordedBy = auditActorOf(ctx).name ?? auditActorOf(ctx).type;
+  return ctx.store.db.transaction().execute(async (tx) => {
+    if (!(await findWorkspace(tx, input.workspaceId)))
+      throw new ServiceError('not_found', `no workspace ${input.workspaceId}`);
+    const now = isoNow(ctx.clock);
+    const accepted: TermsAcceptance[] = [];
+    for (const terms of input.preview ? (['api', 'agent_tools_preview'] as const) : (['api'] as const)) {
+      const row = { terms, terms_version: version, administrator, email, accepted_at: now, recorded_by: recordedBy };
+      await insertTermsAcceptance(tx, { id: newId('ta'), workspace_id: input.workspaceId, ...row });
+      accepted.push(row);
+    }
+    await recordAudit(
+      ctx,
+      tx,
+      accepted.map((a) => ({
+        action: 'workspace.terms_accepted',
+        subject: { type: 'workspace', id: input.workspaceId },
+        details: { terms: a.terms, terms_version: a.terms_version, administrator: a.administrator, email: a.email },
+      })),
+    );
+    return accepted;
+  });
 }
 
 export interface CreatedKey {
@@ -214,11 +338,27 @@ export async function createKey(ctx: ServiceContext, input: KeyRequest): Promise
       'a key expires more than 0 and at most 3650 days (ten years) after it is created',
     );
   }
-  if (!(await findWorkspace(store.db, workspaceId))) throw new ServiceError('not_found', `no workspace ${workspaceId}`);
+  await authorise(ctx, 'admin', 'issuing an API key');
   const now = clock.now();
   const expiresAt = lifetime === undefined ? null : new Date(now.getTime() + lifetime).toISOString();
   const { key, row } = newKeyRow(workspaceId, tier, now.toISOString(), { name, expiresAt });
-  await insertApiKey(store.db, row);
+  await store.db.transaction().execute(async (tx) => {
+    if (!(await findWorkspace(tx, workspaceId))) throw new ServiceError('not_found', `no workspace ${workspaceId}`);
+    if (!(await acceptanceOf(tx, workspaceId, 'api'))) {
+      throw new ServiceError(
+        'refused',
+        `workspace ${workspaceId} has no recorded acceptance of the API terms, so no key can be issued: record it first with svc workspace accept-terms ${workspaceId} --administrator NAME --email EMAIL`,
+      );
+    }
+    await insertApiKey(tx, row);
+    await recordAudit(ctx, tx, [
+      {
+        action: 'key.created',
+        subject: { type: 'api_key', id: row.id },
+        details: { workspace_id: workspaceId, tier, name, prefix: row.prefix, expires_at: expiresAt },
+      },
+    ]);
+  });
   return { key, key_id: row.id, workspace_id: workspaceId, tier: tier as Tier, name, expires_at: expiresAt };
 }
 
@@ -294,9 +434,15 @@ export async function listKeys(ctx: ServiceContext, input: { workspaceId: string
 /** Revokes a key at once on every instance; revoking a revoked key says so and changes nothing. */
 export async function revokeKey(ctx: ServiceContext, input: { keyId: string }): Promise<'revoked' | 'already'> {
   const { keyId } = input;
-  const outcome = await revokeApiKey(ctx.store.db, keyId, isoNow(ctx.clock));
-  if (outcome === 'unknown') throw new ServiceError('not_found', `no key ${keyId}`);
-  return outcome;
+  await authorise(ctx, 'admin', 'revoking an API key');
+  return ctx.store.db.transaction().execute(async (tx) => {
+    const outcome = await revokeApiKey(tx, keyId, isoNow(ctx.clock));
+    if (outcome === 'unknown') throw new ServiceError('not_found', `no key ${keyId}`);
+    if (outcome === 'revoked') {
+      await recordAudit(ctx, tx, [{ action: 'key.revoked', subject: { type: 'api_key', id: keyId } }]);
+    }
+    return outcome;
+  });
 }
 
 /** How often last_used_at is written for one key, at most. */

@@ -4,6 +4,7 @@
 // service answers from, and the list cursor. It is part of the service layer (the one way to the repositories);
 // nothing in the service imports it.
 
+export { appendAudit } from '../store/repositories/audit.js';
 export { increment, PUBLICATION_SEQ, PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
 export { providerRowOf } from '../store/repositories/providers.js';
 export { subscribedEndpoints } from '../store/repositories/webhooks.js';

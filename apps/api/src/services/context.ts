@@ -17,14 +17,18 @@ export interface Caller {
 
 /**
  * Who a verb acts for: a key's holder (an HTTP route or an agent tool), a client without a key (its address, for
- * the public routes), an operator at the command line (the name given, until operators have credentials), or the
- * service itself (migrations, the dispatcher, the demo seed).
+ * the public routes), an operator of the risk team (at the command line), or the service itself (migrations, the
+ * dispatcher, the demo seed: `name` says which).
+ *
+ * An operator with an `id` presented their token (services/operators.ts resolveOperator); one without is a name
+ * typed after `--by` in open mode (a store with no operators), or no name at all. Verbs that change the record
+ * check the actor with `authorise`, against the store, whatever the transport decided.
  */
 export type Actor =
   | { kind: 'key'; caller: Caller }
   | { kind: 'public'; client: string }
-  | { kind: 'operator'; name: string | null }
-  | { kind: 'system' };
+  | { kind: 'operator'; id: string | null; name: string | null }
+  | { kind: 'system'; name?: string };
 
 /**
  * Everything a service verb works with. Every verb has one signature, `(ctx, input)`: the transport (a route, an

@@ -15,9 +15,11 @@ import {
   listCoverageRequests,
   updateCoverageRequest,
 } from '../store/repositories/coverage-requests.js';
+import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { newId } from './ids.js';
+import { authorise } from './operators.js';
 
 /** Coverage requests: a client asks for a provider to be covered; operators review and answer. */
 
@@ -116,15 +118,14 @@ export async function setRequestStatus(
 ): Promise<CoverageRequestRow> {
   const { store, clock } = ctx;
   const { requestId } = input;
-  const change = input;
-  const status = change.status.trim().toUpperCase();
+  const status = input.status.trim().toUpperCase();
   const settable = REQUEST_STATUSES.filter((s) => s !== 'RECEIVED');
   if (!(settable as readonly string[]).includes(status)) {
     throw new ServiceError('invalid_value', `the status must be one of ${settable.join(', ')}`, [
       { path: '--status', message: `must be one of ${settable.join(', ')}` },
     ]);
   }
-  const note = change.note === undefined ? undefined : change.note.trim();
+  const note = input.note === undefined ? undefined : input.note.trim();
   if (note !== undefined && (note.length < 1 || note.length > 2000)) {
     throw new ServiceError('invalid_value', 'a note is 1 to 2000 characters', [
       { path: '--note', message: 'must be 1 to 2000 characters' },
@@ -133,6 +134,7 @@ export async function setRequestStatus(
   const unreadable = note === undefined ? null : controlCharacterProblem(note, 'multiline');
   if (unreadable)
     throw new ServiceError('invalid_value', `a note ${unreadable}`, [{ path: '--note', message: unreadable }]);
+  await authorise(ctx, 'analyst', 'setting the status of a coverage request');
   return store.db.transaction().execute(async (tx) => {
     const existing = await findCoverageRequest(tx, requestId);
     if (!existing) throw new ServiceError('not_found', `no coverage request ${requestId}`);
@@ -154,6 +156,13 @@ export async function setRequestStatus(
     }
     const resolvedAt = final ? isoNow(clock) : null;
     await updateCoverageRequest(tx, requestId, { status, resolution, resolvedAt });
+    await recordAudit(ctx, tx, [
+      {
+        action: final ? 'coverage_request.resolved' : 'coverage_request.status_changed',
+        subject: { type: 'coverage_request', id: requestId },
+        details: { status, previous_status: existing.status, note_changed: note !== undefined },
+      },
+    ]);
     return { ...existing, status: status as RequestStatus, resolution, resolved_at: resolvedAt };
   });
 }

@@ -13,8 +13,11 @@ import {
   listReleases as listReleaseRows,
 } from '../store/repositories/framework-releases.js';
 import type { Store } from '../store/store.js';
+import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
 import { type FrameworkRelease, type FrameworkReleases, releasedFramework } from './framework-releases.js';
+import { authorise } from './operators.js';
 import { emitEvent } from './webhooks/events.js';
 
 export type { FrameworkRelease };
@@ -23,7 +26,11 @@ export interface PublishFrameworkRequest {
   /** The framework to publish: its definition must be the one the engine knows for its version. */
   framework: Framework;
   /** The chief risk officer signing it off. */
-  signedOffBy: string;
+  /**
+   * Who signed it off, in open mode (and for the system): an operator with a token signs off in their own name,
+   * and naming someone else is refused.
+   */
+  signedOffBy?: string | undefined;
 }
 
 export interface PublishFrameworkResult {
@@ -46,14 +53,22 @@ export async function publishFramework(
   request: PublishFrameworkRequest,
 ): Promise<PublishFrameworkResult> {
   const { store, clock } = ctx;
-  const signedOffBy = request.signedOffBy.trim();
   const { definition, sha256 } = request.framework;
-  if (signedOffBy === '') {
-    throw new FrameworkError(
-      `${definition.framework_version} has no chief risk officer sign-off: name who signed it off`,
+  await authorise(ctx, 'chief_risk_officer', `signing off ${definition.framework_version}`);
+  const operator = ctx.actor.kind === 'operator' && ctx.actor.id !== null ? ctx.actor.name : null;
+  if (operator !== null && request.signedOffBy !== undefined) {
+    throw new ServiceError(
+      'refused',
+      `--signed-off-by is not accepted with an operator token: the sign-off is ${operator}'s, the holder of SVC_OPERATOR_TOKEN`,
     );
   }
-  const unreadable = controlCharacterProblem(request.signedOffBy);
+  const signedOffBy = operator ?? (request.signedOffBy ?? '').trim();
+  if (signedOffBy === '') {
+    throw new FrameworkError(
+      `${definition.framework_version} has no chief risk officer sign-off: name who signed it off with --signed-off-by NAME (this store has no operators; once it has, the chief risk officer's SVC_OPERATOR_TOKEN signs)`,
+    );
+  }
+  const unreadable = controlCharacterProblem(request.signedOffBy ?? '');
   if (unreadable) throw new FrameworkError(`the name of who signed it off (--signed-off-by) ${unreadable}`);
   const known = knownOf(ctx).get(definition.version);
   if (!known) {
@@ -88,6 +103,18 @@ export async function publishFramework(
         signed_off_at: row.signed_off_at,
       },
     });
+    await recordAudit(ctx, tx, [
+      {
+        action: 'framework.released',
+        subject: { type: 'framework', id: row.version },
+        details: {
+          framework_version: row.framework_version,
+          framework_sha256: row.framework_sha256,
+          effective_date: row.effective_date,
+          signed_off_by: row.signed_off_by,
+        },
+      },
+    ]);
     return true;
   });
   if (created) ctx.frameworks?.invalidate();

@@ -17,10 +17,12 @@ import {
   supersede,
 } from '../store/repositories/approved-inputs.js';
 import { findProvider, insertProviderIfAbsent, providerRowOf } from '../store/repositories/providers.js';
+import { type AuditNote, recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { frameworkInForce } from './frameworks.js';
 import { newId } from './ids.js';
+import { authorise } from './operators.js';
 
 /** Maker-checker: an analyst submits approved-inputs documents (PENDING), another analyst approves them. */
 
@@ -55,16 +57,34 @@ export interface SubmissionRecord {
 
 const newSubmissionId = () => newId('in');
 
-/** A person's name as the workflow records it: trimmed, 1 to 200 characters. */
-function analyst(ctx: ServiceContext, role: string): string {
-  const name = ctx.actor.kind === 'operator' ? (ctx.actor.name ?? '') : '';
+/** Who the workflow records as submitter or approver: the operator, by id when they presented a token. */
+interface Person {
+  id: string | null;
+  name: string;
+}
+
+/**
+ * The person a submission or an approval is recorded under, once the context may do it: an operator with the role,
+ * or in open mode the name given with --by (trimmed, 1 to 200 characters), or the system.
+ */
+async function person(ctx: ServiceContext, role: 'analyst' | 'approver', doing: string): Promise<Person> {
+  await authorise(ctx, role, doing);
+  const { actor } = ctx;
+  if (actor.kind === 'system') return { id: null, name: actor.name ?? 'system' };
+  const name = actor.kind === 'operator' ? (actor.name ?? '') : '';
+  const id = actor.kind === 'operator' ? actor.id : null;
+  const what = role === 'analyst' ? 'submitter' : 'approver';
   const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 200) {
-    throw new ServiceError('invalid_value', `the ${role}'s name (--by) is 1 to 200 characters`);
+  if (trimmed.length === 0) {
+    throw new ServiceError(
+      'invalid_value',
+      `name the ${what} with --by NAME (this store has no operators; once it has, SVC_OPERATOR_TOKEN says who you are)`,
+    );
   }
+  if (trimmed.length > 200) throw new ServiceError('invalid_value', `the ${what}'s name (--by) is 1 to 200 characters`);
   const unreadable = controlCharacterProblem(name);
-  if (unreadable) throw new ServiceError('invalid_value', `the ${role}'s name (--by) ${unreadable}`);
-  return trimmed;
+  if (unreadable) throw new ServiceError('invalid_value', `the ${what}'s name (--by) ${unreadable}`);
+  return { id, name: trimmed };
 }
 
 /** Every problem of every document under the framework in force (the engine's validation); empty when all are valid. */
@@ -101,7 +121,7 @@ export async function submitInputs(
   submission: { documents: readonly SubmittedDocument[] },
 ): Promise<SubmissionRecord[]> {
   const { store, clock } = ctx;
-  const by = analyst(ctx, 'submitter');
+  const by = await person(ctx, 'analyst', 'importing inputs');
   if (submission.documents.length === 0) throw new ServiceError('invalid_value', 'no documents to submit');
   const { valid, problems } = validateAll(submission.documents, await frameworkInForce(ctx));
   // Nothing dated after the present enters the record: evidence cannot come from the future.
@@ -131,14 +151,25 @@ export async function submitInputs(
         document: text,
         inputs_sha256: sha256Hex(text),
         status: 'PENDING',
-        submitted_by: by,
+        submitted_by: by.name,
         submitted_at: now,
         approved_by: null,
         approved_at: null,
+        submitted_by_id: by.id,
+        approved_by_id: null,
       };
       await insertApprovedInputs(tx, row);
       records.push(recordOf(row, document));
     }
+    await recordAudit(
+      ctx,
+      tx,
+      records.map((r) => ({
+        action: 'inputs.imported',
+        subject: { type: 'submission', id: r.id },
+        details: { provider_id: r.provider_id, inputs_sha256: r.inputs_sha256 },
+      })),
+    );
     return records;
   });
 }
@@ -153,7 +184,7 @@ export async function approveInputs(
   approval: { providerIds: readonly string[] },
 ): Promise<SubmissionRecord[]> {
   const { store, clock } = ctx;
-  const by = analyst(ctx, 'approver');
+  const by = await person(ctx, 'approver', 'approving inputs');
   const ids = [...new Set(approval.providerIds)];
   if (ids.length === 0) throw new ServiceError('invalid_value', 'no provider to approve');
   return store.db.transaction().execute(async (tx) => {
@@ -171,18 +202,19 @@ export async function approveInputs(
           future.map((p) => ({ source: id, ...p })),
         );
       }
-      if (sameAnalyst(pending.submitted_by, by)) {
+      if (samePerson(pending, by)) {
         throw new ServiceError(
           'refused',
-          `provider ${id}: ${by} submitted these inputs and cannot approve them; another analyst must`,
+          `provider ${id}: ${by.name} submitted these inputs and cannot approve them; another analyst must`,
         );
       }
       await supersede(tx, id, 'APPROVED');
       await markApproved(tx, pending.id, by, now);
       records.push(
-        recordOf({ ...pending, status: 'APPROVED', approved_by: by, approved_at: now }, parse(pending.document)),
+        recordOf({ ...pending, status: 'APPROVED', approved_by: by.name, approved_at: now }, parse(pending.document)),
       );
     }
+    await recordAudit(ctx, tx, records.map(approvedNote));
     return records;
   });
 }
@@ -192,34 +224,51 @@ export interface PendingApproval {
   approved: SubmissionRecord[];
   /** The pending submissions the approver submitted: still pending, for another analyst (maker-checker). */
   refused: (SubmissionRecord & { reason: string })[];
+  /** The pending submissions not among those named (they arrived after the review): still pending. */
+  unreviewed: SubmissionRecord[];
 }
 
 /**
  * Approves every pending submission the approver did not submit, in one transaction; each one they
  * submitted stays pending and is reported with the maker-checker reason, as approveInputs refuses it.
+ * Given `submissionIds` (the ones a review showed), only those: any other stays pending, reported as unreviewed.
  */
-export async function approveAllPending(ctx: ServiceContext): Promise<PendingApproval> {
+export async function approveAllPending(
+  ctx: ServiceContext,
+  input: { submissionIds?: readonly string[] } = {},
+): Promise<PendingApproval> {
   const { store, clock } = ctx;
-  const by = analyst(ctx, 'approver');
+  const by = await person(ctx, 'approver', 'approving inputs');
+  const shown = input.submissionIds ? new Set(input.submissionIds) : null;
   return store.db.transaction().execute(async (tx) => {
     const now = isoNow(clock);
     const ids = [...new Set((await listSubmissions(tx, { pendingOnly: true })).map((row) => row.provider_id))];
     const approved: SubmissionRecord[] = [];
     const refused: PendingApproval['refused'] = [];
+    const unreviewed: SubmissionRecord[] = [];
     for (const id of ids) {
       const pending = await latestPending(tx, id);
       if (!pending) continue;
       const document = parse(pending.document);
-      if (sameAnalyst(pending.submitted_by, by)) {
-        const reason = `${by} submitted these inputs and cannot approve them; another analyst must`;
+      if (shown && !shown.has(pending.id)) {
+        unreviewed.push(recordOf(pending, document));
+        continue;
+      }
+      if (samePerson(pending, by)) {
+        const reason = `${by.name} submitted these inputs and cannot approve them; another analyst must`;
         refused.push({ ...recordOf(pending, document), reason });
         continue;
       }
       await supersede(tx, id, 'APPROVED');
       await markApproved(tx, pending.id, by, now);
-      approved.push(recordOf({ ...pending, status: 'APPROVED', approved_by: by, approved_at: now }, document));
+      approved.push(recordOf({ ...pending, status: 'APPROVED', approved_by: by.name, approved_at: now }, document));
     }
-    return { approved: approved.sort(byProvider), refused: refused.sort(byProvider) };
+    await recordAudit(ctx, tx, approved.map(approvedNote));
+    return {
+      approved: approved.sort(byProvider),
+      refused: refused.sort(byProvider),
+      unreviewed: unreviewed.sort(byProvider),
+    };
   });
 }
 
@@ -243,9 +292,21 @@ export async function listInputs(
   );
 }
 
-/** Names compared as people write them: "Alice" and " alice" are one analyst. */
-function sameAnalyst(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
+/**
+ * Whether the approver submitted the inputs: the same operator by id; for a submission made without a token (open
+ * mode, or before operators), the same name as people write it ("Alice" and " alice" are one analyst).
+ */
+function samePerson(submission: { submitted_by: string; submitted_by_id: string | null }, approver: Person): boolean {
+  if (submission.submitted_by_id !== null && approver.id !== null) return submission.submitted_by_id === approver.id;
+  return submission.submitted_by.trim().toLowerCase() === approver.name.trim().toLowerCase();
+}
+
+function approvedNote(r: SubmissionRecord): AuditNote {
+  return {
+    action: 'inputs.approved',
+    subject: { type: 'submission', id: r.id },
+    details: { provider_id: r.provider_id, inputs_sha256: r.inputs_sha256, submitted_by: r.submitted_by },
+  };
 }
 
 /** A stored document (canonical JSON of a validated one), read back losslessly. */

@@ -5,9 +5,11 @@ import { isoNow } from '../clock.js';
 import { findIssuance, type IssuanceRow, listIssuances, upsertIssuance } from '../store/repositories/issuances.js';
 import { findProvider } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
+import { type AuditNote, recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { newId } from './ids.js';
+import { authorise } from './operators.js';
 import { AnnouncedPosition, decodeCursor, pageOf } from './paging.js';
 import { issuanceResource } from './served.js';
 import { emitEvent } from './webhooks/events.js';
@@ -129,11 +131,19 @@ export async function addIssuance(ctx: ServiceContext, input: IssuanceFields): P
     coupon_frequency: input.coupon_frequency ?? null,
     expected_pricing_date: input.expected_pricing_date ?? null,
   });
+  await authorise(ctx, 'analyst', 'recording an issuance');
   return store.db.transaction().execute(async (tx) => {
     await checkProvider(tx, fields.provider_id);
     const now = isoNow(clock);
     const row = rowOf(newId('iss'), fields, now, now);
     await upsertIssuance(tx, row);
+    await recordAudit(ctx, tx, [
+      issuanceNote(
+        row,
+        'added',
+        Object.keys(row).filter((k) => k !== 'id'),
+      ),
+    ]);
     return issuanceResource(row);
   });
 }
@@ -150,6 +160,7 @@ export async function updateIssuance(
   const { id, changes } = input;
   const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   if (Object.keys(given).length === 0) throw new ServiceError('invalid_value', 'give at least one field to change');
+  await authorise(ctx, 'analyst', 'changing an issuance');
   return store.db.transaction().execute(async (tx) => {
     const existing = await findIssuance(tx, id);
     if (!existing) throw new ServiceError('not_found', `no issuance ${id}`);
@@ -172,6 +183,7 @@ export async function updateIssuance(
         at: now,
         data: { issuance: issuanceResource(row), changed_fields: changed },
       });
+      await recordAudit(ctx, tx, [issuanceNote(row, 'updated', changed)]);
     }
     return issuanceResource(row);
   });
@@ -199,6 +211,7 @@ export async function closeIssuance(ctx: ServiceContext, input: { id: string; st
       { path: '--status', message: `must be ${ISSUANCE_CLOSED_STATUSES.join(' or ')}` },
     ]);
   }
+  await authorise(ctx, 'analyst', 'closing an issuance');
   return store.db.transaction().execute(async (tx) => {
     const existing = await findIssuance(tx, id);
     if (!existing) throw new ServiceError('not_found', `no issuance ${id}`);
@@ -210,6 +223,7 @@ export async function closeIssuance(ctx: ServiceContext, input: { id: string; st
       at: row.updated_at,
       data: { issuance: issuanceResource(row), changed_fields: ['status'] },
     });
+    await recordAudit(ctx, tx, [issuanceNote(row, 'closed', ['status'])]);
     return issuanceResource(row);
   });
 }
@@ -272,7 +286,9 @@ export async function importIssuances(
   input: { issuances: readonly IssuanceRecord[] },
 ): Promise<{ inserted: number; updated: number; unchanged: number }> {
   const counts = { inserted: 0, updated: 0, unchanged: 0 };
+  await authorise(ctx, 'analyst', 'importing issuances');
   await ctx.store.db.transaction().execute(async (tx) => {
+    const notes: AuditNote[] = [];
     for (const record of input.issuances) {
       const fields = validIssuance({
         ...record,
@@ -287,9 +303,20 @@ export async function importIssuances(
       }
       await upsertIssuance(tx, row);
       counts[existing ? 'updated' : 'inserted'] += 1;
+      notes.push(issuanceNote(row, existing ? 'imported over' : 'imported', []));
     }
+    await recordAudit(ctx, tx, notes);
   });
   return counts;
+}
+
+/** One change to an issuance as the audit trail records it: how, which fields, and the status it is left in. */
+function issuanceNote(row: IssuanceRow, change: string, fields: readonly string[]): AuditNote {
+  return {
+    action: 'issuance.changed',
+    subject: { type: 'issuance', id: row.id },
+    details: { change, fields: [...fields], status: row.status, provider_id: row.provider_id },
+  };
 }
 
 /** Field by field; numbers compared as numbers (PostgreSQL and SQLite both return them as such). */

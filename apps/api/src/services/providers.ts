@@ -5,8 +5,10 @@ import { insertChange } from '../store/repositories/changelog.js';
 import { increment, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import { findIndicator, findProvider, listProvidersWithIndicator } from '../store/repositories/providers.js';
 import { insertWithdrawal } from '../store/repositories/withdrawals.js';
+import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
+import { authorise } from './operators.js';
 import { emitEvent } from './webhooks/events.js';
 
 /** Providers as operators see them: every one, published or not, and withdrawing one from coverage. */
@@ -61,6 +63,7 @@ export async function withdrawProvider(
   }
   const unreadable = reason === undefined ? null : controlCharacterProblem(reason);
   if (unreadable) throw new ServiceError('invalid_value', `a withdrawal reason ${unreadable}`);
+  await authorise(ctx, 'approver', 'withdrawing a provider');
   return store.db.transaction().execute(async (tx) => {
     // Taken first, as publishing does: it serialises writers on PostgreSQL.
     await increment(tx, PUBLICATION_VERSION);
@@ -115,6 +118,13 @@ export async function withdrawProvider(
       at: now,
       data: { ...withdrawal, previous_band: current.risk_band as RiskBand },
     });
+    await recordAudit(ctx, tx, [
+      {
+        action: 'provider.withdrawn',
+        subject: { type: 'provider', id: providerId },
+        details: { risk_indicator_id: current.risk_indicator_id, publication_seq: provider.current_seq, reason: why },
+      },
+    ]);
     return withdrawal;
   });
 }

@@ -18,7 +18,8 @@ import type { Store } from '../store/store.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { frameworkInForce } from './frameworks.js';
-import { type ChangeType, changeOf, type PublishOutcome, publishIndicator } from './publishing.js';
+import { authorise } from './operators.js';
+import { type ChangeType, changeOf, type PublishOutcome, publishIndicator, publishingRole } from './publishing.js';
 
 export interface PublishRunRequest {
   /** The providers to publish, or every provider with approved inputs. */
@@ -31,6 +32,8 @@ export interface PublishRunRequest {
   onProgress?: ((done: number, total: number, providerId: string) => void) | undefined;
   /** Publish under this signed-off framework instead of the current one (a newly published version). */
   framework?: Framework | undefined;
+  /** The re-scoring of a framework release (see Publication.releaseRescore). */
+  releaseRescore?: boolean | undefined;
 }
 
 /** What happened to one provider (or, in a dry run, what would). */
@@ -83,6 +86,8 @@ export async function publishRun(ctx: ServiceContext, request: PublishRunRequest
   const onDate = request.date ?? isoNow(clock).slice(0, 10);
   const framework = request.framework ?? (await frameworkInForce(ctx, { on: onDate }));
   assertPublishable(framework);
+  // Refused before any scoring; each publication checks again in its own transaction (publishIndicator).
+  if (request.dryRun !== true) await authorise(ctx, publishingRole(request), 'publishing');
   const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
   const outcomes: RunOutcome[] = [];
   for (const id of ids) {
@@ -139,7 +144,12 @@ async function publishOne(
   }
   const outcome = request.dryRun
     ? await preview(store, framework, document)
-    : await publishIndicator(ctx, { document, framework, approvedAt: submission.approved_at });
+    : await publishIndicator(ctx, {
+        document,
+        framework,
+        approvedAt: submission.approved_at,
+        releaseRescore: request.releaseRescore,
+      });
   return { ...outcomeOf(providerId, document, outcome), submission_id: submission.id };
 }
 

@@ -26,7 +26,9 @@ import {
   upsertProvider,
 } from '../store/repositories/providers.js';
 import type { ChangelogTable, Database, IndicatorHistoryTable } from '../store/schema.js';
+import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
+import { authorise } from './operators.js';
 import { emitEvent } from './webhooks/events.js';
 
 export type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE' | 'WITHDRAWN';
@@ -49,6 +51,16 @@ export interface Publication {
   framework: Framework;
   /** When the inputs were last approved: the indicator's score_verified_at. */
   approvedAt: string;
+  /**
+   * The re-scoring that follows a framework release, part of the chief risk officer's act (that role is checked);
+   * any other publication needs the approver role.
+   */
+  releaseRescore?: boolean | undefined;
+}
+
+/** The role a publication needs (see Publication.releaseRescore). */
+export function publishingRole(p: { releaseRescore?: boolean | undefined }): 'approver' | 'chief_risk_officer' {
+  return p.releaseRescore ? 'chief_risk_officer' : 'approver';
 }
 
 /**
@@ -60,6 +72,7 @@ export interface Publication {
 export async function publishIndicator(ctx: ServiceContext, publication: Publication): Promise<PublishOutcome> {
   const { store, clock } = ctx;
   assertPublishable(publication.framework);
+  await authorise(ctx, publishingRole(publication), 'publishing');
   const { indicator, package: pkg } = scoreWithPackage(publication.document, publication.framework);
   // Nothing dated after the present is published, whichever path led here (see futureDatedProblems).
   const future = futureDatedProblems(publication.document, clock.now()).map((p) => p.path);
@@ -112,6 +125,21 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
         change,
         previous,
       });
+      await recordAudit(ctx, tx, [
+        {
+          action: 'indicator.published',
+          subject: { type: 'provider', id: p.id },
+          details: {
+            risk_indicator_id: indicator.risk_indicator_id,
+            publication_seq: seq,
+            final_score: indicator.final_score,
+            risk_band: indicator.risk_band,
+            confidence: indicator.confidence,
+            framework_version: indicator.framework_version,
+            change,
+          },
+        },
+      ]);
       return {
         status: 'published' as const,
         indicator,

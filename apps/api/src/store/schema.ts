@@ -23,6 +23,10 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  operators: OperatorsTable;
+  terms_acceptances: TermsAcceptancesTable;
+  audit_log: AuditLogTable;
+  audit_head: AuditHeadTable;
 }
 
 /** Every table, in dependency order. */
@@ -43,6 +47,10 @@ export const TABLES = [
   'webhook_events',
   'webhook_deliveries',
   'webhook_attempts',
+  'operators',
+  'terms_acceptances',
+  'audit_log',
+  'audit_head',
 ] as const satisfies readonly (keyof Database)[];
 
 // A table added to Database but not to TABLES fails to compile here.
@@ -105,6 +113,9 @@ export interface ApprovedInputsTable {
   submitted_at: string;
   approved_by: string | null;
   approved_at: string | null;
+  /** The operators behind submitted_by and approved_by; null in open mode and for submissions made before. */
+  submitted_by_id: string | null;
+  approved_by_id: string | null;
 }
 
 /** A published indicator, stored once per content-addressed id; its publications are in indicator_history. */
@@ -268,4 +279,55 @@ export interface WebhookAttemptsTable {
   status_code: number | null;
   error: string | null;
   response_excerpt: string | null;
+}
+
+/** A person of the risk team: roles (comma-separated, sorted) and the SHA-256 of their token, never the token. */
+export interface OperatorsTable {
+  id: string;
+  name: string;
+  /** The name in lower case: unique, so "Alice" and "alice" cannot both exist. */
+  name_key: string;
+  roles: string;
+  token_hash: string;
+  created_at: string;
+  /** When the token in force was issued (at creation, then at each rotation). */
+  token_issued_at: string;
+  revoked_at: string | null;
+}
+
+/** A contract administrator's acceptance of a terms document for a workspace. */
+export interface TermsAcceptancesTable {
+  id: string;
+  workspace_id: string;
+  /** `api` or `agent_tools_preview`. */
+  terms: string;
+  terms_version: string;
+  administrator: string;
+  /** Null only for the acceptances recorded by migration 0009 for workspaces that existed before. */
+  email: string | null;
+  accepted_at: string;
+  /** Who recorded it: an operator's name, or `system`. */
+  recorded_by: string;
+}
+
+/** One entry of the hash-chained audit trail (see store/audit-chain.ts); details are RFC 8785 JSON text. */
+export interface AuditLogTable {
+  seq: number;
+  at: string;
+  actor_type: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  action: string;
+  subject_type: string;
+  subject_id: string;
+  details: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The one row (id 1) naming the last entry of the audit trail: kept apart, so removing the tail shows. */
+export interface AuditHeadTable {
+  id: number;
+  seq: number;
+  hash: string;
 }

@@ -26,6 +26,7 @@ import * as pathToNextBand from './migrations/0005-path-to-next-band.js';
 import * as listIndexes from './migrations/0006-list-indexes.js';
 import * as recordHistory from './migrations/0007-record-history.js';
 import * as keysAndBestBandPaths from './migrations/0008-keys-and-best-band-paths.js';
+import * as operatorsAndAudit from './migrations/0009-operators-and-audit.js';
 import { readAtOnceWith } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -203,6 +204,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0006-list-indexes': listIndexes,
   '0007-record-history': recordHistory,
   '0008-keys-and-best-band-paths': keysAndBestBandPaths,
+  '0009-operators-and-audit': operatorsAndAudit,
 };
 
 /** Brings the schema up to date; safe to run again and from several processes at once. */

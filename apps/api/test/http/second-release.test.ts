@@ -1,6 +1,5 @@
 import { DCRF_1_0, defineFramework, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { enableMcp } from '../../src/services/access.js';
 import { frameworkInForce, publishFramework } from '../../src/services/frameworks.js';
 import { approveInputs, submitInputs } from '../../src/services/inputs.js';
 import { publishRun } from '../../src/services/publication-run.js';
@@ -10,6 +9,7 @@ import { ctxOf } from '../support/context.js';
 import { example, WORKED_ID } from '../support/documents.js';
 import { useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
+import { enableAgentTools } from '../support/terms.js';
 
 /**
  * A test framework signed off after DCRF v1.0: 1.0's definition with a module renamed and two criteria's weights
@@ -38,7 +38,7 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
     async (s) => {
       key = await s.key('ENTERPRISE');
       const issued = await s.issueKey('ENTERPRISE');
-      await enableMcp(ctxOf(s.services.store), { workspaceId: issued.workspaceId, enabled: true });
+      await enableAgentTools(ctxOf(s.services.store), issued.workspaceId);
       mcpKey = issued.key;
       const { store } = s.services;
       await submitInputs(ctxOf(store, { clock, by: 'maker' }), {

@@ -1,10 +1,10 @@
 import { McpManifestSchema, McpToolCallResponseSchema, TIER_HOURLY_LIMIT } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { enableMcp } from '../../src/services/access.js';
 import { ctxOf } from '../support/context.js';
 import { expectJson, expectNoLimitHeaders, expectProblem, limitHeadersOf } from '../support/responses.js';
 import { expiredKey, revoke, UNKNOWN_KEY, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
+import { enableAgentTools } from '../support/terms.js';
 import { callTool, MCP_ON, mcpKey, publishDemo, ZURICH } from './fixtures.js';
 
 const SCORE = { provider_name: ZURICH.provider.name };
@@ -87,7 +87,7 @@ describe.each(engines)('agent tools: keys, tiers, the preview gate and the hourl
     }
     // The REST routes of the tier are not gated: the key itself is fine.
     expect((await server().get('/api/v1/methodology', { key: issued.key })).status).toBe(200);
-    await enableMcp(ctxOf(server().services.store), { workspaceId: issued.workspaceId, enabled: true });
+    await enableAgentTools(ctxOf(server().services.store), issued.workspaceId);
     const res = await callTool(server(), issued.key, 'get_provider_score', SCORE);
     expect(res.status).toBe(200);
     expect(limitHeadersOf(res).remaining).toBe(TIER_HOURLY_LIMIT.ENTERPRISE - 2);
@@ -118,7 +118,7 @@ describe.each(engines)('agent tools: keys, tiers, the preview gate and the hourl
 
   it('a spent limit gets 429 rate_limited with Retry-After, for plain calls and MCP alike', async () => {
     const pro = await server().issueKey('PROFESSIONAL');
-    await enableMcp(ctxOf(server().services.store), { workspaceId: pro.workspaceId, enabled: true });
+    await enableAgentTools(ctxOf(server().services.store), pro.workspaceId);
     // Spend the whole budget through the limiter the routes use, under the key's bucket.
     const bucket = `key:${pro.keyId}`;
     for (let i = 0; i < TIER_HOURLY_LIMIT.PROFESSIONAL; i++) {

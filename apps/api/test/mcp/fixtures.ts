@@ -1,8 +1,8 @@
 import type { Tier } from '@svc/contracts';
-import { enableMcp } from '../../src/services/access.js';
 import { ctxOf } from '../support/context.js';
 import { example, type InputsDoc, variantOf, vary, withInput } from '../support/documents.js';
 import { publish, type TestServer } from '../support/server.js';
+import { enableAgentTools } from '../support/terms.js';
 
 /** Demo-like providers: accented names, two sharing a prefix, two whose names differ only by accents. */
 
@@ -43,7 +43,7 @@ export async function publishDemo(server: TestServer): Promise<void> {
 /** A key of the tier in a new workspace the operator enabled for the agent tools (`svc workspace enable-mcp`). */
 export async function mcpKey(server: TestServer, tier: Tier = 'PROFESSIONAL'): Promise<string> {
   const issued = await server.issueKey(tier);
-  await enableMcp(ctxOf(server.services.store), { workspaceId: issued.workspaceId, enabled: true });
+  await enableAgentTools(ctxOf(server.services.store), issued.workspaceId);
   return issued.key;
 }
 

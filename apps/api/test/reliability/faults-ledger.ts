@@ -10,6 +10,7 @@ import { example, vary } from '../support/documents.js';
 import { POSTGRES_URL } from '../support/environment.js';
 import { TEST_MASTER_KEY } from '../support/server.js';
 import { type FreshStore, freshStore, retryOnSchemaRace } from '../support/stores.js';
+import { acceptTestTerms } from '../support/terms.js';
 
 /** The store side of the fault suites: what they set up, and what they read back to judge it. */
 
@@ -58,6 +59,7 @@ export async function approvedProviders(store: Store, n: number): Promise<string
 /** A workspace with a key of the tier. */
 export async function keyOf(store: Store, tier: 'FREE' | 'ENTERPRISE' = 'ENTERPRISE') {
   const ws = await createWorkspace(ctxOf(store, { clock: systemClock, box }), { name: `faults ${tier}` });
+  await acceptTestTerms(ctxOf(store, { clock: systemClock }), ws.workspace_id);
   const key = await createKey(ctxOf(store, { clock: systemClock }), { workspaceId: ws.workspace_id, tier });
   return { key: key.key, keyId: key.key_id, workspaceId: ws.workspace_id };
 }
@@ -72,6 +74,7 @@ export async function subscriber(store: Store, url: string) {
       events: ['risk_indicator.published', 'risk_indicator.band_changed'],
     },
   );
+  await acceptTestTerms(ctxOf(store, { clock: systemClock }), ws.workspace_id);
   const key = await createKey(ctxOf(store, { clock: systemClock }), {
     workspaceId: ws.workspace_id,
     tier: 'ENTERPRISE',

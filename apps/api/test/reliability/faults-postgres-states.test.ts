@@ -6,12 +6,12 @@ import { example, WORKED_ID } from '../support/documents.js';
 
 const WORKED_NAME = example('worked-example').provider.name;
 
-import { enableMcp } from '../../src/services/access.js';
 import { ctxOf } from '../support/context.js';
 import { POSTGRES_URL } from '../support/environment.js';
 import { clientIp, expectProblem } from '../support/responses.js';
 import { publish, startTestServer, type TestServer } from '../support/server.js';
 import { adminQuery, engines } from '../support/stores.js';
+import { enableAgentTools } from '../support/terms.js';
 
 /**
  * The states a real PostgreSQL server can be in that are outages without being a refused TCP connection: the
@@ -53,7 +53,7 @@ describe.skipIf(!engines.includes('postgres'))('store outage states of a real Po
     });
     await publish(server, example('worked-example'));
     const issued = await server.issueKey('ENTERPRISE');
-    await enableMcp(ctxOf(server.services.store), { workspaceId: issued.workspaceId, enabled: true });
+    await enableAgentTools(ctxOf(server.services.store), issued.workspaceId);
     key = issued.key;
     const detail = (await (await server.get(`/api/v1/scores/${WORKED_ID}`, { key })).json()) as {
       risk_indicator_id: string;

@@ -106,8 +106,8 @@ export async function startApi(vars: Env): Promise<ApiProcess> {
   const api = startSvc(vars, 'serve', '--port', '0', '--json');
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const first = api.stdout().split('\n')[0];
-    if (api.stdout().includes('\n') && first) return { ...api, url: (JSON.parse(first) as { url: string }).url };
+    const url = listeningUrl(api.stdout());
+    if (url) return { ...api, url };
     if (!api.running()) throw new Error(`svc serve exited before listening: ${api.stderr()}${api.stdout()}`);
     if (Date.now() > deadline) {
       await api.kill('SIGKILL');
@@ -115,6 +115,18 @@ export async function startApi(vars: Env): Promise<ApiProcess> {
     }
     await sleep(20);
   }
+}
+
+/**
+ * The URL of serve's `{url}` line among the whole lines printed so far. The log shares stdout: at LOG_LEVEL warn,
+ * a store without operators logs the open-mode warning before the server listens.
+ */
+function listeningUrl(stdout: string): string | undefined {
+  for (const line of stdout.split('\n').slice(0, -1)) {
+    const printed = JSON.parse(line) as { url?: unknown; level?: unknown };
+    if (printed.level === undefined && typeof printed.url === 'string') return printed.url;
+  }
+  return undefined;
 }
 
 /** Kills (SIGKILL) every process still running: a failed test leaves none behind. */

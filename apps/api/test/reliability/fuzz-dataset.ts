@@ -1,5 +1,5 @@
 import { TIER_HOURLY_LIMIT, type Tier } from '@svc/contracts';
-import { createKey, enableMcp } from '../../src/services/access.js';
+import { createKey } from '../../src/services/access.js';
 import { addIssuance } from '../../src/services/issuances.js';
 import { withdrawProvider } from '../../src/services/providers.js';
 import { DEMO, idOf, SATS, SOCIETE } from '../mcp/fixtures.js';
@@ -8,6 +8,7 @@ import { example, variantOf } from '../support/documents.js';
 import type { Receiver } from '../support/receiver.js';
 import { clientIp } from '../support/responses.js';
 import { publish, revoke, type TestServer, UNKNOWN_KEY } from '../support/server.js';
+import { enableAgentTools } from '../support/terms.js';
 import type { FuzzRequest } from './fuzz-client.js';
 import { type Draft, KEY_WEIGHTS, type KeySlot } from './fuzz-requests.js';
 
@@ -44,7 +45,7 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
   // The main workspace: enabled for the agent tools, owner of the webhooks; a key pool per tier, each pool
   // large enough that its share of the planned requests spends at most half of each key's hourly limit.
   const main = await server.issueKey('ENTERPRISE');
-  await enableMcp(ctxOf(store), { workspaceId: main.workspaceId, enabled: true });
+  await enableAgentTools(ctxOf(store, { clock }), main.workspaceId);
   const pools = new Map<KeySlot, string[]>();
   for (const tier of TIERS_IN_USE) {
     const share = (planned * KEY_WEIGHTS[tier]) / totalWeight;

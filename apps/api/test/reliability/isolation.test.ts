@@ -13,7 +13,7 @@ import {
 } from '@svc/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { createKey, createWorkspace, enableMcp, hashKey, listKeys, revokeKey } from '../../src/services/access.js';
+import { createKey, createWorkspace, hashKey, listKeys, revokeKey } from '../../src/services/access.js';
 import { secretBox } from '../../src/services/secrets.js';
 import type { KeyedEndpointName } from '../http/security.js';
 import { ctxOf } from '../support/context.js';
@@ -22,6 +22,7 @@ import { type Receiver, startReceiver } from '../support/receiver.js';
 import { expectJson, expectProblem, limitHeadersOf } from '../support/responses.js';
 import { publish, TEST_MASTER_KEY, type TestServer, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
+import { enableAgentTools } from '../support/terms.js';
 
 /**
  * Workspace isolation, proved for every keyed endpoint of the contract: a key of one workspace, of any tier,
@@ -317,7 +318,7 @@ describe.each(engines)('workspace isolation on %s', (engine) => {
   async function setUp(s: TestServer, name: 'A' | 'B'): Promise<Side> {
     const { store, clock } = s.services;
     const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: `workspace ${name}` });
-    await enableMcp(ctxOf(store), { workspaceId: ws.workspace_id, enabled: true });
+    await enableAgentTools(ctxOf(store, { clock }), ws.workspace_id);
     const keys = {} as Side['keys'];
     for (const tier of TIERS) {
       const created = await createKey(ctxOf(store, { clock }), { workspaceId: ws.workspace_id, tier });

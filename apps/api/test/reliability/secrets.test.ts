@@ -14,14 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, type RunningServer, startServer } from '../../src/server.js';
-import {
-  createKey,
-  createWorkspace,
-  enableMcp,
-  hashKey,
-  revokeKey,
-  rotateWebhookSecret,
-} from '../../src/services/access.js';
+import { createKey, createWorkspace, hashKey, revokeKey, rotateWebhookSecret } from '../../src/services/access.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { ctxOf } from '../support/context.js';
@@ -31,6 +24,7 @@ import { type Receiver, startReceiver } from '../support/receiver.js';
 import { TEST_MASTER_KEY, UNKNOWN_KEY } from '../support/server.js';
 import { type Engine, engines, freshLocation, retryOnSchemaRace } from '../support/stores.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
+import { enableAgentTools } from '../support/terms.js';
 
 /**
  * No API key, key hash, webhook secret (old or new, whole or its base64 body), master key or sealed secret in any
@@ -188,7 +182,7 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
   async function workspace(name: string): Promise<string> {
     const { store, clock } = server().services;
     const ws = await createWorkspace(ctxOf(store, { clock, box }), { name });
-    await enableMcp(ctxOf(store), { workspaceId: ws.workspace_id, enabled: true });
+    await enableAgentTools(ctxOf(store, { clock }), ws.workspace_id);
     secrets.push(...webhookSecrets(`the webhook secret of ${name}`, ws.webhook_secret));
     await recordSealed(ws.workspace_id);
     return ws.workspace_id;

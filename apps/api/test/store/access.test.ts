@@ -2,7 +2,6 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createKey,
   createWorkspace,
-  enableMcp,
   hashKey,
   KeyAuthenticator,
   listKeys,
@@ -25,6 +24,7 @@ import { findWorkspace, insertWorkspace, updateWorkspace } from '../../src/store
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { engines, useFreshStore } from '../support/stores.js';
+import { acceptTestTerms, enableAgentTools, TEST_ADMINISTRATOR } from '../support/terms.js';
 
 const workspace = (id: string, name = `workspace ${id}`) => ({
   id,
@@ -146,6 +146,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
       const ctx = ctxOf(store, { clock, box });
       const ws = await createWorkspace(ctx, { name: '  Risk team  ' });
       expect((await findWorkspace(store.db, ws.workspace_id))?.name).toBe('Risk team');
+      await acceptTestTerms(ctx, ws.workspace_id);
       const created = await createKey(ctx, { workspaceId: ws.workspace_id, tier: 'PROFESSIONAL' });
       const auth = new KeyAuthenticator(store, clock);
       expect(await auth.authenticate(created.key)).toEqual({
@@ -165,6 +166,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
       const clock = manualClock();
       const ctx = ctxOf(store, { clock, box });
       const ws = await createWorkspace(ctx, { name: 'Risk team' });
+      await acceptTestTerms(ctx, ws.workspace_id);
       const created = await createKey(ctx, { workspaceId: ws.workspace_id, tier: 'FREE' });
       const [listed] = await listKeys(ctx, { workspaceId: ws.workspace_id });
       expect(listed).toEqual({
@@ -185,6 +187,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
       const clock = manualClock();
       const ctx = ctxOf(store, { clock, box });
       const ws = await createWorkspace(ctx, { name: 'Risk team' });
+      await acceptTestTerms(ctx, ws.workspace_id);
       const created = await createKey(ctx, {
         workspaceId: ws.workspace_id,
         tier: 'PROFESSIONAL',
@@ -213,6 +216,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
       const clock = manualClock();
       const ctx = ctxOf(store, { clock, box });
       const ws = await createWorkspace(ctx, { name: 'Risk team' });
+      await acceptTestTerms(ctx, ws.workspace_id);
       const refused = [
         [{ name: '   ' }, /1 to 200 characters/],
         [{ name: 'x'.repeat(201) }, /1 to 200 characters/],
@@ -238,6 +242,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
       const a = await createWorkspace(ctx, { name: 'Alpha desk' });
       clock.advance(1000);
       const b = await createWorkspace(ctx, { name: 'Beta desk' });
+      await acceptTestTerms(ctx, a.workspace_id);
       await createKey(ctx, { workspaceId: a.workspace_id, tier: 'FREE', name: 'kept' });
       clock.advance(1);
       await createKey(ctx, { workspaceId: a.workspace_id, tier: 'FREE', expiresInMs: 60_000 });
@@ -245,7 +250,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
       const revoked = await createKey(ctx, { workspaceId: a.workspace_id, tier: 'FREE' });
       await revokeKey(ctx, { keyId: revoked.key_id });
       await rotateWebhookSecret(ctx, { workspaceId: b.workspace_id, overlapMs: 3_600_000 });
-      await enableMcp(ctx, { workspaceId: b.workspace_id, enabled: true });
+      await enableAgentTools(ctx, b.workspace_id);
       clock.advance(59_999);
       expect(await listWorkspaces(ctx)).toEqual([
         {
@@ -274,6 +279,13 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
         previous_secret_valid_until: '2026-07-01T10:00:01.002Z',
         webhook_endpoints: 0,
         keys: [],
+        terms_accepted: ['agent_tools_preview', 'api'].map((terms) => ({
+          terms,
+          terms_version: '2026-11',
+          ...TEST_ADMINISTRATOR,
+          accepted_at: '2026-07-01T09:00:01.002Z',
+          recorded_by: 'service',
+        })),
       });
       expect((await showWorkspace(ctx, { workspaceId: a.workspace_id })).keys.map((k) => k.status)).toEqual([
         'active',

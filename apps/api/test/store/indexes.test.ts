@@ -185,7 +185,7 @@ const CASES: Case[] = [
   { name: 'latestApproved', kind: 'lookup', run: (db) => latestApproved(db, P1) },
   { name: 'latestPending', kind: 'lookup', run: (db) => latestPending(db, P1) },
   { name: 'supersede', kind: 'lookup', run: (db) => supersede(db, P1, 'PENDING') },
-  { name: 'markApproved', kind: 'lookup', run: (db) => markApproved(db, 'ai_2', 'analyst.b', AT) },
+  { name: 'markApproved', kind: 'lookup', run: (db) => markApproved(db, 'ai_2', { id: null, name: 'analyst.b' }, AT) },
   {
     name: 'listSubmissions, pending only',
     kind: 'ordered',
@@ -560,6 +560,8 @@ async function seed(s: FreshStore): Promise<void> {
       submitted_at: AT,
       approved_by: status === 'APPROVED' ? 'analyst.b' : null,
       approved_at: status === 'APPROVED' ? AT : null,
+      submitted_by_id: null,
+      approved_by_id: null,
     });
   }
   await upsertIssuance(db, issuance('iss_1'));

@@ -22,19 +22,24 @@ const MIGRATIONS = [
   '0006-list-indexes',
   '0007-record-history',
   '0008-keys-and-best-band-paths',
+  '0009-operators-and-audit',
 ];
 
 const TABLES = [
   'api_keys',
   'approved_inputs',
+  'audit_head',
+  'audit_log',
   'changelog',
   'coverage_requests',
   'framework_releases',
   'indicator_history',
   'issuances',
+  'operators',
   'providers',
   'risk_indicators',
   'store_meta',
+  'terms_acceptances',
   'webhook_attempts',
   'webhook_deliveries',
   'webhook_endpoints',
@@ -42,6 +47,16 @@ const TABLES = [
   'withdrawals',
   'workspaces',
 ];
+
+/** Takes the store back to before 0009 (migrations run in order: a store before 0007 or 0008 had none of it). */
+async function undo0009(store: Store): Promise<void> {
+  for (const table of ['audit_head', 'audit_log', 'terms_acceptances', 'operators']) {
+    await store.db.schema.dropTable(table).execute();
+  }
+  await store.db.schema.alterTable('approved_inputs').dropColumn('submitted_by_id').execute();
+  await store.db.schema.alterTable('approved_inputs').dropColumn('approved_by_id').execute();
+  await sql`delete from kysely_migration where name = '0009-operators-and-audit'`.execute(store.db);
+}
 
 /** The tables of the store's own schema (a PostgreSQL database holds other tests' schemas too). */
 /** Writes one workspace: data that a later migration must keep. */
@@ -191,7 +206,8 @@ describe.each(engines)('migrations on %s', (engine) => {
     // The store as it was before 0007: no withdrawals table, and 0007 not recorded.
     await store.db.schema.dropTable('withdrawals').execute();
     await sql`delete from kysely_migration where name = '0007-record-history'`.execute(store.db);
-    // Migrations run in order: the store as it was before 0007 had none of 0008 either.
+    // Migrations run in order: the store as it was before 0007 had none of 0008 or 0009 either.
+    await undo0009(store);
     await store.db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
     await store.db.schema.alterTable('api_keys').dropColumn('name').execute();
     await sql`delete from kysely_migration where name = '0008-keys-and-best-band-paths'`.execute(store.db);
@@ -201,7 +217,11 @@ describe.each(engines)('migrations on %s', (engine) => {
       .orderBy('seq')
       .execute();
 
-    expect(await migrate(store)).toEqual(['0007-record-history', '0008-keys-and-best-band-paths']);
+    expect(await migrate(store)).toEqual([
+      '0007-record-history',
+      '0008-keys-and-best-band-paths',
+      '0009-operators-and-audit',
+    ]);
     expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
       {
         after_seq: history[0]?.seq,
@@ -235,7 +255,8 @@ describe.each(engines)('migrations on %s', (engine) => {
     const store = open(p);
     await migrateBesideOtherTests(store);
     await addWorkspace(store, 'kept');
-    // The store as it was before 0008: the two columns gone and the migration not recorded, a key in it.
+    // The store as it was before 0008 (so before 0009): the two columns gone and the migration not recorded, a key in it.
+    await undo0009(store);
     await store.db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
     await store.db.schema.alterTable('api_keys').dropColumn('name').execute();
     await sql`delete from kysely_migration where name = '0008-keys-and-best-band-paths'`.execute(store.db);
@@ -243,7 +264,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       values ('key_old', 'ws_1', 'svc_live_abcdef', ${'ab'.repeat(32)}, 'PROFESSIONAL', '2026-07-01T00:00:00.000Z', null, null)`.execute(
       store.db,
     );
-    expect(await migrateBesideOtherTests(store)).toEqual(['0008-keys-and-best-band-paths']);
+    expect(await migrateBesideOtherTests(store)).toEqual(['0008-keys-and-best-band-paths', '0009-operators-and-audit']);
     expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
       {
         id: 'key_old',
@@ -299,11 +320,15 @@ describe.each(engines)('migrations on %s', (engine) => {
         .set({ path_to_next_band: JSON.stringify({ ...low, steps: oldSteps }) })
         .where('risk_band', '=', 'LOW')
         .execute();
+      await undo0009(store);
       await store.db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
       await store.db.schema.alterTable('api_keys').dropColumn('name').execute();
       await sql`delete from kysely_migration where name = '0008-keys-and-best-band-paths'`.execute(store.db);
 
-      expect(await migrateBesideOtherTests(store)).toEqual(['0008-keys-and-best-band-paths']);
+      expect(await migrateBesideOtherTests(store)).toEqual([
+        '0008-keys-and-best-band-paths',
+        '0009-operators-and-audit',
+      ]);
       expect(await paths()).toEqual({ LOW: null, MEDIUM: now.MEDIUM });
       expect(await backfillNextBand(store)).toBe(1);
       expect(await paths()).toEqual(now);

@@ -243,6 +243,8 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
       submitted_at: '2026-07-01T09:00:00.000Z',
       approved_by: 'lead.b',
       approved_at: '2026-07-01T10:00:00.000Z',
+      submitted_by_id: null,
+      approved_by_id: null,
       ...over,
     });
     beforeEach(async () => {

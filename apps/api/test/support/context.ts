@@ -10,8 +10,10 @@ export interface TestContextOptions {
   clock?: Clock;
   box?: SecretBox;
   policy?: UrlPolicy;
-  /** Act for an operator of this name (the CLI's --by). */
+  /** Act for an operator of this name (the CLI's --by in open mode, or the operator's name with operatorId). */
   by?: string;
+  /** The id of the operator `by` names, as a presented token resolves it (services/operators.ts resolveOperator). */
+  operatorId?: string;
   /** The frameworks known and recorded (a cache of the test's own); by default the engine's. */
   frameworks?: FrameworkReleases;
   /** Act for a key of this workspace (the keyed routes and the webhook verbs). */
@@ -27,7 +29,7 @@ export function ctxOf(store: Store, options: TestContextOptions = {}): ServiceCo
           caller: { keyId: 'key_test', workspaceId: options.workspaceId, tier: 'ENTERPRISE', mcpEnabled: true },
         }
       : options.by !== undefined
-        ? { kind: 'operator', name: options.by }
+        ? { kind: 'operator', id: options.operatorId ?? null, name: options.by }
         : { kind: 'system' };
   return standaloneContext(store, {
     actor,

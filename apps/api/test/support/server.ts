@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { createKey, createWorkspace, enableMcp, hashKey, revokeKey } from '../../src/services/access.js';
+import { createKey, createWorkspace, hashKey, revokeKey } from '../../src/services/access.js';
 import { type PublishOutcome, publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { findApiKeyByHash } from '../../src/store/repositories/api-keys.js';
@@ -16,6 +16,7 @@ import type { StoreLocation } from '../../src/store/store.js';
 import { ctxOf } from '../support/context.js';
 import { framework, validated } from './documents.js';
 import { type Engine, freshLocation, retryOnSchemaRace } from './stores.js';
+import { acceptTestTerms, enableAgentTools } from './terms.js';
 
 export interface TestServer extends RunningServer {
   engine: Engine;
@@ -104,6 +105,7 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
   const instances: RunningServer[] = [];
   const issueKey = async (tier: Tier): Promise<IssuedKey> => {
     const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: `test ${tier}` });
+    await acceptTestTerms(ctxOf(store, { clock }), ws.workspace_id);
     const created = await createKey(ctxOf(store, { clock }), { workspaceId: ws.workspace_id, tier });
     return { key: created.key, keyId: created.key_id, workspaceId: ws.workspace_id, webhookSecret: ws.webhook_secret };
   };
@@ -192,7 +194,7 @@ export async function expiredKey(server: TestServer, tier: Tier = 'ENTERPRISE'):
   const box = secretBox(Buffer.from(TEST_MASTER_KEY, 'hex'));
   const twoHoursAgo: Clock = { now: () => new Date(clock.now().getTime() - 2 * 3_600_000) };
   const ws = await createWorkspace(ctxOf(store, { clock: twoHoursAgo, box }), { name: `expired ${tier}` });
-  await enableMcp(ctxOf(store), { workspaceId: ws.workspace_id, enabled: true });
+  await enableAgentTools(ctxOf(store, { clock: twoHoursAgo }), ws.workspace_id);
   return (
     await createKey(ctxOf(store, { clock: twoHoursAgo }), {
       workspaceId: ws.workspace_id,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { SeedReport } from '../demo/seed.js';
-import { describeStore, type Environment, operations, withMigratedStore, withStore } from '../operations.js';
+import { describeStore, type Environment, operations, withOperator, withStore } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface DbOptions {
@@ -39,7 +39,15 @@ async function seedStore(env: Environment, options: DbOptions): Promise<void> {
   const ops = await operations(env);
   // The demo module imports the API; loaded here so other commands do not pay for it.
   const { seedDemo } = await import('../demo/seed.js');
-  const report = await withMigratedStore(ops, (store) => seedDemo(store));
+  // The demo publishes and records: on a store with operators, an administrator's act.
+  const report = await withOperator(
+    ops,
+    async (ctx) => {
+      await ops.api.authorise(ctx, 'admin', 'loading the demo data set');
+      return seedDemo(ctx.store);
+    },
+    { changes: true },
+  );
   if (options.json) printJson({ store: ops.config.store.kind, ...report });
   else printLines(headline(describeStore(ops.config), report), providersTable(report));
 }

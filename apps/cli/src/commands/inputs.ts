@@ -1,5 +1,15 @@
-import type { SubmissionRecord, SubmittedDocument } from '@svc/api';
+import type {
+  InputChange,
+  PendingApproval,
+  PendingDiff,
+  PendingOutcome,
+  PendingSubmission,
+  PendingSummary,
+  SubmissionRecord,
+  SubmittedDocument,
+} from '@svc/api';
 import type { Command } from 'commander';
+import { atTerminal, confirmed } from '../confirm.js';
 import { asCliError, CliError, type ProblemLine } from '../errors.js';
 import { listJsonFiles, pathKind, readJsonFile } from '../files.js';
 import { type Environment, type Operations, operations, withOperator } from '../operations.js';
@@ -10,11 +20,12 @@ interface InputsOptions {
 }
 
 interface ByOptions extends InputsOptions {
-  by: string;
+  by?: string;
 }
 
 interface ApproveOptions extends ByOptions {
   allPending?: boolean;
+  yes?: boolean;
 }
 
 interface ListOptions extends InputsOptions {
@@ -35,7 +46,10 @@ export function registerInputs(program: Command, env: Environment): void {
         'submit an approved-inputs document, or every *.json document in a folder, for approval; nothing is stored unless every document is valid',
       )
       .argument('<path>', 'an approved-inputs document, or a folder of them')
-      .requiredOption('--by <name>', 'the analyst submitting them'),
+      .option(
+        '--by <name>',
+        'the analyst submitting them, in open mode (a store without operators; otherwise SVC_OPERATOR_TOKEN)',
+      ),
   ).action(async (path: string, options: ByOptions) => {
     await importInputs(env, path, options);
   });
@@ -48,9 +62,13 @@ export function registerInputs(program: Command, env: Environment): void {
       .argument('[provider_id...]', 'the providers whose pending submissions to approve')
       .option(
         '--all-pending',
-        'every pending submission, listing each; those the approver submitted stay pending for another analyst (exit 1)',
+        'every pending submission: shows the review (changes, score and band old -> new), asks, approves exactly those shown; those the approver submitted, or that arrived after the review, stay pending (exit 1)',
       )
-      .requiredOption('--by <name>', 'the analyst approving them'),
+      .option('--yes', 'with --all-pending: approve without asking (needed when not on a terminal)')
+      .option(
+        '--by <name>',
+        'the analyst approving them, in open mode (a store without operators; otherwise SVC_OPERATOR_TOKEN)',
+      ),
   ).action(async (providerIds: string[], options: ApproveOptions) => {
     if (providerIds.length > 0 && options.allPending) {
       throw new CliError('usage', 'name providers or give --all-pending, not both');
@@ -58,8 +76,27 @@ export function registerInputs(program: Command, env: Environment): void {
     if (providerIds.length === 0 && !options.allPending) {
       throw new CliError('usage', 'name the providers whose submissions to approve, or --all-pending');
     }
+    if (options.yes && !options.allPending) throw new CliError('usage', '--yes goes with --all-pending');
     if (options.allPending) process.exitCode = await approveAllPending(env, options);
     else await approveInputs(env, providerIds, options);
+  });
+  withOutputOptions(
+    group
+      .command('show')
+      .description("a provider's pending submission: who submitted it and when, its inputs SHA-256, then its inputs")
+      .argument('<provider_id>', 'the provider whose pending submission to show'),
+  ).action(async (providerId: string, options: InputsOptions) => {
+    await showPending(env, providerId, options);
+  });
+  withOutputOptions(
+    group
+      .command('diff')
+      .description(
+        "what a provider's pending submission changes against the inputs of its indicator in force: each changed input (old and new value and as_of), then score, band, confidence and hard caps old -> new under the framework in force",
+      )
+      .argument('<provider_id>', 'the provider whose pending submission to review'),
+  ).action(async (providerId: string, options: InputsOptions) => {
+    await diffPending(env, providerId, options);
   });
   withOutputOptions(
     group
@@ -75,16 +112,19 @@ async function importInputs(env: Environment, path: string, options: ByOptions):
   const ops = await operations(env);
   const files = (await pathKind(path)) === 'directory' ? await listJsonFiles(path) : [path];
   const documents = await readAll(ops, path, files);
-  const records = await withOperator(ops, (ctx) => ops.api.submitInputs(ctx, { documents }), { by: options.by });
+  const records = await withOperator(ops, (ctx) => ops.api.submitInputs(ctx, { documents }), {
+    by: options.by,
+    changes: true,
+  });
   if (options.json) {
     printJson(records);
     return;
   }
-  const by = records[0]?.submitted_by ?? options.by;
+  const by = records[0]?.submitted_by ?? options.by ?? 'the submitter';
   printLines(
     `${records.length} ${plural(records.length, 'submission')} by ${by}, pending approval by another analyst:`,
     submissionsTable(records),
-    'Approve with: svc inputs approve PROVIDER_ID... --by ANOTHER_ANALYST',
+    'Approve with: svc inputs approve PROVIDER_ID... (by another operator, with the approver role)',
   );
 }
 
@@ -123,6 +163,7 @@ async function approveInputs(env: Environment, providerIds: readonly string[], o
   const ops = await operations(env);
   const records = await withOperator(ops, (ctx) => ops.api.approveInputs(ctx, { providerIds }), {
     by: options.by,
+    changes: true,
   });
   if (options.json) {
     printJson(records);
@@ -134,20 +175,49 @@ async function approveInputs(env: Environment, providerIds: readonly string[], o
   );
 }
 
-/** Exit 0 when every pending submission was approved (or none was pending), 1 when the maker-checker rule kept any. */
-async function approveAllPending(env: Environment, options: ByOptions): Promise<number> {
+/**
+ * Shows the review of every pending submission, asks on a terminal (not with --yes or --json), then approves exactly
+ * the submissions shown. Exit 0 when all were approved (or none was pending), 1 when any stays pending: the
+ * approver's own (maker-checker) or one that arrived after the review.
+ */
+async function approveAllPending(env: Environment, options: ApproveOptions): Promise<number> {
+  if (!options.yes && !atTerminal()) {
+    throw new CliError(
+      'usage',
+      'not on a terminal, so nobody can confirm the review: pass --yes to approve every pending submission it lists; nothing was approved',
+    );
+  }
   const ops = await operations(env);
-  const { approved, refused } = await withOperator(ops, (ctx) => ops.api.approveAllPending(ctx), { by: options.by });
-  const exit = refused.length > 0 ? 1 : 0;
-  if (options.json) {
-    printJson({ approved, refused });
-    return exit;
-  }
-  const by = approved[0]?.approved_by ?? options.by.trim();
-  if (approved.length === 0 && refused.length === 0) {
-    printLines('no submissions are pending approval');
-    return exit;
-  }
+  return withOperator(
+    ops,
+    async (ctx) => {
+      // Refused before the review is shown to someone who could not approve it.
+      await ops.api.authorise(ctx, 'approver', 'approving inputs');
+      const review = await ops.api.reviewAllPending(ctx);
+      if (review.length === 0) {
+        if (options.json) printJson({ review, approved: [], refused: [], unreviewed: [] });
+        else printLines('no submissions are pending approval');
+        return 0;
+      }
+      if (!options.json) printLines(reviewTable(review));
+      const question = `Approve ${review.length} ${plural(review.length, 'submission')}? [y/N] `;
+      if (!options.yes && !options.json && !(await confirmed(question))) {
+        throw new CliError('refused', 'not confirmed; nothing was approved');
+      }
+      const submissionIds = review.map((r) => r.submission_id);
+      const outcome = await ops.api.approveAllPending(ctx, { submissionIds });
+      if (options.json) printJson({ review, ...outcome });
+      else printApproval(outcome, ctx.actor.kind === 'operator' ? ctx.actor.name : null);
+      return outcome.refused.length > 0 || outcome.unreviewed.length > 0 ? 1 : 0;
+    },
+    { by: options.by, changes: true },
+  );
+}
+
+/** What --all-pending approved, and what it left pending: the approver's own, and any that arrived after the review. */
+function printApproval(outcome: PendingApproval, name: string | null): void {
+  const { approved, refused, unreviewed } = outcome;
+  const by = approved[0]?.approved_by ?? name ?? 'the approver';
   printLines(
     approved.length === 0
       ? `no submission approved by ${by}`
@@ -160,7 +230,129 @@ async function approveAllPending(env: Environment, options: ByOptions): Promise<
       submissionsTable(refused),
     );
   }
-  return exit;
+  if (unreviewed.length > 0) {
+    printLines(
+      `${unreviewed.length} ${plural(unreviewed.length, 'submission')} not approved: submitted after the review, still pending (review with: svc inputs diff PROVIDER_ID):`,
+      submissionsTable(unreviewed),
+    );
+  }
+}
+
+/** One row per pending submission: who submitted it, how many inputs it changes, score, band and caps old -> new. */
+function reviewTable(review: readonly PendingSummary[]): string {
+  return renderTable(
+    ['Provider', 'Submitted by', 'Inputs changed', 'Score', 'Band', 'Caps'],
+    review.map((r) => [
+      r.provider_name,
+      r.submitted_by,
+      String(r.inputs_changed),
+      r.outcome
+        ? move(r.outcome.final_score)
+        : `not valid (${r.problems.length} ${plural(r.problems.length, 'problem')})`,
+      r.outcome ? move(r.outcome.risk_band) : '-',
+      r.outcome ? capsCell(r.outcome) : '-',
+    ]),
+  );
+}
+
+async function showPending(env: Environment, providerId: string, options: InputsOptions): Promise<void> {
+  const ops = await operations(env);
+  const pending = await withOperator(ops, (ctx) => ops.api.showPending(ctx, { providerId }));
+  if (options.json) {
+    printJson(pending);
+    return;
+  }
+  printLines(
+    `Pending submission ${pending.id} for ${pending.provider_name} (${pending.provider_id})`,
+    `Submitted by ${pending.submitted_by} at ${pending.submitted_at}`,
+    `Inputs sha256 ${pending.inputs_sha256}`,
+    `Evaluation date ${pending.document.evaluation_date}`,
+    pendingInputsTable(pending),
+  );
+}
+
+function pendingInputsTable(pending: PendingSubmission): string {
+  return renderTable(
+    ['Input', 'Value', 'As of', 'Source', 'Approved by', 'Approved at'],
+    Object.entries(pending.document.inputs).map(([key, item]) => [
+      key,
+      valueText(item.value),
+      item.as_of,
+      item.source,
+      item.approved_by,
+      item.approved_at,
+    ]),
+  );
+}
+
+async function diffPending(env: Environment, providerId: string, options: InputsOptions): Promise<void> {
+  const ops = await operations(env);
+  const diff = await withOperator(ops, (ctx) => ops.api.diffPending(ctx, { providerId }));
+  if (options.json) {
+    printJson(diff);
+    return;
+  }
+  const { published } = diff;
+  printLines(
+    `Pending submission ${diff.submission_id} for ${diff.provider_name} (${diff.provider_id}), by ${diff.submitted_by} at ${diff.submitted_at}`,
+    published
+      ? `against the indicator in force ${published.risk_indicator_id} (${published.framework_version}, approved submission ${published.submission_id ?? 'unknown'})`
+      : 'no indicator in force: every input is added',
+    diff.inputs.length === 0 ? 'no input changed' : changesTable(diff.inputs),
+    ...outcomeLines(diff),
+  );
+}
+
+function changesTable(changes: readonly InputChange[]): string {
+  return renderTable(
+    ['Input', 'Old value', 'Old as_of', 'New value', 'New as_of'],
+    changes.map((c) => [
+      c.criterion_id ? `${c.input_key} (${c.criterion_id})` : c.input_key,
+      valueText(c.old_value),
+      c.old_as_of ?? '-',
+      valueText(c.new_value),
+      c.new_as_of ?? '-',
+    ]),
+  );
+}
+
+/** Score, band, confidence and caps old -> new; or why the engine cannot score the pending inputs. */
+function outcomeLines(diff: PendingDiff): string[] {
+  const { outcome } = diff;
+  if (!outcome) {
+    return [
+      `the pending inputs are not valid under ${diff.framework_version} (${diff.problems.length} ${plural(diff.problems.length, 'problem')}):`,
+      ...diff.problems.map((p) => `  ${p.path}: ${p.message}`),
+    ];
+  }
+  const caps = (list: PendingOutcome['caps_started']) =>
+    list.length === 0 ? 'none' : list.map((c) => `${c.cap_id} (${c.label})`).join(', ');
+  return [
+    `Under ${diff.framework_version}:`,
+    `  Evaluation date  ${move(outcome.evaluation_date)}`,
+    `  Score            ${move(outcome.final_score)}`,
+    `  Band             ${move(outcome.risk_band)}`,
+    `  Confidence       ${move(outcome.confidence)}`,
+    `  Caps starting    ${caps(outcome.caps_started)}`,
+    `  Caps stopping    ${caps(outcome.caps_stopped)}`,
+    ...(outcome.publishable ? [] : ['  publishing would refuse it: confidence below the publication threshold']),
+  ];
+}
+
+/** "78.46 -> 40.00", or "- -> 78.46" when nothing was in force. */
+function move(m: { old: string | null; new: string }): string {
+  return `${m.old ?? '-'} -> ${m.new}`;
+}
+
+function capsCell(outcome: PendingOutcome): string {
+  const started = outcome.caps_started.map((c) => `+${c.cap_id}`);
+  const stopped = outcome.caps_stopped.map((c) => `-${c.cap_id}`);
+  return [...started, ...stopped].join(' ') || '-';
+}
+
+/** An input's value as the document writes it; "-" for none. */
+function valueText(value: string | number | boolean | null): string {
+  return value === null ? '-' : String(value);
 }
 
 async function listInputs(env: Environment, options: ListOptions): Promise<void> {

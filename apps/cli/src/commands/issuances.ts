@@ -110,21 +110,25 @@ async function addIssuance(env: Environment, options: IssuanceOptions): Promise<
   const ops = await operations(env);
   // The required options are all present: commander refuses the command line otherwise.
   const fields = changesOf(options) as IssuanceFields;
-  const row = await withOperator(ops, (ctx) => ops.api.addIssuance(ctx, fields));
+  const row = await withOperator(ops, (ctx) => ops.api.addIssuance(ctx, fields), { changes: true });
   if (options.json) printJson(row);
   else printLines(`issuance ${row.id} added: ${row.issuer_name}, ${row.instrument_name} (${row.status})`);
 }
 
 async function updateIssuance(env: Environment, id: string, options: IssuanceOptions): Promise<void> {
   const ops = await operations(env);
-  const row = await withOperator(ops, (ctx) => ops.api.updateIssuance(ctx, { id, changes: changesOf(options) }));
+  const row = await withOperator(ops, (ctx) => ops.api.updateIssuance(ctx, { id, changes: changesOf(options) }), {
+    changes: true,
+  });
   if (options.json) printJson(row);
   else printLines(`issuance ${row.id} updated: ${row.issuer_name}, ${row.instrument_name} (${row.status})`);
 }
 
 async function closeIssuance(env: Environment, id: string, options: IssuanceOptions): Promise<void> {
   const ops = await operations(env);
-  const row = await withOperator(ops, (ctx) => ops.api.closeIssuance(ctx, { id, status: options.status ?? '' }));
+  const row = await withOperator(ops, (ctx) => ops.api.closeIssuance(ctx, { id, status: options.status ?? '' }), {
+    changes: true,
+  });
   if (options.json) printJson(row);
   else printLines(`issuance ${row.id} closed: ${row.issuer_name}, ${row.instrument_name} (${row.status})`);
 }

@@ -71,8 +71,10 @@ async function createKey(env: Environment, options: CreateOptions): Promise<void
   // Tiers are upper case; "professional" is read as PROFESSIONAL, anything else is refused by the API.
   const tier = options.tier.toUpperCase();
   const expiresInMs = options.expiresIn === undefined ? undefined : lifetimeOf(ops, options.expiresIn);
-  const created = await withOperator(ops, (ctx) =>
-    ops.api.createKey(ctx, { workspaceId: options.workspace, tier, name: options.name, expiresInMs }),
+  const created = await withOperator(
+    ops,
+    (ctx) => ops.api.createKey(ctx, { workspaceId: options.workspace, tier, name: options.name, expiresInMs }),
+    { changes: true },
   );
   if (options.json) {
     printJson({ key: created.key, key_id: created.key_id, name: created.name, expires_at: created.expires_at });
@@ -116,7 +118,7 @@ async function listKeys(env: Environment, options: ListOptions): Promise<void> {
 
 async function revokeKey(env: Environment, keyId: string, options: KeyOptions): Promise<void> {
   const ops = await operations(env);
-  const outcome = await withOperator(ops, (ctx) => ops.api.revokeKey(ctx, { keyId }));
+  const outcome = await withOperator(ops, (ctx) => ops.api.revokeKey(ctx, { keyId }), { changes: true });
   const status = outcome === 'revoked' ? 'revoked' : 'already_revoked';
   if (options.json) printJson({ key_id: keyId, status });
   else printLines(outcome === 'revoked' ? `key ${keyId} revoked` : `key ${keyId} was already revoked`);

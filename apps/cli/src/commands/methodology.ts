@@ -27,7 +27,7 @@ interface DiffOptions {
 
 interface PublishFrameworkOptions {
   json?: boolean;
-  signedOffBy: string;
+  signedOffBy?: string;
 }
 
 export function registerMethodology(program: Command, env: Environment = {}): void {
@@ -81,7 +81,10 @@ export function registerMethodology(program: Command, env: Environment = {}): vo
         "record the chief risk officer's sign-off of a framework version, make it current from its effective date and re-score every provider under it",
       )
       .argument('<version>', 'the framework version, e.g. 1.0')
-      .requiredOption('--signed-off-by <name>', 'the chief risk officer signing the framework off'),
+      .option(
+        '--signed-off-by <name>',
+        'the chief risk officer signing the framework off, in open mode (otherwise the holder of SVC_OPERATOR_TOKEN, with the chief_risk_officer role)',
+      ),
   ).action(async (version: string, options: PublishFrameworkOptions) => {
     process.exitCode = await publishFrameworkVersion(env, selectFramework(version), options);
   });
@@ -110,22 +113,26 @@ async function publishFrameworkVersion(
   options: PublishFrameworkOptions,
 ): Promise<number> {
   const ops = await operations(env);
-  const result = await withOperator(ops, async (ctx) => {
-    let published: Awaited<ReturnType<typeof ops.api.publishFramework>>;
-    try {
-      published = await ops.api.publishFramework(ctx, { framework, signedOffBy: options.signedOffBy });
-    } catch (error) {
-      const cli = asCliError(error);
-      if (cli.code !== 'unknown_framework') throw error;
-      throw new CliError('invalid_value', cli.message, { cause: error });
-    }
-    // Re-score only when this release is the one in force today (not before its date, nor under a later release).
-    const inForce = (await ops.api.frameworkInForce(ctx)).definition.version === published.release.version;
-    const rescore = inForce
-      ? await ops.api.publishRun(ctx, { providers: 'all', framework: published.framework })
-      : null;
-    return { ...published, rescore };
-  });
+  const result = await withOperator(
+    ops,
+    async (ctx) => {
+      let published: Awaited<ReturnType<typeof ops.api.publishFramework>>;
+      try {
+        published = await ops.api.publishFramework(ctx, { framework, signedOffBy: options.signedOffBy });
+      } catch (error) {
+        const cli = asCliError(error);
+        if (cli.code !== 'unknown_framework') throw error;
+        throw new CliError('invalid_value', cli.message, { cause: error });
+      }
+      // Re-score only when this release is the one in force today (not before its date, nor under a later release).
+      const inForce = (await ops.api.frameworkInForce(ctx)).definition.version === published.release.version;
+      const rescore = inForce
+        ? await ops.api.publishRun(ctx, { providers: 'all', framework: published.framework, releaseRescore: true })
+        : null;
+      return { ...published, rescore };
+    },
+    { changes: true },
+  );
   const { release, created, rescore } = result;
   const exit = rescore !== null && rescore.counts.refused > 0 ? 1 : 0;
   if (options.json) {

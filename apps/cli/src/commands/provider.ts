@@ -58,8 +58,10 @@ async function listProviders(env: Environment, options: ProviderOptions): Promis
 
 async function withdraw(env: Environment, providerId: string, options: WithdrawOptions): Promise<void> {
   const ops = await operations(env);
-  const withdrawal = await withOperator(ops, (ctx) =>
-    ops.api.withdrawProvider(ctx, { providerId, reason: options.reason }),
+  const withdrawal = await withOperator(
+    ops,
+    (ctx) => ops.api.withdrawProvider(ctx, { providerId, reason: options.reason }),
+    { changes: true },
   );
   if (options.json) {
     printJson(withdrawal);

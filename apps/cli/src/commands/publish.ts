@@ -35,13 +35,16 @@ async function publish(env: Environment, providerIds: readonly string[], options
   if (providerIds.length === 0 && !options.all) throw new CliError('usage', 'name the providers to publish, or --all');
   const ops = await operations(env);
   const progress = progressBar();
-  const report = await withOperator(ops, (ctx) =>
-    ops.api.publishRun(ctx, {
-      providers: options.all ? 'all' : providerIds,
-      date: options.date,
-      dryRun: options.dryRun === true,
-      onProgress: progress.tick,
-    }),
+  const report = await withOperator(
+    ops,
+    (ctx) =>
+      ops.api.publishRun(ctx, {
+        providers: options.all ? 'all' : providerIds,
+        date: options.date,
+        dryRun: options.dryRun === true,
+        onProgress: progress.tick,
+      }),
+    { changes: options.dryRun !== true },
   ).finally(progress.stop);
   if (options.json) printJson(report);
   else printLines(...reportLines(report));

@@ -72,8 +72,10 @@ async function listRequests(env: Environment, options: ListOptions): Promise<voi
 
 async function setStatus(env: Environment, requestId: string, options: SetOptions): Promise<void> {
   const ops = await operations(env);
-  const updated = await withOperator(ops, (ctx) =>
-    ops.api.setRequestStatus(ctx, { requestId, status: options.status, note: options.note }),
+  const updated = await withOperator(
+    ops,
+    (ctx) => ops.api.setRequestStatus(ctx, { requestId, status: options.status, note: options.note }),
+    { changes: true },
   );
   if (options.json) {
     const { fingerprint: _fingerprint, ...request } = updated;

@@ -1,7 +1,7 @@
 import type { Config, RunningServer } from '@svc/api';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../errors.js';
-import { type Environment, explain, operations } from '../operations.js';
+import { type Environment, explain, operations, warnOpenMode } from '../operations.js';
 import { printJsonLine, printLines, withOutputOptions } from '../output.js';
 
 interface ServeOptions {
@@ -23,7 +23,8 @@ export function registerServe(program: Command, env: Environment): void {
 }
 
 async function serve(env: Environment, options: ServeOptions): Promise<number> {
-  const { api, config } = await operations(env);
+  const ops = await operations(env);
+  const { api, config } = ops;
   const settings: Config = { ...config, port: options.port ?? config.port, host: options.host ?? config.host };
   // Registered before listening, so a signal that arrives during start-up still stops the server.
   const stop = stopSignals();
@@ -36,6 +37,11 @@ async function serve(env: Environment, options: ServeOptions): Promise<number> {
   }
   if (options.json) printJsonLine({ url: running.url });
   else printLines(`listening on ${running.url}`);
+  // After the URL, which is the first line a script reads.
+  if (await api.isOpenMode({ store: running.services.store })) {
+    warnOpenMode(ops);
+    running.services.logger.warn(api.OPEN_MODE_WARNING);
+  }
   const signal = await stop.received;
   // A second signal while closing is not caught: it ends the process at once.
   process.stderr.write(`${signal}: finishing the requests in flight, then stopping\n`);

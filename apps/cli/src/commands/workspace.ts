@@ -8,6 +8,13 @@ interface WorkspaceOptions {
   json?: boolean;
 }
 
+interface TermsOptions extends WorkspaceOptions {
+  administrator: string;
+  email: string;
+  termsVersion?: string;
+  preview?: boolean;
+}
+
 interface RotateOptions extends WorkspaceOptions {
   overlap: string;
 }
@@ -57,6 +64,20 @@ export function registerWorkspace(program: Command, env: Environment): void {
   });
   withOutputOptions(
     group
+      .command('accept-terms')
+      .description(
+        "record that the workspace's authorised contract administrator accepted the API terms (and with --preview the agent-tool preview terms): keys are issued, and agent tools enabled, only after",
+      )
+      .argument('<id>', 'the workspace id (ws_...)')
+      .requiredOption('--administrator <name>', 'the contract administrator who accepted them')
+      .requiredOption('--email <address>', "the administrator's e-mail address")
+      .option('--terms-version <version>', 'the version of the terms accepted (default: the current one)')
+      .option('--preview', 'the agent-tool preview terms were accepted too'),
+  ).action(async (id: string, options: TermsOptions) => {
+    await acceptTerms(env, id, options);
+  });
+  withOutputOptions(
+    group
       .command('enable-mcp')
       .description("let the workspace's keys use the agent tool interface (/api/mcp)")
       .argument('<id>', 'the workspace id (ws_...)'),
@@ -68,7 +89,7 @@ export function registerWorkspace(program: Command, env: Environment): void {
 async function createWorkspace(env: Environment, name: string, options: WorkspaceOptions): Promise<void> {
   const ops = await operations(env);
   const box = masterSecretBox(ops);
-  const created = await withOperator(ops, (ctx) => ops.api.createWorkspace(ctx, { name }), { box });
+  const created = await withOperator(ops, (ctx) => ops.api.createWorkspace(ctx, { name }), { box, changes: true });
   if (options.json) {
     printJson({ workspace_id: created.workspace_id, webhook_secret: created.webhook_secret });
     return;
@@ -86,6 +107,7 @@ async function rotateSecret(env: Environment, id: string, options: RotateOptions
   const box = masterSecretBox(ops);
   const rotated = await withOperator(ops, (ctx) => ops.api.rotateWebhookSecret(ctx, { workspaceId: id, overlapMs }), {
     box,
+    changes: true,
   });
   if (options.json) {
     printJson(rotated);
@@ -113,9 +135,40 @@ function overlapOf(ops: Operations, text: string): number {
   return ms;
 }
 
+async function acceptTerms(env: Environment, id: string, options: TermsOptions): Promise<void> {
+  const ops = await operations(env);
+  const accepted = await withOperator(
+    ops,
+    (ctx) =>
+      ops.api.acceptTerms(ctx, {
+        workspaceId: id,
+        administrator: options.administrator,
+        email: options.email,
+        termsVersion: options.termsVersion,
+        preview: options.preview === true,
+      }),
+    { changes: true },
+  );
+  if (options.json) {
+    printJson({ workspace_id: id, accepted });
+    return;
+  }
+  const first = accepted[0];
+  printLines(
+    `workspace ${id}: ${accepted.map((a) => termsName(a.terms)).join(' and ')} (version ${first?.terms_version}) accepted by ${first?.administrator} <${first?.email}>, recorded at ${first?.accepted_at}`,
+    accepted.some((a) => a.terms === 'agent_tools_preview')
+      ? `keys may be issued (svc key create --workspace ${id} ...) and agent tools enabled (svc workspace enable-mcp ${id})`
+      : `keys may be issued: svc key create --workspace ${id} --tier TIER`,
+  );
+}
+
+function termsName(terms: string): string {
+  return terms === 'api' ? 'the API terms' : 'the agent-tool preview terms';
+}
+
 async function enableMcp(env: Environment, id: string, options: WorkspaceOptions): Promise<void> {
   const ops = await operations(env);
-  await withOperator(ops, (ctx) => ops.api.enableMcp(ctx, { workspaceId: id, enabled: true }));
+  await withOperator(ops, (ctx) => ops.api.enableMcp(ctx, { workspaceId: id, enabled: true }), { changes: true });
   if (options.json) printJson({ workspace_id: id, mcp_enabled: true });
   else printLines(`workspace ${id}: agent tools (MCP) enabled for its keys`);
 }
@@ -159,6 +212,12 @@ async function showWorkspace(env: Environment, id: string, options: WorkspaceOpt
     `agent tools (MCP): ${shown.mcp_enabled ? 'enabled' : 'off'}`,
     `webhook signing secret: ${until === null ? 'one secret' : `the previous one also signs until ${until}`}`,
     `webhook endpoints: ${shown.webhook_endpoints}`,
+    ...(['api', 'agent_tools_preview'] as const).map((terms) => {
+      const a = shown.terms_accepted.find((t) => t.terms === terms);
+      return a
+        ? `${termsName(terms)}: version ${a.terms_version}, accepted by ${a.administrator}${a.email ? ` <${a.email}>` : ''} at ${a.accepted_at} (recorded by ${a.recorded_by})`
+        : `${termsName(terms)}: not accepted`;
+    }),
     shown.keys.length === 0 ? 'keys: none' : `keys:\n${renderTable(KEY_COLUMNS, shown.keys.map(keyRow))}`,
   );
 }

@@ -61,7 +61,7 @@ interface Planned {
  * Publication times are fixed per round unless a clock is given.
  */
 export async function seedDemo(store: Store, clock?: Clock): Promise<SeedReport> {
-  const ctx = standaloneContext(store, { actor: { kind: 'system' }, clock });
+  const ctx = standaloneContext(store, { actor: { kind: 'system', name: 'demo seed' }, clock });
   const framework = getFramework(DEMO_FRAMEWORK_VERSION);
   const sequences = new Map<string, Sequence>();
   const plan: Planned[] = [];

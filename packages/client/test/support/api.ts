@@ -5,6 +5,7 @@ import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  acceptTerms,
   addIssuance,
   approveInputs,
   createKey,
@@ -81,9 +82,15 @@ export async function startApi(engine: Engine = 'sqlite'): Promise<RealApi> {
   const { store, clock, snapshot } = running.services;
   const box = secretBox(Buffer.from(MASTER_KEY, 'hex'));
   const as = (by?: string) =>
-    standaloneContext(store, { actor: by ? { kind: 'operator', name: by } : { kind: 'system' }, clock, box });
+    standaloneContext(store, { actor: by ? { kind: 'operator', id: null, name: by } : { kind: 'system' }, clock, box });
   const workspace = async (tier: Tier, options: { mcp?: boolean } = {}): Promise<Workspace> => {
     const ws = await createWorkspace(as(), { name: `client tests ${tier}` });
+    await acceptTerms(as(), {
+      workspaceId: ws.workspace_id,
+      administrator: 'Client Tests Administrator',
+      email: 'admin@client-tests.example',
+      preview: options.mcp === true,
+    });
     if (options.mcp) await enableMcp(as(), { workspaceId: ws.workspace_id, enabled: true });
     const created = await createKey(as(), { workspaceId: ws.workspace_id, tier });
     return { key: created.key, webhookSecret: ws.webhook_secret };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../../clock.js';
+import { appendAudit } from '../../store/repositories/audit.js';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
@@ -202,6 +203,15 @@ export class WebhookDispatcher {
             at: finished.toISOString(),
             reason: `the receiver answered 410 Gone to delivery ${delivery.id}`,
           });
+          await appendAudit(tx, [
+            {
+              at: finished.toISOString(),
+              actor: { type: 'system', id: null, name: 'webhook dispatcher' },
+              action: 'webhook.disabled',
+              subject: { type: 'webhook', id: delivery.endpoint_id },
+              details: { reason: '410 Gone', delivery_id: delivery.id },
+            },
+          ]);
         });
         this.options.logger.warn({ webhook_id: delivery.endpoint_id }, 'webhook endpoint disabled: 410 Gone');
         return;

@@ -23,6 +23,7 @@ import {
   retireEndpoint,
 } from '../../store/repositories/webhooks.js';
 import type { Store } from '../../store/store.js';
+import { recordAudit } from '../audit.js';
 import { callerOf, type ServiceContext } from '../context.js';
 import { ServiceError } from '../errors.js';
 import { CreatedPosition, decodeCursor, pageOf } from '../paging.js';
@@ -110,6 +111,14 @@ export async function registerWebhook(ctx: ServiceContext, body: WebhookCreateBo
       deleted_at: null,
     };
     await insertEndpoint(tx, row);
+    await recordAudit(ctx, tx, [
+      {
+        action: 'webhook.registered',
+        subject: { type: 'webhook', id: row.id },
+        // Where it sends without the query (which may carry the receiver's own token) and what.
+        details: { workspace_id: workspaceId, url: `${check.url.origin}${check.url.pathname}`, events: body.events },
+      },
+    ]);
     return endpointView(row);
   });
 }
@@ -129,9 +138,16 @@ async function endpointOf(ctx: ServiceContext, webhookId: string): Promise<Endpo
 /** Deletes an endpoint and cancels its pending deliveries. */
 export async function deleteWebhook(ctx: ServiceContext, input: { webhookId: string }): Promise<void> {
   const row = await endpointOf(ctx, input.webhookId);
-  await ctx.store.db
-    .transaction()
-    .execute((tx) => retireEndpoint(tx, row.id, { status: 'deleted', at: isoNow(ctx.clock) }));
+  await ctx.store.db.transaction().execute(async (tx) => {
+    await retireEndpoint(tx, row.id, { status: 'deleted', at: isoNow(ctx.clock) });
+    await recordAudit(ctx, tx, [
+      {
+        action: 'webhook.deleted',
+        subject: { type: 'webhook', id: row.id },
+        details: { workspace_id: row.workspace_id },
+      },
+    ]);
+  });
 }
 
 /**
@@ -198,7 +214,21 @@ export async function redeliver(
     created_at: now,
     redelivery_of: original.id,
   };
-  await insertDeliveries(store.db, [row]);
+  await store.db.transaction().execute(async (tx) => {
+    await insertDeliveries(tx, [row]);
+    await recordAudit(ctx, tx, [
+      {
+        action: 'webhook.redelivered',
+        subject: { type: 'webhook', id: endpoint.id },
+        details: {
+          workspace_id: endpoint.workspace_id,
+          delivery_id: row.id,
+          redelivery_of: original.id,
+          event_id: original.event_id,
+        },
+      },
+    ]);
+  });
   ctx.wake?.();
   return deliveryView(row, []);
 }

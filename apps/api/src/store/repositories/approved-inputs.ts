@@ -43,10 +43,15 @@ export async function supersede(db: Kysely<Database>, providerId: string, status
 }
 
 /** Records an approval of a pending submission. */
-export async function markApproved(db: Kysely<Database>, id: string, approvedBy: string, approvedAt: string) {
+export async function markApproved(
+  db: Kysely<Database>,
+  id: string,
+  approvedBy: { id: string | null; name: string },
+  approvedAt: string,
+) {
   await db
     .updateTable('approved_inputs')
-    .set({ status: 'APPROVED', approved_by: approvedBy, approved_at: approvedAt })
+    .set({ status: 'APPROVED', approved_by: approvedBy.name, approved_by_id: approvedBy.id, approved_at: approvedAt })
     .where('id', '=', id)
     .where('status', '=', 'PENDING')
     .execute();
@@ -66,6 +71,8 @@ export async function listSubmissions(db: Kysely<Database>, options: { pendingOn
       'submitted_at',
       'approved_by',
       'approved_at',
+      'submitted_by_id',
+      'approved_by_id',
     ]);
   if (options.pendingOnly) query = query.where('status', '=', 'PENDING');
   return query.orderBy('submitted_at').orderBy('id').execute();
@@ -81,4 +88,21 @@ export async function providersWithApproved(db: Kysely<Database>): Promise<strin
     .orderBy('provider_id')
     .execute();
   return rows.map((r) => r.provider_id);
+}
+
+/** The newest approved submission of a provider whose document has this SHA-256 (one an indicator was scored from). */
+export async function approvedWithSha(
+  db: Kysely<Database>,
+  providerId: string,
+  inputsSha256: string,
+): Promise<ApprovedInputsRow | undefined> {
+  return db
+    .selectFrom('approved_inputs')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .where('inputs_sha256', '=', inputsSha256)
+    .where('approved_at', 'is not', null)
+    .orderBy('approved_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
 }

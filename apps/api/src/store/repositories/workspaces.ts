@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, WorkspacesTable } from '../schema.js';
+import type { Database, TermsAcceptancesTable, WorkspacesTable } from '../schema.js';
 
 export type WorkspaceRow = WorkspacesTable;
 
@@ -62,4 +62,24 @@ export async function countWebhookEndpoints(db: Kysely<Database>, workspaceId: s
     .where('status', '!=', 'deleted')
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export type TermsAcceptanceRow = TermsAcceptancesTable;
+
+export async function insertTermsAcceptance(db: Kysely<Database>, row: TermsAcceptanceRow): Promise<void> {
+  await db.insertInto('terms_acceptances').values(row).execute();
+}
+
+/** A workspace's latest acceptance of each terms document. */
+export async function latestAcceptances(db: Kysely<Database>, workspaceId: string): Promise<TermsAcceptanceRow[]> {
+  const rows = await db
+    .selectFrom('terms_acceptances')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('accepted_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  const latest = new Map<string, TermsAcceptanceRow>();
+  for (const row of rows) if (!latest.has(row.terms)) latest.set(row.terms, row);
+  return [...latest.values()];
 }

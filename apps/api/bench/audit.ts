@@ -1,0 +1,99 @@
+// The audit trail's figures (issue 13): `tsx bench/audit.ts [N] [M]` from apps/api, after the build.
+// On SQLite always, and on PostgreSQL when DATABASE_URL (or the local test server) answers:
+// - N providers (default 1,000) published through the publishing verb, one transaction each, each appending its
+//   `indicator.published` entry: the entries written per second under a publication;
+// - the trail then grown to M entries (default 100,000) in transactions of 1,000 entries (as a verb appends them,
+//   through appendAudit), and `verifyAudit` timed over all of them, with the heap it took.
+
+import { performance } from 'node:perf_hooks';
+import { auditHead, standaloneContext, verifyAudit } from '@svc/api';
+import { appendAudit } from '@svc/api/bench';
+import { Dataset, type Engine } from './dataset.js';
+import { int, machine, postgresAnswers, seconds, table } from './harness.js';
+
+const N = Number(process.argv[2] ?? 1000);
+const M = Number(process.argv[3] ?? 100_000);
+const BATCH = 1000;
+
+async function run(engine: Engine) {
+  const dataset = await Dataset.create(engine);
+  try {
+    const ctx = standaloneContext(dataset.store, { actor: { kind: 'system', name: 'bench' } });
+    const before = (await auditHead(ctx))?.seq ?? 0;
+    const publishMs = await dataset.publishTo(N);
+    const written = ((await auditHead(ctx))?.seq ?? 0) - before;
+    if (written !== N) throw new Error(`${written} entries for ${N} publications`);
+    const start = performance.now();
+    let seq = before + written;
+    while (seq < M) {
+      const n = Math.min(BATCH, M - seq);
+      const at = new Date().toISOString();
+      await dataset.store.db.transaction().execute((tx) =>
+        appendAudit(
+          tx,
+          Array.from({ length: n }, (_, i) => ({
+            at,
+            actor: { type: 'system' as const, id: null, name: 'bench' },
+            action: 'issuance.changed',
+            subject: { type: 'issuance', id: `iss_${String(seq + i).padStart(24, '0')}` },
+            details: { change: 'updated', fields: ['status'], status: 'ANNOUNCED', provider_id: null },
+          })),
+        ),
+      );
+      seq += n;
+    }
+    const appendMs = performance.now() - start;
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    let heapPeak = heapBefore;
+    const sampler = setInterval(() => {
+      heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    }, 5);
+    const verifyStart = performance.now();
+    const verified = await verifyAudit(ctx);
+    const verifyMs = performance.now() - verifyStart;
+    clearInterval(sampler);
+    if (!verified.intact || verified.entries !== M) throw new Error(`verify: ${JSON.stringify(verified)}`);
+    return {
+      engine,
+      publishMs,
+      appended: M - before - written,
+      appendMs,
+      verifyMs,
+      heapMiB: (heapPeak - heapBefore) / 2 ** 20,
+    };
+  } finally {
+    await dataset.close();
+  }
+}
+
+const results = [await run('sqlite')];
+if (await postgresAnswers()) results.push(await run('postgres'));
+else console.log('PostgreSQL does not answer: SQLite only');
+
+console.log(
+  `\naudit trail: ${int(N)} publications (one entry each), then the trail grown to ${int(M)} entries and verified`,
+);
+console.log(`${machine()}\n`);
+console.log(
+  table(
+    [
+      'store',
+      'publish (s)',
+      'entries/s publishing',
+      'append (s)',
+      'entries/s in batches',
+      `verify ${int(M)} (s)`,
+      'verify heap (MiB)',
+    ],
+    results.map((r) => [
+      r.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL',
+      seconds(r.publishMs),
+      int((N / r.publishMs) * 1000),
+      seconds(r.appendMs),
+      int((r.appended / r.appendMs) * 1000),
+      seconds(r.verifyMs),
+      r.heapMiB.toFixed(1),
+    ]),
+  ),
+);

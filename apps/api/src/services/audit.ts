@@ -1,0 +1,182 @@
+import { canonicalJson } from '@svc/methodology';
+import type { Kysely } from 'kysely';
+import { isoNow } from '../clock.js';
+import { type AuditActor, type AuditEntry, type AuditSubject, auditHash, GENESIS_HASH } from '../store/audit-chain.js';
+import { appendAudit, auditRowsAfter, entryOf, listAuditRows, readAuditHead } from '../store/repositories/audit.js';
+import { findOperatorById } from '../store/repositories/operators.js';
+import type { Database } from '../store/schema.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+
+export type { AuditActor, AuditEntry, AuditSubject } from '../store/audit-chain.js';
+
+/**
+ * The audit trail (decision 0025): every change to the record appends an entry, in the transaction of the change,
+ * naming who made it. The chain rule is in store/audit-chain.ts; this module says who the actor is, lists entries
+ * and verifies the chain.
+ */
+
+/** One change as a verb records it; the time and the actor come from the context. */
+export interface AuditNote {
+  action: string;
+  subject: AuditSubject;
+  details?: Record<string, unknown>;
+}
+
+/** Who the context acts for, as the trail names them. */
+export function auditActorOf(ctx: ServiceContext): AuditActor {
+  const { actor } = ctx;
+  switch (actor.kind) {
+    case 'operator':
+      return { type: 'operator', id: actor.id, name: actor.name };
+    case 'key':
+      return { type: 'api_key', id: actor.caller.keyId, name: null };
+    case 'system':
+      return { type: 'system', id: null, name: actor.name ?? 'service' };
+    case 'public':
+      // Nothing a client without a key does changes the record (a coverage request is its own record).
+      throw new Error('a change to the record was attempted for a client without a key');
+  }
+}
+
+/** Appends the changes a verb made, last in its transaction (see appendAudit). */
+export async function recordAudit(
+  ctx: ServiceContext,
+  tx: Kysely<Database>,
+  notes: readonly AuditNote[],
+): Promise<AuditEntry[]> {
+  const at = isoNow(ctx.clock);
+  const actor = auditActorOf(ctx);
+  const entries = await appendAudit(
+    tx,
+    notes.map((n) => ({ at, actor, action: n.action, subject: n.subject, details: n.details ?? {} })),
+  );
+  // Checked again holding the head, which a revocation holds too: no change is recorded, or made, for an operator
+  // after their revocation committed, however close the two were.
+  if (actor.type === 'operator' && actor.id !== null && entries.length > 0) {
+    const operator = await findOperatorById(tx, actor.id);
+    if (!operator || operator.revoked_at !== null) {
+      throw new ServiceError('refused', `operator ${actor.name} was revoked meanwhile; nothing was changed`);
+    }
+  }
+  return entries;
+}
+
+export interface AuditQuery {
+  /** From this moment on (an ISO 8601 UTC instant, or a date meaning its first instant). */
+  since?: string | undefined;
+  /** An actor's name (any case) or id. */
+  actor?: string | undefined;
+  /** An action (`inputs.approved`) or a family of them ending in a dot (`inputs.`). */
+  action?: string | undefined;
+  /** Only entries after this seq (the next page). */
+  afterSeq?: number | undefined;
+  /** At most this many (1 to 10,000; default 1,000). */
+  limit?: number | undefined;
+}
+
+export const MAX_AUDIT_PAGE = 10_000;
+
+/** Entries in seq order, filtered. */
+export async function listAudit(ctx: ServiceContext, query: AuditQuery = {}): Promise<AuditEntry[]> {
+  const limit = query.limit ?? 1000;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE) {
+    throw new ServiceError('invalid_value', `the limit is a whole number from 1 to ${MAX_AUDIT_PAGE}`);
+  }
+  const since = query.since === undefined ? undefined : instantOf(query.since);
+  if (query.action !== undefined && !/^[a-z_.]{1,100}$/.test(query.action)) {
+    throw new ServiceError(
+      'invalid_value',
+      'an action is lower-case letters, "_" and "." (e.g. inputs.approved or inputs.)',
+    );
+  }
+  const rows = await listAuditRows(ctx.store.db, {
+    since,
+    actor: query.actor,
+    action: query.action,
+    afterSeq: query.afterSeq,
+    limit,
+  });
+  return rows.map(entryOf);
+}
+
+/** A date (YYYY-MM-DD) as its first instant, or an ISO 8601 instant in the stored form (UTC, milliseconds). */
+function instantOf(text: string): string {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00.000Z` : text;
+  const ms = Date.parse(date);
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(date) || Number.isNaN(ms)) {
+    throw new ServiceError(
+      'invalid_value',
+      `--since must be a date (2026-11-26) or an ISO 8601 instant, not ${JSON.stringify(text)}`,
+    );
+  }
+  return new Date(ms).toISOString();
+}
+
+/** The recorded head: the seq and hash of the last entry (null before migration 0009). */
+export async function auditHead(ctx: ServiceContext): Promise<{ seq: number; hash: string } | null> {
+  return (await readAuditHead(ctx.store.db)) ?? null;
+}
+
+export type AuditVerification =
+  | { intact: true; entries: number; head: { seq: number; hash: string } }
+  | {
+      intact: false;
+      entries: number;
+      /** The first seq at which the chain does not hold. */
+      broken_seq: number;
+      reason: string;
+      head: { seq: number; hash: string } | null;
+    };
+
+/** The lowest value of the seq column (a 32-bit integer on PostgreSQL). */
+const LOWEST_SEQ = -2_147_483_648;
+
+/** How many rows the verifier reads at a time: memory stays flat however long the chain. */
+const VERIFY_PAGE = 5000;
+
+/**
+ * Recomputes the chain from the first entry: seqs 1, 2, 3… without a gap, each entry's hash the hash of its body,
+ * each prev_hash the hash before, and the recorded head naming the last entry. The first place it fails is reported.
+ */
+export async function verifyAudit(ctx: ServiceContext): Promise<AuditVerification> {
+  const { db } = ctx.store;
+  const head = (await readAuditHead(db)) ?? null;
+  let expectedSeq = 1;
+  let prev = GENESIS_HASH;
+  const broken = (seq: number, reason: string): AuditVerification => ({
+    intact: false,
+    entries: expectedSeq - 1,
+    broken_seq: seq,
+    reason,
+    head,
+  });
+  for (;;) {
+    // The first page starts below any seq, so a row slipped in before entry 1 is seen too.
+    const rows = await auditRowsAfter(db, expectedSeq === 1 ? LOWEST_SEQ : expectedSeq - 1, VERIFY_PAGE);
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const entry = entryOf(row);
+      if (entry.seq !== expectedSeq) {
+        return broken(expectedSeq, `entry ${expectedSeq} is missing (the next entry is ${entry.seq})`);
+      }
+      if (entry.prev_hash !== prev) {
+        return broken(expectedSeq, `entry ${expectedSeq} does not name the hash of entry ${expectedSeq - 1}`);
+      }
+      // Details are stored in their RFC 8785 form: any other text was not written by the service.
+      if (auditHash(entry) !== entry.hash || canonicalJson(entry.details) !== row.details) {
+        return broken(expectedSeq, `entry ${expectedSeq} was changed after it was written (its hash does not match)`);
+      }
+      prev = entry.hash;
+      expectedSeq++;
+    }
+    if (rows.length < VERIFY_PAGE) break;
+  }
+  const last = expectedSeq - 1;
+  if (!head) return broken(Math.max(last, 1), 'the recorded head of the trail is missing');
+  if (head.seq > last) return broken(last + 1, `entry ${last + 1} is missing (the recorded head is entry ${head.seq})`);
+  if (head.seq < last)
+    return broken(head.seq + 1, `entry ${head.seq + 1} follows the recorded head (entry ${head.seq})`);
+  if (head.hash !== prev) return broken(last, `the recorded head's hash is not entry ${last}'s`);
+  return { intact: true, entries: last, head };
+}

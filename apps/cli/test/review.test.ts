@@ -1,0 +1,231 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, type Env, embedded, svcIn, svcJsonIn } from './operations.js';
+import { BIN, EXAMPLES, readExample, STACK_FRAME, WORKED_EXAMPLE, writeTemp } from './svc.js';
+
+const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
+const LOW_ID = '6102dd70-63e8-440e-9dd8-904f07489671';
+const UNKNOWN_ID = '0f0f0f0f-0000-4000-8000-000000000000';
+
+interface Summary {
+  submission_id: string;
+  provider_id: string;
+  provider_name: string;
+  inputs_changed: number;
+  outcome: { final_score: { old: string | null; new: string }; risk_band: { old: string | null; new: string } };
+}
+
+/** The worked example with its collateral coverage under 1.00 (hard cap HC-02 fires) on newer evidence. */
+async function underCollateralised(): Promise<string> {
+  const doc = await readExample();
+  Object.assign(doc.inputs.collateral_coverage_ratio as object, { value: 0.95, as_of: '2026-06-15' });
+  return writeTemp('under-collateralised.json', doc);
+}
+
+/** Checks a command ran, showing its stderr when it did not. */
+function ok(vars: Env, ...args: string[]): void {
+  const run = svcIn(vars, ...args);
+  expect(run.status, run.stderr).toBe(0);
+}
+
+/** The worked example published (alice submits, bob approves), then carol's under-collateralised version pending. */
+async function publishedThenChanged(): Promise<Env> {
+  const vars = await embedded();
+  ok(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
+  ok(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+  ok(vars, 'publish', WORKED_ID);
+  ok(vars, 'inputs', 'import', await underCollateralised(), '--by', 'carol');
+  return vars;
+}
+
+const pendingIds = (vars: Env) =>
+  svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'list', '--pending').json.map((s) => s.provider_id);
+
+describe('svc inputs show and diff', () => {
+  let vars: Env;
+  beforeAll(async () => {
+    vars = await publishedThenChanged();
+  });
+
+  it('show: who submitted it and when, the inputs SHA-256, then the inputs; --json the object with the document', () => {
+    const json = svcJsonIn<{
+      id: string;
+      submitted_by: string;
+      submitted_at: string;
+      inputs_sha256: string;
+      document: { inputs: Record<string, { value: unknown; as_of: string }> };
+    }>(vars, 'inputs', 'show', WORKED_ID);
+    expect(json.status, json.stderr).toBe(0);
+    expect(json.json).toMatchObject({ provider_id: WORKED_ID, provider_name: 'Example Sats Lending' });
+    expect(json.json.submitted_by).toBe('carol');
+    expect(json.json.inputs_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(json.json.document.inputs.collateral_coverage_ratio).toMatchObject({ value: 0.95, as_of: '2026-06-15' });
+
+    const run = svcIn(vars, 'inputs', 'show', WORKED_ID);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Pending submission ${json.json.id} for Example Sats Lending (${WORKED_ID})\n`);
+    expect(run.stdout).toContain(`Submitted by carol at ${json.json.submitted_at}\n`);
+    expect(run.stdout).toContain(`Inputs sha256 ${json.json.inputs_sha256}\n`);
+    expect(run.stdout).toMatch(/│ collateral_coverage_ratio\s+│ 0\.95\s+│ 2026-06-15 │/);
+  });
+
+  it('diff: each changed input with its old and new value and as_of, then score, band and a cap starting', () => {
+    const run = svcIn(vars, 'inputs', 'diff', WORKED_ID);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/against the indicator in force ri_[0-9a-f]{24} \(DCRF v1\.0, approved submission in_/);
+    expect(run.stdout).toMatch(/│ collateral_coverage_ratio \(A1\)\s+│ 1\.35\s+│ 2026-05-31 │ 0\.95\s+│ 2026-06-15 │/);
+    expect(run.stdout).not.toContain('proof_of_reserves');
+    expect(run.stdout).toMatch(/ {2}Score {12}78\.46 -> \d+\.\d\d\n/);
+    expect(run.stdout).toContain('  Band             MEDIUM -> HIGH\n');
+    expect(run.stdout).toMatch(/ {2}Confidence {7}1\.0000 -> \d\.\d{4}\n/);
+    expect(run.stdout).toMatch(/ {2}Caps starting {4}HC-02 \(.+\)\n/);
+    expect(run.stdout).toContain('  Caps stopping    none\n');
+  });
+
+  it('diff --json: the changed inputs and the outcome as the engine gives it (decimal strings)', () => {
+    const run = svcJsonIn<{
+      published: { submission_id: string } | null;
+      inputs: unknown[];
+      outcome: Record<string, unknown>;
+    }>(vars, 'inputs', 'diff', WORKED_ID);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.json.published?.submission_id).toMatch(/^in_/);
+    expect(run.json.inputs).toEqual([
+      {
+        input_key: 'collateral_coverage_ratio',
+        criterion_id: 'A1',
+        change: 'changed',
+        old_value: 1.35,
+        old_as_of: '2026-05-31',
+        new_value: 0.95,
+        new_as_of: '2026-06-15',
+      },
+    ]);
+    expect(run.json.outcome).toMatchObject({
+      final_score: { old: '78.46', new: expect.stringMatching(/^\d+\.\d\d$/) },
+      risk_band: { old: 'MEDIUM', new: 'HIGH' },
+      confidence: { old: '1.0000', new: expect.stringMatching(/^\d\.\d{4}$/) },
+      caps_started: [{ cap_id: 'HC-02', label: expect.any(String) }],
+      caps_stopped: [],
+    });
+  });
+
+  it('an unknown provider, or one with nothing pending, is a clear error (exit 1)', async () => {
+    for (const verb of ['show', 'diff']) {
+      const unknown = svcIn(vars, 'inputs', verb, UNKNOWN_ID);
+      expect(unknown.status).toBe(1);
+      expect(unknown.stderr).toBe(`error: no provider ${UNKNOWN_ID}\n`);
+    }
+    const fresh = await embedded();
+    ok(fresh, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
+    ok(fresh, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+    for (const verb of ['show', 'diff']) {
+      const none = svcJsonIn(fresh, 'inputs', verb, WORKED_ID);
+      expect(none.status).toBe(1);
+      expect(none.json).toEqual({
+        error: `provider ${WORKED_ID} (Example Sats Lending) has no pending submission`,
+        code: 'not_found',
+      });
+      expect(none.stderr).not.toMatch(STACK_FRAME);
+    }
+  });
+
+  it('diff with no indicator in force: every input added, the old side empty', async () => {
+    const fresh = await embedded();
+    ok(fresh, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
+    const run = svcIn(fresh, 'inputs', 'diff', WORKED_ID);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('no indicator in force: every input is added\n');
+    expect(run.stdout).toMatch(/│ collateral_coverage_ratio \(A1\)\s+│ -\s+│ -\s+│ 1\.35\s+│ 2026-05-31 │/);
+    expect(run.stdout).toContain('  Score            - -> 78.46\n');
+  });
+});
+
+describe('svc inputs approve --all-pending reviews first', () => {
+  it('off a terminal without --yes it refuses (usage, exit 2) and approves nothing, --json too', async () => {
+    const vars = await publishedThenChanged();
+    const run = svcIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'bob');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^error: not on a terminal, .*pass --yes.*; nothing was approved\n$/);
+    const json = svcJsonIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'bob');
+    expect(json.status).toBe(2);
+    expect(json.json).toMatchObject({ code: 'usage' });
+    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+  });
+
+  it('with --yes: the review table (provider, submitted by, inputs changed, score and band old -> new), then approved', async () => {
+    const vars = await publishedThenChanged();
+    ok(vars, 'inputs', 'import', join(EXAMPLES, 'low-band.json'), '--by', 'alice');
+    const run = svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'bob');
+    expect(run.status, run.stderr).toBe(0);
+    const [review = '', approved = ''] = run.stdout.split(/\n(?=2 submissions approved by bob)/);
+    expect(review).toMatch(/│ Provider\s+│ Submitted by │ Inputs changed │ Score\s+│ Band\s+│/);
+    expect(review).toMatch(/│ Example Harbour Custody │ alice\s+│ 14\s+│ - -> 95\.54\s+│ - -> LOW\s+│/);
+    expect(review).toMatch(
+      /│ Example Sats Lending\s+│ carol\s+│ 1\s+│ 78\.46 -> \d+\.\d\d\s+│ MEDIUM -> HIGH │ \+HC-02/,
+    );
+    expect(approved).toContain(WORKED_ID);
+    expect(approved).toContain(LOW_ID);
+    expect(pendingIds(vars)).toEqual([]);
+  });
+
+  it('--json --yes: the review and what was approved, refused and left unreviewed', async () => {
+    const vars = await publishedThenChanged();
+    const run = svcJsonIn<{ review: Summary[]; approved: { id: string }[]; refused: unknown[]; unreviewed: unknown[] }>(
+      vars,
+      'inputs',
+      'approve',
+      '--all-pending',
+      '--yes',
+      '--by',
+      'bob',
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.json.review).toEqual([
+      expect.objectContaining({
+        provider_id: WORKED_ID,
+        inputs_changed: 1,
+        outcome: expect.objectContaining({ risk_band: { old: 'MEDIUM', new: 'HIGH' } }),
+      }),
+    ]);
+    expect(run.json.approved.map((r) => r.id)).toEqual([run.json.review[0]?.submission_id]);
+    expect(run.json.refused).toEqual([]);
+    expect(run.json.unreviewed).toEqual([]);
+  });
+
+  it('--yes is only for --all-pending (usage, exit 2)', async () => {
+    const vars = await publishedThenChanged();
+    const run = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--yes', '--by', 'bob');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe('error: --yes goes with --all-pending\n');
+    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+  });
+
+  /** util-linux `script` runs a command on a pseudo-terminal, feeding it standard input: a person at the keyboard. */
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+
+  it.skipIf(!hasScript)('on a terminal it asks: anything but y approves nothing (exit 1); y approves', async () => {
+    const vars = await publishedThenChanged();
+    const atTerminal = (answer: string) =>
+      spawnSync(
+        'script',
+        ['-qec', `'${process.execPath}' '${BIN}' inputs approve --all-pending --by bob`, '/dev/null'],
+        {
+          input: answer,
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: childEnv(vars),
+        },
+      );
+    const no = atTerminal('n\n');
+    expect(no.status).toBe(1);
+    expect(no.stdout).toContain('Approve 1 submission? [y/N] ');
+    expect(no.stdout).toContain('error: not confirmed; nothing was approved');
+    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+    const yes = atTerminal('y\n');
+    expect(yes.status, yes.stdout).toBe(0);
+    expect(yes.stdout).toContain('1 submission approved by bob');
+    expect(pendingIds(vars)).toEqual([]);
+  });
+});
