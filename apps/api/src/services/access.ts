@@ -192,7 +192,7 @@ export async function showWorkspace(ctx: ServiceContext, input: { workspaceId: s
         accepted_at,
         recorded_by,
       }))
-      .sort((a, b) => (a.terms < b.terms ? -1 : 1)),
+      .sort((a, b) => TERMS_ORDER.indexOf(a.terms) - TERMS_ORDER.indexOf(b.terms)),
   };
 }
 
@@ -224,6 +224,7 @@ export async function enableMcp(ctx: ServiceContext, input: { workspaceId: strin
 /** The terms documents a workspace's administrator accepts: the API terms, and the agent-tool preview terms. */
 export const TERMS = { api: 'the API terms', agent_tools_preview: 'the agent-tool preview terms' } as const;
 export type Terms = keyof typeof TERMS;
+const TERMS_ORDER: readonly Terms[] = ['api', 'agent_tools_preview'];
 /** The terms version recorded when none is named. */
 export const CURRENT_TERMS_VERSION = '2026-11';
 

@@ -83,6 +83,10 @@ export async function listAudit(ctx: ServiceContext, query: AuditQuery = {}): Pr
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE) {
     throw new ServiceError('invalid_value', `the limit is a whole number from 1 to ${MAX_AUDIT_PAGE}`);
   }
+  const { afterSeq } = query;
+  if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0 || afterSeq > HIGHEST_SEQ)) {
+    throw new ServiceError('invalid_value', `an entry's seq is a whole number from 0 to ${HIGHEST_SEQ}`);
+  }
   const since = query.since === undefined ? undefined : instantOf(query.since);
   if (query.action !== undefined && !/^[a-z_.]{1,100}$/.test(query.action)) {
     throw new ServiceError(
@@ -94,7 +98,7 @@ export async function listAudit(ctx: ServiceContext, query: AuditQuery = {}): Pr
     since,
     actor: query.actor,
     action: query.action,
-    afterSeq: query.afterSeq,
+    afterSeq,
     limit,
   });
   return rows.map(entryOf);
@@ -129,8 +133,9 @@ export type AuditVerification =
       head: { seq: number; hash: string } | null;
     };
 
-/** The lowest value of the seq column (a 32-bit integer on PostgreSQL). */
+/** The bounds of the seq column (a 32-bit integer on PostgreSQL). */
 const LOWEST_SEQ = -2_147_483_648;
+const HIGHEST_SEQ = 2_147_483_647;
 
 /** How many rows the verifier reads at a time: memory stays flat however long the chain. */
 const VERIFY_PAGE = 5000;

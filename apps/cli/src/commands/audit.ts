@@ -13,6 +13,7 @@ interface ListOptions extends AuditOptions {
   actor?: string;
   action?: string;
   limit?: string;
+  after?: string;
 }
 
 export function registerAudit(program: Command, env: Environment): void {
@@ -26,15 +27,20 @@ export function registerAudit(program: Command, env: Environment): void {
       .option('--since <date>', 'from this date (YYYY-MM-DD) or instant (ISO 8601) on')
       .option('--actor <name>', "an operator's or key's name or id")
       .option('--action <action>', 'one action (inputs.approved) or a family ending in a dot (inputs.)')
-      .option('--limit <n>', 'at most this many entries (1 to 10000)', '1000'),
+      .option('--limit <n>', 'at most this many entries (1 to 10000)', '1000')
+      .option('--after <seq>', 'only entries after this seq (the next page: the last seq of the previous one)'),
   ).action(async (options: ListOptions) => {
     const ops = await operations(env);
     const limit = Number(options.limit);
     if (!/^\d+$/.test(options.limit ?? '') || limit < 1 || limit > ops.api.MAX_AUDIT_PAGE) {
       throw new CliError('usage', `--limit must be a whole number from 1 to ${ops.api.MAX_AUDIT_PAGE}`);
     }
+    const afterSeq = options.after === undefined ? undefined : Number(options.after);
+    if (afterSeq !== undefined && (!/^\d+$/.test(options.after ?? '') || !Number.isSafeInteger(afterSeq))) {
+      throw new CliError('usage', `--after must be an entry's seq (a whole number), not "${options.after}"`);
+    }
     const entries = await withOperator(ops, (ctx) =>
-      ops.api.listAudit(ctx, { since: options.since, actor: options.actor, action: options.action, limit }),
+      ops.api.listAudit(ctx, { since: options.since, actor: options.actor, action: options.action, limit, afterSeq }),
     );
     if (options.json) {
       printJson(entries);
