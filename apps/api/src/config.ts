@@ -55,6 +55,7 @@ const EnvSchema = z.object({
   SVC_WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
   SVC_WEBHOOK_DISPATCH: bool.default(true),
   SVC_OPERATOR_TOKEN: z.string().optional(),
+  SVC_SIGNING_KEY: z.string().optional(),
 });
 
 /** A duration such as `15s` or `500ms`, within bounds, as milliseconds. */
@@ -107,6 +108,8 @@ export interface Config {
   };
   /** The operator token a command acts with (SVC_OPERATOR_TOKEN); the server never uses it. */
   operatorToken: string | null;
+  /** The Ed25519 key statements are signed with (SVC_SIGNING_KEY); null: the store's active key, sealed there. */
+  signingKey: string | null;
 }
 
 export class ConfigError extends Error {
@@ -149,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       dispatch: e.SVC_WEBHOOK_DISPATCH,
     },
     operatorToken: e.SVC_OPERATOR_TOKEN ?? null,
+    signingKey: e.SVC_SIGNING_KEY ?? null,
   };
 }
 

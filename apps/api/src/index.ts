@@ -84,6 +84,30 @@ export {
 } from './services/review.js';
 export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
 export { type StandaloneOptions, standaloneContext } from './services/services.js';
+export {
+  generateSigner,
+  kidOf,
+  listSigningKeys,
+  resolveSigner,
+  rotateSigningKey,
+  SIGNING_KEY_VARIABLE,
+  type Signer,
+  type SigningJwk,
+  type SigningKeySummary,
+  signerFromText,
+  signerOf,
+  signingJwks,
+} from './services/signing.js';
+export {
+  backfillStatements,
+  ensureStatements,
+  publicationStatement,
+  type SignedStatement,
+  type Statement,
+  type StatementsVerification,
+  signPastPublications,
+  verifyStatements,
+} from './services/statements.js';
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
 export { type EndpointSummary, listEndpointSummaries, registerWebhook } from './services/webhooks/endpoints.js';
 export { parseDuration } from './services/webhooks/schedule.js';

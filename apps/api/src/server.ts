@@ -14,6 +14,7 @@ import { PublicSnapshot } from './services/public-snapshot.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/rate-limit.js';
 import { loadMasterKey, secretBox } from './services/secrets.js';
 import type { Services } from './services/services.js';
+import { signPastPublications } from './services/statements.js';
 import { WebhookDispatcher } from './services/webhooks/dispatcher.js';
 import { migrate, openStore, type Store, type StoreLocation } from './store/store.js';
 
@@ -52,6 +53,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
   try {
     await migrate(store);
     await backfillNextBand(store, logger, { frameworks });
+    const past = await signPastPublications(store, {
+      configured: config.signingKey,
+      box: () => secretBox(loadMasterKey(config.masterKey, config.dataDir)),
+    });
+    if ('error' in past) logger.warn({ reason: past.error }, 'could not sign the statements of earlier publications');
+    else if (past.signed > 0) logger.info(past, 'signed the statements of earlier publications');
     // Read once at the start, so the framework in force is known even if the store is down at the first request.
     await frameworks.list();
   } catch (error) {

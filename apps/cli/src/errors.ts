@@ -26,6 +26,7 @@ export const EXIT_CODES = {
   refused: 1,
   not_found: 1,
   does_not_reproduce: 1,
+  does_not_verify: 1,
 } as const;
 
 /** The rule as `--help` and the README state it. */
@@ -33,7 +34,7 @@ export const EXIT_RULE = [
   'Exit status (every command):',
   '  0  done',
   '  1  the work was refused (maker-checker, the state of the records, an unknown id, a provider',
-  '     refused publication) or the package did not reproduce',
+  '     refused publication), the package did not reproduce or its statement did not verify',
   '  2  bad usage or input that cannot be used (an unknown option, a value outside its domain, a file',
   '     that cannot be read, is not JSON or is not a valid document of its kind), or a configuration,',
   '     store or output that cannot be used',

@@ -64,6 +64,12 @@ export interface OperatorOptions {
    * with a warning. The verbs check the role.
    */
   changes?: boolean;
+  /**
+   * The command signs statements (publishes or withdraws): the context gets the signing key (SVC_SIGNING_KEY, or
+   * the store's active key opened with the master key), and what was published before statements existed is
+   * signed first.
+   */
+  signs?: boolean;
 }
 
 /**
@@ -84,10 +90,14 @@ export function withOperator<T>(
         })
       : { kind: 'operator' as const, id: null, name: options.by ?? null, open: false };
     if (actor.open) warnOpenMode(ops);
+    const box = options.signs ? (options.box ?? masterSecretBox(ops)) : options.box;
+    const signer =
+      options.signs && box ? await ops.api.resolveSigner(store, { configured: ops.config.signingKey, box }) : undefined;
     return work(
       ops.api.standaloneContext(store, {
         actor: { kind: 'operator', id: actor.id, name: actor.name },
-        box: options.box,
+        box,
+        signer,
         clock: ops.api.systemClock,
       }),
     );

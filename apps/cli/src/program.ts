@@ -12,6 +12,7 @@ import { registerPublish } from './commands/publish.js';
 import { registerRequests } from './commands/requests.js';
 import { registerScore } from './commands/score.js';
 import { registerServe } from './commands/serve.js';
+import { registerSigningKey } from './commands/signing-key.js';
 import { registerStatus } from './commands/status.js';
 import { registerVerify } from './commands/verify.js';
 import { registerWebhooks } from './commands/webhooks.js';
@@ -50,6 +51,7 @@ export function buildProgram(env: Environment = {}): Command {
   registerWebhooks(program, env);
   registerOperator(program, env);
   registerAudit(program, env);
+  registerSigningKey(program, env);
   withExitRule(program);
   return program;
 }

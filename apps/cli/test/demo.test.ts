@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { migrate, openStore, type Store } from '@svc/api';
+import { generateSigner, migrate, openStore, type Store } from '@svc/api';
 import { ISSUANCE_STATUSES, ISSUANCE_TYPES, IssuanceSchema } from '@svc/contracts';
 import { getFramework, PLANNER_TYPES, type RiskIndicator, score, validateInputs } from '@svc/methodology';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,9 @@ import {
 } from '../src/demo/index.js';
 import { contentsOf, freshSchema, postgresAvailable } from './operations.js';
 import { tempDir } from './svc.js';
+
+/** The key the demo's statements are signed with in these tests. */
+const signer = generateSigner();
 
 /** The newest entry of the audit trail, as stored. */
 function lastAuditEntry(store: Store) {
@@ -96,7 +99,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('loads 12+ providers in every band, with at least three different hard caps fired', async () => {
     const store = await freshStore();
-    const report = await seedDemo(store);
+    const report = await seedDemo(store, { signer });
     expect(report.providers.length).toBeGreaterThanOrEqual(12);
     const current = await store.db
       .selectFrom('providers')
@@ -117,7 +120,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('writes a change feed with NEW for every provider, then SCORE_CHANGE and BAND_CHANGE, and two-entry histories', async () => {
     const store = await freshStore();
-    await seedDemo(store);
+    await seedDemo(store, { signer });
     const changes = await store.db.selectFrom('changelog').selectAll().orderBy('id').execute();
     const count = (type: string) => changes.filter((c) => c.change_type === type).length;
     expect(count('NEW')).toBe(DEMO_PROVIDERS.length);
@@ -144,7 +147,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('adds 6+ issuances of both types and both statuses, some linked to demo providers, valid as served', async () => {
     const store = await freshStore();
-    const report = await seedDemo(store);
+    const report = await seedDemo(store, { signer });
     expect(report.issuances).toEqual({ inserted: DEMO_ISSUANCES.length, updated: 0, unchanged: 0 });
     const rows = await store.db.selectFrom('issuances').selectAll().execute();
     expect(rows.length).toBeGreaterThanOrEqual(6);
@@ -158,19 +161,19 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('is deterministic: two fresh stores seeded at different times hold the same ids, dates and rows', async () => {
     const first = await freshStore();
-    const a = await seedDemo(first);
+    const a = await seedDemo(first, { signer });
     await new Promise((resolve) => setTimeout(resolve, 20));
     const second = await freshStore();
-    const b = await seedDemo(second);
+    const b = await seedDemo(second, { signer });
     expect(b.providers).toEqual(a.providers);
     expect(await contentsOf(second)).toEqual(await contentsOf(first));
   });
 
   it('is idempotent: a second run changes nothing, not even the counters', async () => {
     const store = await freshStore();
-    const first = await seedDemo(store);
+    const first = await seedDemo(store, { signer });
     const before = await contentsOf(store);
-    const second: SeedReport = await seedDemo(store);
+    const second: SeedReport = await seedDemo(store, { signer });
     expect(second.changed).toBe(false);
     expect(second.published).toBe(0);
     expect(second.issuances).toEqual({ inserted: 0, updated: 0, unchanged: DEMO_ISSUANCES.length });
@@ -180,7 +183,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('puts an edited issuance back as it was, touching nothing else', async () => {
     const store = await freshStore();
-    await seedDemo(store);
+    await seedDemo(store, { signer });
     const before = await contentsOf(store);
     const edited = DEMO_ISSUANCES[0]?.id ?? '';
     await store.db
@@ -188,7 +191,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
       .set({ status: 'ANNOUNCED', target_amount: '1' })
       .where('id', '=', edited)
       .execute();
-    const report = await seedDemo(store);
+    const report = await seedDemo(store, { signer });
     expect(report.issuances).toEqual({ inserted: 0, updated: 1, unchanged: DEMO_ISSUANCES.length - 1 });
     expect(report.published).toBe(0);
     // The rows are as they were; the audit trail has the one change more.
@@ -206,7 +209,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('reinstates a withdrawn demo provider at its last indicator (one NEW entry, one history row), without replaying its history', async () => {
     const store = await freshStore();
-    await seedDemo(store);
+    await seedDemo(store, { signer });
     const before = await contentsOf(store);
     const provider = DEMO_ROUNDS[1]?.documents[0]?.provider.id ?? '';
     await store.db
@@ -214,7 +217,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
       .set({ withdrawn_at: '2026-11-05T00:00:00.000Z' })
       .where('id', '=', provider)
       .execute();
-    const report = await seedDemo(store);
+    const report = await seedDemo(store, { signer });
     expect(report.published).toBe(1);
     expect(report.changes).toEqual({ NEW: 1, SCORE_CHANGE: 0, BAND_CHANGE: 0 });
     const after = await contentsOf(store);
@@ -242,7 +245,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
   it('publishes at the given clock when one is passed', async () => {
     const store = await freshStore();
     const at = new Date('2026-11-20T12:00:00.000Z');
-    await seedDemo(store, { now: () => at });
+    await seedDemo(store, { signer, clock: { now: () => at } });
     const times = await store.db.selectFrom('risk_indicators').select('published_at').distinct().execute();
     expect(times).toEqual([{ published_at: at.toISOString() }]);
   });

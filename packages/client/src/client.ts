@@ -37,6 +37,8 @@ import type {
   ScoreHistoryResponse,
   ScoresListResponse,
   ScoresParams,
+  SignedStatementResponse,
+  SigningKeysResponse,
   StatusResponse,
   Unpaged,
   WebhookCreateBody,
@@ -136,6 +138,19 @@ export class SvcClient {
   /** GET /api/public/score-request/{requestId}: what became of a coverage request (status and note). No key. */
   scoreRequestStatus(requestId: string, options?: RequestOptions): Promise<CoverageRequestStatus> {
     return this.#http.json(get(path`/api/public/score-request/${requestId}`), options);
+  }
+
+  /**
+   * GET /api/public/publications/{riskIndicatorId}: the signed statement of a publication (Ed25519 over its RFC 8785
+   * bytes, key `kid` of signingKeys()). No key needed.
+   */
+  publicationStatement(riskIndicatorId: string, options?: RequestOptions): Promise<SignedStatementResponse> {
+    return this.#http.json(get(path`/api/public/publications/${riskIndicatorId}`), options);
+  }
+
+  /** GET /.well-known/svc-signing-keys.json: the public keys statements are signed with (a JWKS). No key needed. */
+  signingKeys(options?: RequestOptions): Promise<SigningKeysResponse> {
+    return this.#http.json(get('/.well-known/svc-signing-keys.json'), options);
   }
 
   /** GET /api/v1/status: platform status, data freshness and framework version. No key needed. */

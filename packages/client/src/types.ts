@@ -55,6 +55,8 @@ export type {
   RiskIndicatorResponse,
   ScoreHistoryResponse,
   ScoresListResponse,
+  SignedStatementResponse,
+  SigningKeysResponse,
   StatusResponse,
   Tier,
   WebhookCreateBody,

@@ -17,6 +17,8 @@ const METHOD_OF: Record<EndpointName, keyof SvcClient> = {
   getChangelogAtom: 'changelogAtom',
   requestScore: 'requestScore',
   getScoreRequest: 'scoreRequestStatus',
+  getPublicationStatement: 'publicationStatement',
+  getSigningKeys: 'signingKeys',
   createWebhook: 'createWebhook',
   listWebhooks: 'listWebhooks',
   deleteWebhook: 'deleteWebhook',

@@ -192,6 +192,7 @@ export const HypotheticalIndicatorSchema = RiskIndicatorSchema.omit({
   path_to_next_band: true,
   score_verified_at: true,
   published_at: true,
+  signature: true,
   limitations_disclosure: true,
 }).meta({ id: 'HypotheticalIndicator', description: 'An indicator the engine computed and nobody published.' });
 

@@ -39,6 +39,7 @@ import {
   ScoresListResponseSchema,
   ScoresQuerySchema,
 } from './scores.js';
+import { PublicationParamsSchema, SignedStatementSchema, SigningKeysResponseSchema } from './statements.js';
 import {
   DeliveriesQuerySchema,
   DeliveriesResponseSchema,
@@ -57,6 +58,7 @@ export type LimitName =
   | 'public_changelog'
   | 'score_request'
   | 'score_request_status'
+  | 'public_records'
   | 'none';
 
 export interface Endpoint {
@@ -301,6 +303,35 @@ export const endpoints = withTransportErrors({
       schema: CoverageRequestStatusResponseSchema,
     },
     errors: ['invalid_request', 'not_found', 'rate_limited', 'unavailable'],
+  },
+  getPublicationStatement: {
+    operationId: 'getPublicationStatement',
+    method: 'get',
+    path: '/api/public/publications/{riskIndicatorId}',
+    summary: "A publication's signed statement (public)",
+    description:
+      'The statement of the publication of a Risk Indicator, signed with Ed25519 over its RFC 8785 bytes: the figures, ' +
+      'the framework, inputs, result and package hashes, the previous statement of the provider and the audit trail head. ' +
+      'Check it against the key of `kid` at /.well-known/svc-signing-keys.json (docs/auditing.md). An indicator published ' +
+      'again after a withdrawal answers its latest statement. Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'public_records',
+    params: PublicationParamsSchema,
+    success: { status: 200, description: 'The signed statement.', contentType: json, schema: SignedStatementSchema },
+    errors: ['invalid_request', 'not_found', 'rate_limited', 'unavailable'],
+  },
+  getSigningKeys: {
+    operationId: 'getSigningKeys',
+    method: 'get',
+    path: '/.well-known/svc-signing-keys.json',
+    summary: 'The public keys statements are signed with (JWKS, public)',
+    description:
+      'Every Ed25519 key that signs or signed statements (RFC 7517, RFC 8037): the active one, and the retired ones, ' +
+      'whose statements keep verifying. Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'public_records',
+    success: { status: 200, description: 'The keys.', contentType: json, schema: SigningKeysResponseSchema },
+    errors: ['rate_limited', 'unavailable'],
   },
   createWebhook: {
     operationId: 'createWebhook',
@@ -563,4 +594,5 @@ export const PUBLIC_LIMITS = {
   public_changelog: { limit: 120, windowSeconds: 60 },
   score_request: { limit: 5, windowSeconds: 3600 },
   score_request_status: { limit: 120, windowSeconds: 60 },
+  public_records: { limit: 120, windowSeconds: 60 },
 } as const;

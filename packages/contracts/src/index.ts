@@ -6,4 +6,5 @@ export * from './mcp.js';
 export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './openapi.js';
 export * from './resources.js';
 export * from './scores.js';
+export * from './statements.js';
 export * from './webhooks.js';

@@ -171,6 +171,21 @@ export const RiskIndicatorSchema = z
     svc_decision_object: DecisionObjectSchema,
     score_commentary: ScoreCommentarySchema,
     path_to_next_band: PathToNextBandSchema,
+    signature: z
+      .object({
+        kid: z.string().meta({ description: 'The signing key, in the JWKS at /.well-known/svc-signing-keys.json.' }),
+        value: z.string().meta({ description: 'base64url of the Ed25519 signature over the statement.' }),
+        statement_sha256: z.string().meta({
+          description:
+            'SHA-256 of the RFC 8785 bytes of the statement signed: GET /api/public/publications/{risk_indicator_id}.',
+        }),
+      })
+      .nullable()
+      .meta({
+        id: 'IndicatorSignature',
+        description:
+          "The publication's signed statement, in short; null only until the statements of publications made before signing existed are signed.",
+      }),
     limitations_disclosure: z.string(),
   })
   .meta({ id: 'RiskIndicator' });

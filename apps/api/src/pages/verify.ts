@@ -1,7 +1,7 @@
 import { showControls } from '@svc/methodology';
 import { nextBandWords } from '../services/next-band-words.js';
 import type { PublishedIndicator } from '../services/scores.js';
-import { html, page } from './html.js';
+import { html, page, type SafeHtml } from './html.js';
 
 /**
  * What the verification page shows: the published indicator as the service reads it (its row's dates and hashes,
@@ -67,6 +67,7 @@ ${modules}</tbody></table>
 <dt>framework_sha256</dt><dd class="hash">${view.frameworkSha256}</dd>
 <dt>result_sha256</dt><dd class="hash">${view.resultSha256}</dd>
 </dl>
+${signedSection(view)}
 <h2>Reproduce it</h2>
 <ol>
 <li>Fetch the computation package with an Enterprise API key and save it exactly as received:
@@ -86,6 +87,56 @@ the canonical <code>{framework_sha256, inputs_sha256, evaluation_date}</code>.</
 <code>GET ${methodologyPath}</code>; the endpoints are described in the <a href="/docs">API reference</a>.</p>
 `;
   return page({ title: `Risk Indicator ${id}: ${name}` }, body);
+}
+
+/** The publication's signed statement: whether its signature verifies here, and how to check it without us. */
+function signedSection(view: VerifyView): SafeHtml {
+  const id = view.indicator.risk_indicator_id;
+  const checked = view.statement;
+  if (!checked) {
+    return html`<h2>Signed statement</h2>
+<p class="note">This publication predates signed statements and has not been signed yet; it will be when the service
+next starts.</p>
+`;
+  }
+  const { signed, verifies, keyStatus } = checked;
+  const verdict = verifies
+    ? html`<p class="note current"><strong>Signature verifies.</strong> The statement of this publication is signed with
+Ed25519 key <code>${signed.kid}</code> (${keyStatus}), and its signature matches its bytes.</p>`
+    : html`<p class="note error"><strong>Signature does not verify.</strong> The statement stored for this publication
+does not match its signature under key <code>${signed.kid}</code> (${keyStatus}). Do not rely on it; contact us.</p>`;
+  const packageHash =
+    signed.statement.type === 'publication'
+      ? html`<dt>package_sha256</dt><dd class="hash">${signed.statement.package_sha256}</dd>`
+      : '';
+  return html`<h2>Signed statement</h2>
+${verdict}
+<dl class="facts">
+<dt>Key (kid)</dt><dd><code>${signed.kid}</code> <span class="muted">(EdDSA, Ed25519)</span></dd>
+<dt>Signed</dt><dd>${when(signed.statement.signed_at)}</dd>
+<dt>statement_sha256</dt><dd class="hash">${signed.statement_sha256}</dd>
+${packageHash}
+<dt>Audit trail head</dt><dd>entry ${String(signed.statement.audit_head.seq)}, <span class="hash">${signed.statement.audit_head.hash}</span></dd>
+</dl>
+<p>Check it yourself, with <code>curl</code>, <code>python3</code> and <code>openssl</code> (nothing of ours):</p>
+<pre><code>curl -sS -o signed.json ${view.siteUrl}/api/public/publications/${id}
+curl -sS -o keys.json ${view.siteUrl}/.well-known/svc-signing-keys.json
+python3 - &lt;&lt;'END'
+import base64, json
+s = json.load(open("signed.json")); keys = json.load(open("keys.json"))["keys"]
+key = next(k for k in keys if k["kid"] == s["kid"])
+b64 = lambda t: base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
+# the statement's RFC 8785 bytes (sorted keys, no spaces: exact for these statements)
+open("statement.bin", "wb").write(json.dumps(s["statement"], sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())
+open("signature.bin", "wb").write(b64(s["signature"]))
+open("key.der", "wb").write(bytes.fromhex("302a300506032b6570032100") + b64(key["x"]))
+END
+openssl pkeyutl -verify -pubin -keyform DER -inkey key.der -rawin -in statement.bin -sigfile signature.bin</code></pre>
+<p><code>Signature Verified Successfully</code> means the statement is ours and unchanged. Its <code>package_sha256</code>
+is the SHA-256 of the computation package's bytes (step 1 below): <code>sha256sum package.json</code> must print it.
+Or, with the <code>svc</code> command: <code>svc verify package.json --statement
+${view.siteUrl}/api/public/publications/${id} --keys ${view.siteUrl}/.well-known/svc-signing-keys.json</code>.</p>
+`;
 }
 
 /** The answer for an identifier that is malformed or not published: says so, echoing the (escaped) text. */

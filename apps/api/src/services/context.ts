@@ -5,6 +5,7 @@ import type { Store } from '../store/store.js';
 import type { FrameworkReleases } from './framework-releases.js';
 import type { PublicSnapshot } from './public-snapshot.js';
 import type { SecretBox } from './secrets.js';
+import type { Signer } from './signing.js';
 import type { UrlPolicy } from './webhook-url.js';
 
 /** An API key that has been presented and checked: whose it is and what it may do. */
@@ -48,6 +49,8 @@ export interface ServiceContext {
   box?: SecretBox;
   /** The frameworks this process knows and the releases recorded, as last read (see frameworkInForce). */
   frameworks: FrameworkReleases;
+  /** The key publications and withdrawals are signed with (services/signing.ts); only the verbs that sign need it. */
+  signer?: Signer;
   /** Called after a transaction that queued webhook deliveries commits (wakes this process's dispatcher); optional. */
   wake?: () => void;
 }

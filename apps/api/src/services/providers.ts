@@ -9,6 +9,7 @@ import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { authorise } from './operators.js';
+import { ensureStatements, signStatement } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
 
 /** Providers as operators see them: every one, published or not, and withdrawing one from coverage. */
@@ -64,6 +65,7 @@ export async function withdrawProvider(
   const unreadable = reason === undefined ? null : controlCharacterProblem(reason);
   if (unreadable) throw new ServiceError('invalid_value', `a withdrawal reason ${unreadable}`);
   await authorise(ctx, 'approver', 'withdrawing a provider');
+  await ensureStatements(ctx);
   return store.db.transaction().execute(async (tx) => {
     // Taken first, as publishing does: it serialises writers on PostgreSQL.
     await increment(tx, PUBLICATION_VERSION);
@@ -118,13 +120,29 @@ export async function withdrawProvider(
       at: now,
       data: { ...withdrawal, previous_band: current.risk_band as RiskBand },
     });
-    await recordAudit(ctx, tx, [
+    const [entry] = await recordAudit(ctx, tx, [
       {
         action: 'provider.withdrawn',
         subject: { type: 'provider', id: providerId },
         details: { risk_indicator_id: current.risk_indicator_id, publication_seq: provider.current_seq, reason: why },
       },
     ]);
+    if (!entry) throw new Error('the audit entry of a withdrawal was not written');
+    await signStatement(ctx, tx, {
+      facts: {
+        type: 'withdrawal',
+        risk_indicator_id: current.risk_indicator_id,
+        provider_id: providerId,
+        provider_name: provider.name,
+        framework_version: current.framework_version,
+        previous_score: current.final_score,
+        previous_band: current.risk_band,
+        reason: why,
+        withdrawn_at: now,
+      },
+      publicationSeq: provider.current_seq,
+      auditHead: { seq: entry.seq, hash: entry.hash },
+    });
     return withdrawal;
   });
 }

@@ -29,6 +29,7 @@ import type { ChangelogTable, Database, IndicatorHistoryTable } from '../store/s
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { authorise } from './operators.js';
+import { ensureStatements, packageSha256, signStatement } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
 
 export type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE' | 'WITHDRAWN';
@@ -73,6 +74,7 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
   const { store, clock } = ctx;
   assertPublishable(publication.framework);
   await authorise(ctx, publishingRole(publication), 'publishing');
+  await ensureStatements(ctx);
   const { indicator, package: pkg } = scoreWithPackage(publication.document, publication.framework);
   // Nothing dated after the present is published, whichever path led here (see futureDatedProblems).
   const future = futureDatedProblems(publication.document, clock.now()).map((p) => p.path);
@@ -125,7 +127,7 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
         change,
         previous,
       });
-      await recordAudit(ctx, tx, [
+      const [entry] = await recordAudit(ctx, tx, [
         {
           action: 'indicator.published',
           subject: { type: 'provider', id: p.id },
@@ -140,6 +142,27 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
           },
         },
       ]);
+      if (!entry) throw new Error('the audit entry of a publication was not written');
+      await signStatement(ctx, tx, {
+        facts: {
+          type: 'publication',
+          risk_indicator_id: indicator.risk_indicator_id,
+          provider_id: p.id,
+          provider_name: p.name,
+          final_score: indicator.final_score,
+          risk_band: indicator.risk_band,
+          confidence: indicator.confidence,
+          framework_version: indicator.framework_version,
+          framework_sha256: pkg.framework.sha256,
+          inputs_sha256: pkg.inputs_sha256,
+          result_sha256: pkg.result_sha256,
+          package_sha256: packageSha256(packageText),
+          evaluation_date: pkg.evaluation_date,
+          published_at: now,
+        },
+        publicationSeq: seq,
+        auditHead: { seq: entry.seq, hash: entry.hash },
+      });
       return {
         status: 'published' as const,
         indicator,

@@ -5,6 +5,7 @@ import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { decodeCursor, NamePosition, pageOf } from './paging.js';
 import { servedIndicatorJson } from './served.js';
+import { type CheckedStatement, checkedPublicationStatement } from './statements.js';
 
 /** Published Risk Indicators as the API and the pages read them: in force, listed, packaged, verified. */
 
@@ -97,6 +98,8 @@ export interface PublishedIndicator {
   frameworkVersion: string;
   pathToNextBand: NextBandPath | null;
   standing: Standing;
+  /** Its publication's signed statement, checked; null until the statements of earlier publications are signed. */
+  statement: CheckedStatement | null;
 }
 
 /** A published indicator by its id, with its standing; null when no indicator of that id was published. */
@@ -124,5 +127,6 @@ export async function publishedIndicator(
     frameworkVersion: row.framework_version,
     pathToNextBand: row.path_to_next_band === null ? null : (JSON.parse(row.path_to_next_band) as NextBandPath),
     standing,
+    statement: await checkedPublicationStatement(ctx, { riskIndicatorId: input.id }),
   };
 }

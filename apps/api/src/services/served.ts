@@ -11,8 +11,25 @@ export function servedIndicatorJson(row: {
   path_to_next_band: string | null;
   score_verified_at: string;
   published_at: string;
+  statement_kid: string | null;
+  statement_signature: string | null;
+  statement_sha256: string | null;
 }): string {
-  return `${row.indicator.slice(0, -1)},"score_verified_at":${JSON.stringify(row.score_verified_at)},"published_at":${JSON.stringify(row.published_at)},"path_to_next_band":${row.path_to_next_band ?? 'null'},"limitations_disclosure":${DISCLOSURE_JSON}}`;
+  return `${row.indicator.slice(0, -1)},"score_verified_at":${JSON.stringify(row.score_verified_at)},"published_at":${JSON.stringify(row.published_at)},"path_to_next_band":${row.path_to_next_band ?? 'null'},"signature":${signatureJson(row)},"limitations_disclosure":${DISCLOSURE_JSON}}`;
+}
+
+/** The publication's signature as the indicator carries it: the key, the value and the hash of the statement signed. */
+function signatureJson(row: {
+  statement_kid: string | null;
+  statement_signature: string | null;
+  statement_sha256: string | null;
+}): string {
+  if (row.statement_kid === null || row.statement_signature === null || row.statement_sha256 === null) return 'null';
+  return JSON.stringify({
+    kid: row.statement_kid,
+    value: row.statement_signature,
+    statement_sha256: row.statement_sha256,
+  });
 }
 
 export const DISCLOSURE_JSON = JSON.stringify(LIMITATIONS_DISCLOSURE);

@@ -7,6 +7,7 @@ import { FrameworkReleases } from './framework-releases.js';
 import { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { SecretBox } from './secrets.js';
+import type { Signer } from './signing.js';
 import type { UrlPolicy } from './webhook-url.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -49,6 +50,8 @@ export interface StandaloneOptions {
   clock?: Clock | undefined;
   logger?: Logger | undefined;
   box?: SecretBox | undefined;
+  /** The key statements are signed with: needed by the verbs that publish or withdraw. */
+  signer?: Signer | undefined;
   policy?: UrlPolicy | undefined;
   /** The frameworks known and recorded; by default the engine's, read from the store when first asked. */
   frameworks?: FrameworkReleases | undefined;
@@ -69,5 +72,6 @@ export function standaloneContext(store: Store, options: StandaloneOptions): Ser
     snapshot: new PublicSnapshot(store, clock),
     frameworks: options.frameworks ?? new FrameworkReleases(store, clock),
     box: options.box,
+    signer: options.signer,
   };
 }

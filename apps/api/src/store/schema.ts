@@ -27,6 +27,8 @@ export interface Database {
   terms_acceptances: TermsAcceptancesTable;
   audit_log: AuditLogTable;
   audit_head: AuditHeadTable;
+  signing_keys: SigningKeysTable;
+  statements: StatementsTable;
 }
 
 /** Every table, in dependency order. */
@@ -51,6 +53,8 @@ export const TABLES = [
   'terms_acceptances',
   'audit_log',
   'audit_head',
+  'signing_keys',
+  'statements',
 ] as const satisfies readonly (keyof Database)[];
 
 // A table added to Database but not to TABLES fails to compile here.
@@ -330,4 +334,32 @@ export interface AuditHeadTable {
   id: number;
   seq: number;
   hash: string;
+}
+
+/** An Ed25519 key that signs statements, or signed them until `not_after`. */
+export interface SigningKeysTable {
+  /** The first 16 hex digits of the SHA-256 of the raw 32-byte public key. */
+  kid: string;
+  /** The raw public key, base64url (the JWK's `x`). */
+  public_key: string;
+  /** The PKCS#8 private key, sealed under the master key; null for a key given in SVC_SIGNING_KEY. */
+  private_key_enc: string | null;
+  not_before: string;
+  not_after: string | null;
+}
+
+/** A signed statement of a publication or a withdrawal (decision 0026). */
+export interface StatementsTable {
+  id: Generated<number>;
+  type: string;
+  provider_id: string;
+  risk_indicator_id: string;
+  publication_seq: number;
+  /** The statement's RFC 8785 text: the bytes signed. */
+  statement: string;
+  statement_sha256: string;
+  /** base64url of the Ed25519 signature over the statement's bytes. */
+  signature: string;
+  kid: string;
+  signed_at: string;
 }

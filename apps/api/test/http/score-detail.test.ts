@@ -57,8 +57,18 @@ describe.each(engines)('GET /api/v1/scores/{providerId} on %s', (engine) => {
 
     it("the served indicator is the engine's own output for the approved inputs, plus the publication fields", async () => {
       const r = await expectJson(await server().get(`/api/v1/scores/${WORKED_ID}`, { key }), RiskIndicatorSchema);
-      const { score_verified_at: _v, published_at: _p, limitations_disclosure: _l, path_to_next_band, ...served } = r;
+      const {
+        score_verified_at: _v,
+        published_at: _p,
+        limitations_disclosure: _l,
+        path_to_next_band,
+        signature,
+        ...served
+      } = r;
       expect(served).toEqual(JSON.parse(JSON.stringify(engineIndicator(example('worked-example')))));
+      // The publication's signed statement, in short (the statements suite checks it verifies).
+      expect(signature).toMatchObject({ kid: expect.stringMatching(/^[0-9a-f]{16}$/) });
+      expect(signature?.statement_sha256).toMatch(/^[0-9a-f]{64}$/);
       // The path to the next band is the engine's too, computed at publication.
       expect(path_to_next_band).toEqual(
         JSON.parse(JSON.stringify(pathToNextBand(validated(example('worked-example')), framework))),

@@ -5,7 +5,7 @@ import { approveInputs, submitInputs } from '../../src/services/inputs.js';
 import { publishRun } from '../../src/services/publication-run.js';
 import { contextFor } from '../../src/services/services.js';
 import { manualClock } from '../support/clock.js';
-import { ctxOf } from '../support/context.js';
+import { ctxOf, TEST_SIGNER } from '../support/context.js';
 import { example, WORKED_ID } from '../support/documents.js';
 import { useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
@@ -77,7 +77,7 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
   }
 
   it('every reader answers v1.0 before its effective date and the new release from it, and so does publication', async () => {
-    const services = contextFor(server().services, { kind: 'system' });
+    const services = { ...contextFor(server().services, { kind: 'system' }), signer: TEST_SIGNER };
     const first = await publishRun(services, { providers: 'all' });
     expect(first.framework_version).toBe('DCRF v1.0');
     expect(first.counts.published).toBe(1);

@@ -321,6 +321,8 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
       });
       return { method: 'GET', path: `/api/public/score-request/${JSON.parse(made.text).request_id}` };
     },
+    getPublicationStatement: () => ({ method: 'GET', path: `/api/public/publications/${RI_ID}` }),
+    getSigningKeys: () => ({ method: 'GET', path: '/.well-known/svc-signing-keys.json' }),
     createWebhook: () => ({
       method: 'POST',
       path: WEBHOOKS,

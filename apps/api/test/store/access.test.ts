@@ -279,7 +279,7 @@ describe.each(engines)('workspaces and API keys on %s', (engine) => {
         previous_secret_valid_until: '2026-07-01T10:00:01.002Z',
         webhook_endpoints: 0,
         keys: [],
-        terms_accepted: ['agent_tools_preview', 'api'].map((terms) => ({
+        terms_accepted: ['api', 'agent_tools_preview'].map((terms) => ({
           terms,
           terms_version: '2026-11',
           ...TEST_ADMINISTRATOR,

@@ -23,6 +23,7 @@ const MIGRATIONS = [
   '0007-record-history',
   '0008-keys-and-best-band-paths',
   '0009-operators-and-audit',
+  '0010-signed-statements',
 ];
 
 const TABLES = [
@@ -38,6 +39,8 @@ const TABLES = [
   'operators',
   'providers',
   'risk_indicators',
+  'signing_keys',
+  'statements',
   'store_meta',
   'terms_acceptances',
   'webhook_attempts',
@@ -48,14 +51,22 @@ const TABLES = [
   'workspaces',
 ];
 
-/** Takes the store back to before 0009 (migrations run in order: a store before 0007 or 0008 had none of it). */
+/** Takes the store back to before 0009, so before 0010 (migrations run in order: a store before 0007 or 0008 had neither). */
 async function undo0009(store: Store): Promise<void> {
+  await undo0010(store);
   for (const table of ['audit_head', 'audit_log', 'terms_acceptances', 'operators']) {
     await store.db.schema.dropTable(table).execute();
   }
   await store.db.schema.alterTable('approved_inputs').dropColumn('submitted_by_id').execute();
   await store.db.schema.alterTable('approved_inputs').dropColumn('approved_by_id').execute();
   await sql`delete from kysely_migration where name = '0009-operators-and-audit'`.execute(store.db);
+}
+
+/** Takes the store back to before 0010: no statements, no signing keys, nothing signed after the fact. */
+async function undo0010(store: Store): Promise<void> {
+  for (const table of ['statements', 'signing_keys']) await store.db.schema.dropTable(table).execute();
+  await sql`delete from store_meta where key = 'statements_backfilled'`.execute(store.db);
+  await sql`delete from kysely_migration where name = '0010-signed-statements'`.execute(store.db);
 }
 
 /** The tables of the store's own schema (a PostgreSQL database holds other tests' schemas too). */
@@ -221,6 +232,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0007-record-history',
       '0008-keys-and-best-band-paths',
       '0009-operators-and-audit',
+      '0010-signed-statements',
     ]);
     expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
       {
@@ -264,7 +276,11 @@ describe.each(engines)('migrations on %s', (engine) => {
       values ('key_old', 'ws_1', 'svc_live_abcdef', ${'ab'.repeat(32)}, 'PROFESSIONAL', '2026-07-01T00:00:00.000Z', null, null)`.execute(
       store.db,
     );
-    expect(await migrateBesideOtherTests(store)).toEqual(['0008-keys-and-best-band-paths', '0009-operators-and-audit']);
+    expect(await migrateBesideOtherTests(store)).toEqual([
+      '0008-keys-and-best-band-paths',
+      '0009-operators-and-audit',
+      '0010-signed-statements',
+    ]);
     expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
       {
         id: 'key_old',
@@ -328,6 +344,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       expect(await migrateBesideOtherTests(store)).toEqual([
         '0008-keys-and-best-band-paths',
         '0009-operators-and-audit',
+        '0010-signed-statements',
       ]);
       expect(await paths()).toEqual({ LOW: null, MEDIUM: now.MEDIUM });
       expect(await backfillNextBand(store)).toBe(1);

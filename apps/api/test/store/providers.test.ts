@@ -164,6 +164,10 @@ describe.each(engines)('providers repository on %s', (engine) => {
       path_to_next_band: null,
       score_verified_at: '2026-06-20T10:00:00.000Z',
       published_at: '2026-07-01T10:00:00.000Z',
+      // Written here through the repositories, not by the publishing verb: no signed statement.
+      statement_kid: null,
+      statement_signature: null,
+      statement_sha256: null,
     });
     expect(await findIndicator(store.db, ri.risk_indicator_id)).toEqual(ri);
     expect(await findProvider(store.db, 'p1')).toMatchObject({
@@ -267,6 +271,9 @@ describe.each(engines)('providers repository on %s', (engine) => {
       score_verified_at: first.score_verified_at,
       published_at: '2026-07-09T09:00:00.000Z',
       seq: mine[4]?.seq,
+      statement_kid: null,
+      statement_signature: null,
+      statement_sha256: null,
     });
     expect(page3[0]).toEqual({
       indicator: first.indicator,
@@ -274,6 +281,9 @@ describe.each(engines)('providers repository on %s', (engine) => {
       score_verified_at: first.score_verified_at,
       published_at: '2026-07-01T09:00:00.000Z',
       seq: mine[0]?.seq,
+      statement_kid: null,
+      statement_signature: null,
+      statement_sha256: null,
     });
     expect(await listHistory(store.db, 'nope', { limit: 10 })).toEqual([]);
   });

@@ -12,7 +12,7 @@ import {
   listPublicHeadlines,
 } from '../../src/store/repositories/providers.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
-import { ctxOf } from '../support/context.js';
+import { ctxOf, TEST_SIGNER } from '../support/context.js';
 import { exampleDocument, framework, newProvider } from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
@@ -308,6 +308,10 @@ describe.each(engines)('publishing on %s', (engine) => {
       path_to_next_band: stored?.path_to_next_band,
       score_verified_at: '2026-07-01T10:00:00.000Z',
       published_at: '2026-07-03T09:00:00.000Z',
+      // With the signed statement of that publication (store/statements.test.ts checks it).
+      statement_kid: TEST_SIGNER.kid,
+      statement_signature: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/),
+      statement_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
 

@@ -3,12 +3,15 @@ import type { Actor, ServiceContext } from '../../src/services/context.js';
 import type { FrameworkReleases } from '../../src/services/framework-releases.js';
 import type { SecretBox } from '../../src/services/secrets.js';
 import { standaloneContext } from '../../src/services/services.js';
+import { generateSigner, type Signer } from '../../src/services/signing.js';
 import type { UrlPolicy } from '../../src/services/webhook-url.js';
 import type { Store } from '../../src/store/store.js';
 
 export interface TestContextOptions {
   clock?: Clock;
   box?: SecretBox;
+  /** The key statements are signed with; by default one key generated for the test process. */
+  signer?: Signer;
   policy?: UrlPolicy;
   /** Act for an operator of this name (the CLI's --by in open mode, or the operator's name with operatorId). */
   by?: string;
@@ -19,6 +22,9 @@ export interface TestContextOptions {
   /** Act for a key of this workspace (the keyed routes and the webhook verbs). */
   workspaceId?: string;
 }
+
+/** The test process's signing key: the first publication in a store records it as the active key. */
+export const TEST_SIGNER = generateSigner();
 
 /** The context a test runs service verbs in: the system by default, an operator with `by`, a key's holder with `workspaceId`. */
 export function ctxOf(store: Store, options: TestContextOptions = {}): ServiceContext {
@@ -35,6 +41,7 @@ export function ctxOf(store: Store, options: TestContextOptions = {}): ServiceCo
     actor,
     clock: options.clock,
     box: options.box,
+    signer: options.signer ?? TEST_SIGNER,
     policy: options.policy,
     frameworks: options.frameworks,
   });

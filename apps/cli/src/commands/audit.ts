@@ -8,6 +8,10 @@ interface AuditOptions {
   json?: boolean;
 }
 
+interface VerifyOptions extends AuditOptions {
+  statements?: boolean;
+}
+
 interface ListOptions extends AuditOptions {
   since?: string;
   actor?: string;
@@ -69,17 +73,37 @@ export function registerAudit(program: Command, env: Environment): void {
       .command('verify')
       .description(
         'recompute the chain from the first entry: exit 0 with the head hash when intact, 1 naming the first entry changed, removed or out of order',
+      )
+      .option(
+        '--statements',
+        "also check every signed statement: its signature, its provider's chain, and that the audit entry it names is in the trail with that hash",
       ),
-  ).action(async (options: AuditOptions) => {
+  ).action(async (options: VerifyOptions) => {
     const ops = await operations(env);
-    const result = await withOperator(ops, (ctx) => ops.api.verifyAudit(ctx));
-    if (options.json) printJson(result);
-    else if (result.intact) {
-      printLines(`audit trail intact: ${result.entries} entries, head seq ${result.head.seq} hash ${result.head.hash}`);
-    } else {
-      process.stderr.write(`audit trail broken at seq ${result.broken_seq}: ${result.reason}\n`);
+    const { result, statements } = await withOperator(ops, async (ctx) => ({
+      result: await ops.api.verifyAudit(ctx),
+      statements: options.statements ? await ops.api.verifyStatements(ctx) : undefined,
+    }));
+    const statementsHold = statements === undefined || statements.broken === null;
+    if (options.json) printJson(statements === undefined ? result : { ...result, statements });
+    else {
+      if (result.intact) {
+        printLines(
+          `audit trail intact: ${result.entries} entries, head seq ${result.head.seq} hash ${result.head.hash}`,
+        );
+      } else {
+        process.stderr.write(`audit trail broken at seq ${result.broken_seq}: ${result.reason}\n`);
+      }
+      if (statements?.broken) {
+        const b = statements.broken;
+        process.stderr.write(
+          `statement ${b.statement_sha256} (provider ${b.provider_id}, ${b.risk_indicator_id}) does not hold: ${b.reason}\n`,
+        );
+      } else if (statements) {
+        printLines(`statements: all ${statements.checked} verify and name entries of this trail`);
+      }
     }
-    process.exitCode = result.intact ? 0 : 1;
+    process.exitCode = result.intact && statementsHold ? 0 : 1;
   });
 }
 

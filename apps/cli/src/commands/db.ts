@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
 import type { SeedReport } from '../demo/seed.js';
-import { describeStore, type Environment, operations, withOperator, withStore } from '../operations.js';
+import {
+  describeStore,
+  type Environment,
+  masterSecretBox,
+  operations,
+  withOperator,
+  withStore,
+} from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface DbOptions {
@@ -28,11 +35,28 @@ export function registerDb(program: Command, env: Environment): void {
 
 async function migrateStore(env: Environment, options: DbOptions): Promise<void> {
   const ops = await operations(env);
-  const applied = await withStore(ops, (store) => ops.api.migrate(store));
+  const { applied, past } = await withStore(ops, async (store) => {
+    const applied = await ops.api.migrate(store);
+    // What was published before statements existed is signed now, once (decision 0026).
+    const past = await ops.api.signPastPublications(store, {
+      configured: ops.config.signingKey,
+      box: () => masterSecretBox(ops),
+    });
+    return { applied, past };
+  });
   const where = describeStore(ops.config);
-  if (options.json) printJson({ store: ops.config.store.kind, applied, up_to_date: applied.length === 0 });
-  else if (applied.length === 0) printLines(`${where}: up to date, no migrations to apply`);
+  const statements = 'error' in past ? { error: past.error } : { signed: past.signed, kid: past.kid };
+  if (options.json) {
+    printJson({ store: ops.config.store.kind, applied, up_to_date: applied.length === 0, statements });
+    return;
+  }
+  if (applied.length === 0) printLines(`${where}: up to date, no migrations to apply`);
   else printLines(`${where}: applied ${applied.length} ${plural(applied.length, 'migration')}`, ...applied);
+  if ('error' in past) {
+    process.stderr.write(`warning: the statements of earlier publications are not signed yet: ${past.error}\n`);
+  } else if (past.signed > 0) {
+    printLines(`signed the statements of ${past.signed} earlier publications and withdrawals with key ${past.kid}`);
+  }
 }
 
 async function seedStore(env: Environment, options: DbOptions): Promise<void> {
@@ -44,9 +68,9 @@ async function seedStore(env: Environment, options: DbOptions): Promise<void> {
     ops,
     async (ctx) => {
       await ops.api.authorise(ctx, 'admin', 'loading the demo data set');
-      return seedDemo(ctx.store);
+      return seedDemo(ctx.store, { signer: ops.api.signerOf(ctx) });
     },
-    { changes: true },
+    { changes: true, signs: true },
   );
   if (options.json) printJson({ store: ops.config.store.kind, ...report });
   else printLines(headline(describeStore(ops.config), report), providersTable(report));

@@ -131,7 +131,7 @@ async function publishFrameworkVersion(
         : null;
       return { ...published, rescore };
     },
-    { changes: true },
+    { changes: true, signs: true },
   );
   const { release, created, rescore } = result;
   const exit = rescore !== null && rescore.counts.refused > 0 ? 1 : 0;

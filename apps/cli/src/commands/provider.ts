@@ -61,7 +61,7 @@ async function withdraw(env: Environment, providerId: string, options: WithdrawO
   const withdrawal = await withOperator(
     ops,
     (ctx) => ops.api.withdrawProvider(ctx, { providerId, reason: options.reason }),
-    { changes: true },
+    { changes: true, signs: true },
   );
   if (options.json) {
     printJson(withdrawal);

@@ -17,12 +17,13 @@ export function registerStatus(program: Command, env: Environment): void {
     const ops = await operations(env);
     const { api } = ops;
     const status = await withOperator(ops, async (ctx) => {
-      const [framework, providers, pending, operators, head] = await Promise.all([
+      const [framework, providers, pending, operators, head, keys] = await Promise.all([
         api.frameworkInForce(ctx, { fresh: true }),
         api.listProviders(ctx),
         api.listInputs(ctx, { pendingOnly: true }),
         api.listOperators(ctx),
         api.auditHead(ctx),
+        api.listSigningKeys(ctx),
       ]);
       const active = operators.filter((o) => o.status === 'active');
       return {
@@ -36,6 +37,7 @@ export function registerStatus(program: Command, env: Environment): void {
         operators: active.length,
         administrators: active.filter((o) => o.roles.includes('admin')).length,
         audit_head: head,
+        signing_key: keys.find((k) => k.status === 'active')?.kid ?? null,
       };
     });
     if (status.mode === 'open') warnOpenMode(ops);
@@ -54,6 +56,9 @@ export function registerStatus(program: Command, env: Environment): void {
       status.audit_head
         ? `audit trail: head seq ${status.audit_head.seq} hash ${status.audit_head.hash} (check it with svc audit verify)`
         : 'audit trail: none',
+      status.signing_key
+        ? `signing key: ${status.signing_key} (svc signing-key list)`
+        : 'signing key: none yet (the first publication makes one)',
     );
   });
 }

@@ -1,11 +1,14 @@
-import { type Verification, verifyPackage } from '@svc/methodology';
+import { canonicalJson, type Verification, verifyPackage } from '@svc/methodology';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { parseJson, readText } from '../files.js';
 import { printJson, printLines, withOutputOptions } from '../output.js';
+import { checkStatement } from '../statement.js';
 
 interface VerifyOptions {
   json?: boolean;
+  statement?: string;
+  keys?: string;
 }
 
 export function registerVerify(program: Command): void {
@@ -13,13 +16,24 @@ export function registerVerify(program: Command): void {
     program
       .command('verify')
       .description('recompute a computation package from its own inputs and framework and compare every step')
-      .argument('<package>', 'a computation package file (as written by svc score --package)'),
+      .argument('<package>', 'a computation package file (as written by svc score --package)')
+      .option(
+        '--statement <file|url>',
+        "the package's signed statement (GET /api/public/publications/{id}): its signature and that it names this package are checked too",
+      )
+      .option(
+        '--keys <file|url>',
+        'the signing keys, a JWKS (/.well-known/svc-signing-keys.json); needed with --statement',
+      ),
   ).action(async (file: string, options: VerifyOptions) => {
     process.exitCode = await verify(file, options);
   });
 }
 
 async function verify(file: string, options: VerifyOptions): Promise<number> {
+  if ((options.statement === undefined) !== (options.keys === undefined)) {
+    throw new CliError('usage', '--statement and --keys go together: the statement is checked against the keys');
+  }
   const text = await readText(file);
   const value = parseJson(text, file);
   if (isInputsDocument(value)) {
@@ -40,8 +54,22 @@ async function verify(file: string, options: VerifyOptions): Promise<number> {
     });
   }
   if (verification.status === 'differs') throw doesNotReproduce(file, verification);
-  if (options.json) printJson(verification);
-  else printLines(reproducedLine(verification));
+  const statement =
+    options.statement !== undefined && options.keys !== undefined
+      ? await checkStatement(
+          { statement: options.statement, keys: options.keys },
+          { value: value as Record<string, unknown>, canonical: canonicalJson(value) },
+        )
+      : undefined;
+  if (options.json) printJson(statement ? { ...verification, statement } : verification);
+  else {
+    printLines(reproducedLine(verification));
+    if (statement) {
+      printLines(
+        `statement verified: signed by key ${statement.kid} (${statement.key_status}) at ${statement.signed_at}, naming package sha256 ${statement.package_sha256}`,
+      );
+    }
+  }
   return 0;
 }
 

@@ -5,6 +5,7 @@ import {
   providerStanding,
   publishIndicator,
   type ServiceContext,
+  type Signer,
   type Store,
   standaloneContext,
 } from '@svc/api';
@@ -58,10 +59,12 @@ interface Planned {
  * (so the change feed and the history hold both rounds) and upserts the
  * issuances. Idempotent: a provider whose current indicator is already one of
  * its demo indicators continues after it, so a second run writes nothing.
- * Publication times are fixed per round unless a clock is given.
+ * Publication times are fixed per round unless a clock is given; each publication's statement is signed with
+ * `signer`.
  */
-export async function seedDemo(store: Store, clock?: Clock): Promise<SeedReport> {
-  const ctx = standaloneContext(store, { actor: { kind: 'system', name: 'demo seed' }, clock });
+export async function seedDemo(store: Store, options: { signer: Signer; clock?: Clock }): Promise<SeedReport> {
+  const { signer, clock } = options;
+  const ctx = standaloneContext(store, { actor: { kind: 'system', name: 'demo seed' }, clock, signer });
   const framework = getFramework(DEMO_FRAMEWORK_VERSION);
   const sequences = new Map<string, Sequence>();
   const plan: Planned[] = [];

@@ -33,6 +33,8 @@ from .types import (
     RiskIndicator,
     ScoreHistoryResponse,
     ScoresListResponse,
+    SignedStatement,
+    SigningKeys,
     StatusResponse,
     WebhookDelivery,
     WebhookEndpoint,
@@ -126,6 +128,12 @@ class AsyncClient:
 
     async def score_request_status(self, request_id: str) -> CoverageRequestStatus:
         return await self._run(self._client.score_request_status, request_id)
+
+    async def publication_statement(self, risk_indicator_id: str) -> SignedStatement:
+        return await self._run(self._client.publication_statement, risk_indicator_id)
+
+    async def signing_keys(self) -> SigningKeys:
+        return await self._run(self._client.signing_keys)
 
     async def status(self) -> StatusResponse:
         return await self._run(self._client.status)

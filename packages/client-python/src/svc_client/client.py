@@ -32,6 +32,8 @@ from .types import (
     RiskIndicator,
     ScoreHistoryResponse,
     ScoresListResponse,
+    SignedStatement,
+    SigningKeys,
     StatusResponse,
     WebhookDelivery,
     WebhookEndpoint,
@@ -135,6 +137,16 @@ class Client:
         the resolution note. No key."""
         path = f"/api/public/score-request/{path_segment(request_id)}"
         return cast(CoverageRequestStatus, self._get_json(path, {}))
+
+    def publication_statement(self, risk_indicator_id: str) -> SignedStatement:
+        """The signed statement of a publication (``ri_…``): its figures and hashes, signed with Ed25519 over their
+        RFC 8785 bytes by the key ``kid`` of signing_keys(). No key."""
+        path = f"/api/public/publications/{path_segment(risk_indicator_id)}"
+        return cast(SignedStatement, self._get_json(path, {}))
+
+    def signing_keys(self) -> SigningKeys:
+        """The public keys statements are signed with, as a JWKS (active and retired). No key."""
+        return cast(SigningKeys, self._get_json("/.well-known/svc-signing-keys.json", {}))
 
     def status(self) -> StatusResponse:
         """Platform status, data freshness and framework version. No key, not rate limited."""

@@ -345,6 +345,23 @@ class CoverageRequestStatus(TypedDict):
     resolution_note: Optional[str]
 
 
+class SignedStatement(TypedDict):
+    """A publication's signed statement: ``statement`` (its fields), ``signature`` (base64url Ed25519 over the RFC 8785
+    bytes of ``statement``), ``kid`` (the key in signing_keys()), ``alg`` ("EdDSA") and ``statement_sha256``."""
+
+    statement: Dict[str, Any]
+    signature: str
+    kid: str
+    alg: str
+    statement_sha256: str
+
+
+class SigningKeys(TypedDict):
+    """The JWKS of the statement keys (RFC 7517, RFC 8037): ``{"keys": [{kty, crv, x, kid, use, alg, status, ...}]}``."""
+
+    keys: List[Dict[str, Any]]
+
+
 # ---- analysis ----
 
 

@@ -7,10 +7,12 @@ import getChangelog from './get-changelog.js';
 import getChangelogAtom from './get-changelog-atom.js';
 import getComputation from './get-computation.js';
 import getMethodology from './get-methodology.js';
+import getPublicationStatement from './get-publication-statement.js';
 import getScore from './get-score.js';
 import getScoreHistory from './get-score-history.js';
 import getScoreMemo from './get-score-memo.js';
 import getScoreRequest from './get-score-request.js';
+import getSigningKeys from './get-signing-keys.js';
 import getStatus from './get-status.js';
 import listDeliveries from './list-deliveries.js';
 import listIssuances from './list-issuances.js';
@@ -43,6 +45,8 @@ export const routes: RouteModule[] = [
   getChangelogAtom,
   requestScore,
   getScoreRequest,
+  getPublicationStatement,
+  getSigningKeys,
   createWebhook,
   listWebhooks,
   deleteWebhook,

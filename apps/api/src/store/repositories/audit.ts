@@ -140,3 +140,14 @@ export async function listAuditRows(db: Kysely<Database>, filter: AuditFilter): 
   }
   return query.orderBy('seq').limit(filter.limit).execute();
 }
+
+/** The hashes of the entries at these seqs (those that exist). */
+export async function auditHashesAt(db: Kysely<Database>, seqs: readonly number[]): Promise<Map<number, string>> {
+  if (seqs.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('audit_log')
+    .select(['seq', 'hash'])
+    .where('seq', 'in', [...seqs])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.seq), r.hash]));
+}

@@ -11,6 +11,15 @@ export async function readMeta(db: Kysely<Database>, key: string): Promise<strin
   return row?.value;
 }
 
+/** Sets a value, inserting its key when new. */
+export async function setMeta(db: Kysely<Database>, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('store_meta')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}
+
 /** Adds one to a counter and returns the new value; call inside the writing transaction. */
 export async function increment(db: Kysely<Database>, key: string): Promise<number> {
   await db

@@ -83,15 +83,24 @@ const servedColumns = [
   'risk_indicators.path_to_next_band',
   'indicator_history.score_verified_at',
   'indicator_history.published_at',
+  'statements.kid as statement_kid',
+  'statements.signature as statement_signature',
+  'statements.statement_sha256',
 ] as const;
 
 /** Providers in force (not withdrawn) joined to the publication in force and its indicator. */
 function current(db: Kysely<Database>) {
-  return db
-    .selectFrom('providers')
-    .innerJoin('indicator_history', 'indicator_history.seq', 'providers.current_seq')
-    .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'indicator_history.risk_indicator_id')
-    .where('providers.withdrawn_at', 'is', null);
+  return (
+    db
+      .selectFrom('providers')
+      .innerJoin('indicator_history', 'indicator_history.seq', 'providers.current_seq')
+      .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'indicator_history.risk_indicator_id')
+      // The publication's signed statement (none before the statements of earlier publications are signed).
+      .leftJoin('statements', (j) =>
+        j.onRef('statements.publication_seq', '=', 'providers.current_seq').on('statements.type', '=', 'publication'),
+      )
+      .where('providers.withdrawn_at', 'is', null)
+  );
 }
 
 const currentOf = prepared((db, providerId: string) =>
@@ -170,6 +179,9 @@ export async function listHistory(
   let query = db
     .selectFrom('indicator_history')
     .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'indicator_history.risk_indicator_id')
+    .leftJoin('statements', (j) =>
+      j.onRef('statements.publication_seq', '=', 'indicator_history.seq').on('statements.type', '=', 'publication'),
+    )
     .select([...servedColumns, 'indicator_history.seq'])
     .where('indicator_history.provider_id', '=', providerId);
   if (options.beforeSeq !== undefined) query = query.where('indicator_history.seq', '<', options.beforeSeq);

@@ -1,0 +1,385 @@
+import { canonicalJson, readJson, sha256Hex } from '@svc/methodology';
+import type { Kysely } from 'kysely';
+import { auditHashesAt } from '../store/repositories/audit.js';
+import { increment, PUBLICATION_VERSION, readMeta, setMeta } from '../store/repositories/meta.js';
+import {
+  findSigningKey,
+  insertStatement,
+  latestStatementOf,
+  listSigningKeys,
+  publicationStatementOf,
+  type StatementRow,
+  statementsAfter,
+} from '../store/repositories/statements.js';
+import type { Database } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import { recordAudit } from './audit.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import type { SecretBox } from './secrets.js';
+import { standaloneContext } from './services.js';
+import { registerSigner, resolveSigner, signatureVerifies, signerOf } from './signing.js';
+
+/**
+ * Signed statements (decision 0026): every publication and withdrawal is stated, signed and chained per provider in
+ * the transaction that makes it, naming the audit entry written with it. Statements are never rewritten.
+ */
+
+/** What a publication states: the figures as the public form has them, and the hashes that pin the package. */
+export interface PublicationFacts {
+  risk_indicator_id: string;
+  provider_id: string;
+  provider_name: string;
+  final_score: number;
+  risk_band: string;
+  confidence: number;
+  framework_version: string;
+  framework_sha256: string;
+  inputs_sha256: string;
+  result_sha256: string;
+  /** SHA-256 of the package's canonical bytes: exactly what GET /api/v1/computation/{id} answers. */
+  package_sha256: string;
+  evaluation_date: string;
+  published_at: string;
+}
+
+/** What a withdrawal states. */
+export interface WithdrawalFacts {
+  risk_indicator_id: string;
+  provider_id: string;
+  provider_name: string;
+  framework_version: string;
+  previous_score: number;
+  previous_band: string;
+  reason: string | null;
+  withdrawn_at: string;
+}
+
+export type Statement =
+  | ({ type: 'publication' } & PublicationFacts & StatementChain)
+  | ({ type: 'withdrawal' } & WithdrawalFacts & StatementChain);
+
+interface StatementChain {
+  /** The statement_sha256 of the provider's previous statement; null for its first. */
+  prev_statement_sha256: string | null;
+  /** The audit trail's entry written with it: a trail cut short is visible to anyone holding a later statement. */
+  audit_head: { seq: number; hash: string };
+  signed_at: string;
+}
+
+/** A statement as served: the statement, its signature (base64url, Ed25519 over its RFC 8785 bytes) and the key. */
+export interface SignedStatement {
+  statement: Statement;
+  signature: string;
+  kid: string;
+  alg: 'EdDSA';
+  statement_sha256: string;
+}
+
+/** Set once every publication and withdrawal made before statements existed has its statement. */
+const STATEMENTS_BACKFILLED = 'statements_backfilled';
+
+/**
+ * Signs what was published before statements existed, once, before a process first signs (a chain must start with
+ * the oldest statement): a read of one flag when it is done.
+ */
+export async function ensureStatements(ctx: ServiceContext): Promise<void> {
+  if ((await readMeta(ctx.store.db, STATEMENTS_BACKFILLED)) !== '1') await backfillStatements(ctx);
+}
+
+/**
+ * At a process's start (`svc serve`, `svc db migrate`): signs what was published before statements existed, when
+ * that is still to do, as the system ("migration 0010"), with the key the process would sign with. A process that
+ * cannot sign (no usable master key, the active key held elsewhere) answers why and goes on: the next one that can
+ * will. Answers how many statements were signed, or why none could be.
+ */
+export async function signPastPublications(
+  store: Store,
+  options: { configured: string | null; box: () => SecretBox },
+): Promise<{ signed: number; kid: string | null } | { error: string }> {
+  if ((await readMeta(store.db, STATEMENTS_BACKFILLED)) === '1') return { signed: 0, kid: null };
+  try {
+    const box = options.box();
+    const signer = await resolveSigner(store, { configured: options.configured, box });
+    const signed = await backfillStatements(
+      standaloneContext(store, { actor: { kind: 'system', name: 'migration 0010' }, box, signer }),
+    );
+    return { signed, kid: signer.kid };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** The package's hash the statements carry: SHA-256 of its stored canonical bytes. */
+export const packageSha256 = (packageText: string) => sha256Hex(packageText);
+
+/**
+ * Signs and stores a statement, in the caller's transaction, after its audit entry: chained to the provider's latest
+ * statement. The publication writers are serialised (the publication version's lock), so a provider's chain never
+ * forks.
+ */
+export async function signStatement(
+  ctx: ServiceContext,
+  tx: Kysely<Database>,
+  input: {
+    facts: ({ type: 'publication' } & PublicationFacts) | ({ type: 'withdrawal' } & WithdrawalFacts);
+    publicationSeq: number;
+    auditHead: { seq: number; hash: string };
+    signedAt?: string;
+  },
+): Promise<SignedStatement> {
+  const signer = signerOf(ctx);
+  // The moment of signing, by the machine's clock: the context's clock may replay history (the demo) or be a test's.
+  const signedAt = input.signedAt ?? new Date().toISOString();
+  await registerSigner(tx, signer, signedAt, ctx.box);
+  const previous = await latestStatementOf(tx, input.facts.provider_id);
+  const statement = {
+    ...input.facts,
+    prev_statement_sha256: previous?.statement_sha256 ?? null,
+    audit_head: input.auditHead,
+    signed_at: signedAt,
+  } as Statement;
+  const text = canonicalJson(statement);
+  const statementSha256 = sha256Hex(text);
+  const signature = signer.sign(Buffer.from(text, 'utf8'));
+  await insertStatement(tx, {
+    type: statement.type,
+    provider_id: statement.provider_id,
+    risk_indicator_id: statement.risk_indicator_id,
+    publication_seq: input.publicationSeq,
+    statement: text,
+    statement_sha256: statementSha256,
+    signature,
+    kid: signer.kid,
+    signed_at: signedAt,
+  });
+  return { statement, signature, kid: signer.kid, alg: 'EdDSA', statement_sha256: statementSha256 };
+}
+
+export function signedOf(row: StatementRow): SignedStatement {
+  return {
+    statement: readJson(row.statement) as Statement,
+    signature: row.signature,
+    kid: row.kid,
+    alg: 'EdDSA',
+    statement_sha256: row.statement_sha256,
+  };
+}
+
+/** A publication's statement as the verification page shows it: checked here against the key that signed it. */
+export interface CheckedStatement {
+  signed: SignedStatement;
+  /** Whether the signature verifies under the key named, as the store publishes it. */
+  verifies: boolean;
+  keyStatus: 'active' | 'retired' | 'unknown';
+}
+
+/** The latest publication statement of an indicator, its signature checked; null when it has none. */
+export async function checkedPublicationStatement(
+  ctx: ServiceContext,
+  input: { riskIndicatorId: string },
+): Promise<CheckedStatement | null> {
+  const row = await publicationStatementOf(ctx.store.db, input.riskIndicatorId);
+  if (!row) return null;
+  const key = await findSigningKey(ctx.store.db, row.kid);
+  return {
+    signed: signedOf(row),
+    verifies: key !== undefined && signatureVerifies(Buffer.from(row.statement, 'utf8'), row.signature, key.public_key),
+    keyStatus: !key ? 'unknown' : key.not_after === null ? 'active' : 'retired',
+  };
+}
+
+export interface StatementsVerification {
+  /** How many statements were checked. */
+  checked: number;
+  /** The first statement that does not hold, in the order signed; null when all do. */
+  broken: { statement_sha256: string; provider_id: string; risk_indicator_id: string; reason: string } | null;
+}
+
+/** How many statements are read at a time. */
+const STATEMENTS_PAGE = 2000;
+
+/**
+ * Checks every statement, in the order signed: its hash is its text's, its signature verifies under its key, it was
+ * signed within that key's life, it names its provider's previous statement, and the audit entry it names as its
+ * head is in the trail with that hash (`svc audit verify --statements`).
+ */
+export async function verifyStatements(ctx: ServiceContext): Promise<StatementsVerification> {
+  const { db } = ctx.store;
+  const keys = new Map((await listSigningKeys(db)).map((k) => [k.kid, k]));
+  const lastOf = new Map<string, string>();
+  let checked = 0;
+  for (let after = 0; ; ) {
+    const rows = await statementsAfter(db, after, STATEMENTS_PAGE);
+    if (rows.length === 0) break;
+    const parsed = rows.map((row) => ({ row, statement: readJson(row.statement) as Statement }));
+    const hashes = await auditHashesAt(db, [...new Set(parsed.map((p) => Number(p.statement.audit_head?.seq)))]);
+    for (const { row, statement } of parsed) {
+      const fail = (reason: string): StatementsVerification => ({
+        checked,
+        broken: {
+          statement_sha256: row.statement_sha256,
+          provider_id: row.provider_id,
+          risk_indicator_id: row.risk_indicator_id,
+          reason,
+        },
+      });
+      const key = keys.get(row.kid);
+      if (sha256Hex(row.statement) !== row.statement_sha256 || canonicalJson(statement) !== row.statement) {
+        return fail('its text was changed after it was signed (its hash does not match)');
+      }
+      if (!key) return fail(`its key ${row.kid} is not among the signing keys`);
+      if (!signatureVerifies(Buffer.from(row.statement, 'utf8'), row.signature, key.public_key)) {
+        return fail(`its signature does not verify under key ${row.kid}`);
+      }
+      if (statement.signed_at < key.not_before || (key.not_after !== null && statement.signed_at > key.not_after)) {
+        return fail(`it says it was signed at ${statement.signed_at}, outside the life of key ${row.kid}`);
+      }
+      if ((statement.prev_statement_sha256 ?? null) !== (lastOf.get(row.provider_id) ?? null)) {
+        return fail(`it does not name the previous statement of provider ${row.provider_id}`);
+      }
+      const head = statement.audit_head;
+      if (hashes.get(Number(head?.seq)) !== head?.hash) {
+        return fail(`the audit entry it names (seq ${head?.seq}) is not in the trail with that hash`);
+      }
+      lastOf.set(row.provider_id, row.statement_sha256);
+      checked++;
+    }
+    after = rows[rows.length - 1]?.id ?? after;
+    if (rows.length < STATEMENTS_PAGE) break;
+  }
+  return { checked, broken: null };
+}
+
+/** The signed statement of an indicator's publication (its latest, when it was published again after a withdrawal). */
+export async function publicationStatement(
+  ctx: ServiceContext,
+  input: { riskIndicatorId: string },
+): Promise<SignedStatement> {
+  const row = await publicationStatementOf(ctx.store.db, input.riskIndicatorId);
+  if (!row) throw new ServiceError('not_found', `no published indicator ${input.riskIndicatorId}`);
+  return signedOf(row);
+}
+
+/**
+ * Signs the statements of every publication and withdrawal made before statements existed, provider by provider in
+ * the order they happened, chained as they would have been: each keeps its `published_at` / `withdrawn_at` and says
+ * when it was signed. One `statements.signed_at_migration` audit entry is appended, and every statement signed here
+ * names it. Nothing is signed twice: a publication that has its statement is skipped. Returns how many were signed.
+ */
+export async function backfillStatements(ctx: ServiceContext): Promise<number> {
+  const { db } = ctx.store;
+  if ((await readMeta(db, STATEMENTS_BACKFILLED)) === '1') return 0;
+  return db.transaction().execute(async (tx) => {
+    // The publishers' lock: nothing is published or withdrawn meanwhile, and a second process backfilling waits.
+    await increment(tx, PUBLICATION_VERSION);
+    if ((await readMeta(tx, STATEMENTS_BACKFILLED)) === '1') return 0;
+    await setMeta(tx, STATEMENTS_BACKFILLED, '1');
+    const history = await tx
+      .selectFrom('indicator_history as h')
+      .innerJoin('risk_indicators as r', 'r.risk_indicator_id', 'h.risk_indicator_id')
+      .innerJoin('providers as p', 'p.id', 'h.provider_id')
+      .leftJoin('statements as s', (j) => j.onRef('s.publication_seq', '=', 'h.seq').on('s.type', '=', 'publication'))
+      .select([
+        'h.seq',
+        'h.provider_id',
+        'h.published_at',
+        'r.risk_indicator_id',
+        'r.final_score',
+        'r.risk_band',
+        'r.confidence',
+        'r.framework_version',
+        'r.framework_sha256',
+        'r.inputs_sha256',
+        'r.result_sha256',
+        'r.package',
+        'r.indicator',
+        'p.name as provider_name',
+        's.id as statement_id',
+      ])
+      .orderBy('h.seq')
+      .execute();
+    const withdrawals = await tx
+      .selectFrom('withdrawals as w')
+      .innerJoin('providers as p', 'p.id', 'w.provider_id')
+      .leftJoin('statements as s', (j) =>
+        j.onRef('s.publication_seq', '=', 'w.after_seq').on('s.type', '=', 'withdrawal'),
+      )
+      .select([
+        'w.after_seq',
+        'w.provider_id',
+        'w.risk_indicator_id',
+        'w.framework_version',
+        'w.previous_score',
+        'w.previous_band',
+        'w.reason',
+        'w.withdrawn_at',
+        'p.name as provider_name',
+        's.id as statement_id',
+      ])
+      .execute();
+    const unsigned =
+      history.filter((h) => h.statement_id === null).length + withdrawals.filter((w) => w.statement_id === null).length;
+    if (unsigned === 0) return 0;
+    const [entry] = await recordAudit(ctx, tx, [
+      {
+        action: 'statements.signed_at_migration',
+        subject: { type: 'store', id: 'store' },
+        details: { statements: unsigned, kid: signerOf(ctx).kid },
+      },
+    ]);
+    if (!entry) throw new Error('the audit entry of the backfill was not written');
+    const auditHead = { seq: entry.seq, hash: entry.hash };
+    // Each withdrawal comes right after the publication it ended, as the provider's history lists them.
+    const withdrawalAfter = new Map(withdrawals.map((w) => [Number(w.after_seq), w]));
+    let signed = 0;
+    for (const h of history) {
+      const seq = Number(h.seq);
+      if (h.statement_id === null) {
+        const indicator = readJson(h.indicator) as { provider_id: string; name: string };
+        const pkg = readJson(h.package) as { evaluation_date: string };
+        await signStatement(ctx, tx, {
+          facts: {
+            type: 'publication',
+            risk_indicator_id: h.risk_indicator_id,
+            provider_id: indicator.provider_id,
+            provider_name: indicator.name,
+            final_score: Number(h.final_score),
+            risk_band: h.risk_band,
+            confidence: Number(h.confidence),
+            framework_version: h.framework_version,
+            framework_sha256: h.framework_sha256,
+            inputs_sha256: h.inputs_sha256,
+            result_sha256: h.result_sha256,
+            package_sha256: packageSha256(h.package),
+            evaluation_date: pkg.evaluation_date,
+            published_at: h.published_at,
+          },
+          publicationSeq: seq,
+          auditHead,
+        });
+        signed++;
+      }
+      const w = withdrawalAfter.get(seq);
+      if (w && w.statement_id === null) {
+        await signStatement(ctx, tx, {
+          facts: {
+            type: 'withdrawal',
+            risk_indicator_id: w.risk_indicator_id,
+            provider_id: w.provider_id,
+            provider_name: w.provider_name,
+            framework_version: w.framework_version,
+            previous_score: Number(w.previous_score),
+            previous_band: w.previous_band,
+            reason: w.reason,
+            withdrawn_at: w.withdrawn_at,
+          },
+          publicationSeq: seq,
+          auditHead,
+        });
+        signed++;
+      }
+    }
+    return signed;
+  });
+}

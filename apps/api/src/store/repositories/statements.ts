@@ -1,0 +1,69 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, SigningKeysTable, StatementsTable } from '../schema.js';
+
+export type SigningKeyRow = SigningKeysTable;
+export type StatementRow = Selectable<StatementsTable>;
+
+export async function insertSigningKey(db: Kysely<Database>, row: SigningKeyRow): Promise<void> {
+  await db.insertInto('signing_keys').values(row).execute();
+}
+
+export async function findSigningKey(db: Kysely<Database>, kid: string): Promise<SigningKeyRow | undefined> {
+  return db.selectFrom('signing_keys').selectAll().where('kid', '=', kid).executeTakeFirst();
+}
+
+/** Every key, oldest first. */
+export async function listSigningKeys(db: Kysely<Database>): Promise<SigningKeyRow[]> {
+  return db.selectFrom('signing_keys').selectAll().orderBy('not_before').orderBy('kid').execute();
+}
+
+/** Retires every active key but `kid` at `at`; returns how many. */
+export async function retireOtherKeys(db: Kysely<Database>, kid: string, at: string): Promise<number> {
+  const result = await db
+    .updateTable('signing_keys')
+    .set({ not_after: at })
+    .where('not_after', 'is', null)
+    .where('kid', '!=', kid)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function insertStatement(db: Kysely<Database>, row: Insertable<StatementsTable>): Promise<void> {
+  await db.insertInto('statements').values(row).execute();
+}
+
+/** The provider's latest statement: the one the next names as its previous. */
+export async function latestStatementOf(db: Kysely<Database>, providerId: string): Promise<StatementRow | undefined> {
+  return db
+    .selectFrom('statements')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The latest publication statement of an indicator (an indicator published again after a withdrawal has several). */
+export async function publicationStatementOf(
+  db: Kysely<Database>,
+  riskIndicatorId: string,
+): Promise<StatementRow | undefined> {
+  return db
+    .selectFrom('statements')
+    .selectAll()
+    .where('risk_indicator_id', '=', riskIndicatorId)
+    .where('type', '=', 'publication')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Every statement of a provider, in the order signed (the chain). */
+export async function statementsOf(db: Kysely<Database>, providerId: string): Promise<StatementRow[]> {
+  return db.selectFrom('statements').selectAll().where('provider_id', '=', providerId).orderBy('id').execute();
+}
+
+/** Statements after `afterId`, in the order signed, up to `limit` (a reader of every statement pages through them). */
+export async function statementsAfter(db: Kysely<Database>, afterId: number, limit: number): Promise<StatementRow[]> {
+  return db.selectFrom('statements').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+}
