@@ -6,6 +6,7 @@ import exportScores from './export-scores.js';
 import getChangelog from './get-changelog.js';
 import getChangelogAtom from './get-changelog-atom.js';
 import getComputation from './get-computation.js';
+import getFramework from './get-framework.js';
 import getMethodology from './get-methodology.js';
 import getScore from './get-score.js';
 import getScoreHistory from './get-score-history.js';
@@ -13,6 +14,7 @@ import getScoreMemo from './get-score-memo.js';
 import getScoreRequest from './get-score-request.js';
 import getStatus from './get-status.js';
 import listDeliveries from './list-deliveries.js';
+import listFrameworks from './list-frameworks.js';
 import listIssuances from './list-issuances.js';
 import listPublicScores from './list-public-scores.js';
 import listScores from './list-scores.js';
@@ -41,6 +43,8 @@ export const routes: RouteModule[] = [
   listPublicScores,
   getChangelog,
   getChangelogAtom,
+  listFrameworks,
+  getFramework,
   requestScore,
   getScoreRequest,
   createWebhook,
