@@ -14,6 +14,8 @@ import type {
   DeliveriesParams,
   DeliveriesResponse,
   ExportParams,
+  FrameworkDefinitionResult,
+  FrameworksResponse,
   HistoryEntry,
   HistoryParams,
   Holding,
@@ -151,6 +153,23 @@ export class SvcClient {
   /** GET /.well-known/svc-signing-keys.json: the public keys statements are signed with (a JWKS). No key needed. */
   signingKeys(options?: RequestOptions): Promise<SigningKeysResponse> {
     return this.#http.json(get('/.well-known/svc-signing-keys.json'), options);
+  }
+
+  /** GET /api/public/frameworks: every released framework with its `framework_sha256` and sign-off. No key. */
+  frameworks(options?: RequestOptions): Promise<FrameworksResponse> {
+    return this.#http.json(get('/api/public/frameworks'), options);
+  }
+
+  /**
+   * GET /api/public/frameworks/{version}: a released framework's definition, parsed, and its exact text: the
+   * canonical bytes whose SHA-256 is the `framework_sha256` packages name. No key.
+   */
+  async framework(version: string, options?: RequestOptions): Promise<FrameworkDefinitionResult> {
+    const { value, text } = await this.#http.jsonWithText<FrameworkDefinitionResult['definition']>(
+      get(path`/api/public/frameworks/${version}`),
+      options,
+    );
+    return { definition: value, text };
   }
 
   /** GET /api/v1/status: platform status, data freshness and framework version. No key needed. */

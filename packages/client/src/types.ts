@@ -5,6 +5,7 @@ import type {
   DeliveriesQuery,
   DeliveriesResponseSchema,
   ExportQuerySchema,
+  FrameworksResponseSchema,
   HistoryQuerySchema,
   IssuancesQuery,
   IssuancesResponseSchema,
@@ -12,6 +13,7 @@ import type {
   McpToolName,
   MemoQuerySchema,
   MethodologyQuerySchema,
+  MethodologyResponse,
   PortfolioBody,
   ProviderSearchQuery,
   ProviderSearchResponseSchema,
@@ -40,6 +42,7 @@ export type {
   CoverageRequestStatus,
   ErrorCode,
   FieldProblem,
+  FrameworkReleaseEntry,
   HistoryWithdrawal,
   Issuance,
   McpManifest,
@@ -98,10 +101,17 @@ export type McpToolResult<N extends McpToolName> = Parsed<(typeof MCP_TOOLS)[N][
 
 export type ComputationPackage = Parsed<typeof ComputationPackageSchema>;
 export type IssuancesResponse = Parsed<typeof IssuancesResponseSchema>;
+export type FrameworksResponse = Parsed<typeof FrameworksResponseSchema>;
 export type ChangelogResponse = Parsed<typeof ChangelogResponseSchema>;
 export type WebhooksListResponse = Parsed<typeof WebhooksListResponseSchema>;
 export type DeliveriesResponse = Parsed<typeof DeliveriesResponseSchema>;
 export type ProviderSearchResponse = Parsed<typeof ProviderSearchResponseSchema>;
+
+/** A framework definition as parsed, and its exact text: the canonical bytes whose SHA-256 is `framework_sha256`. */
+export interface FrameworkDefinitionResult {
+  definition: MethodologyResponse['definition'];
+  text: string;
+}
 
 /** A computation package as parsed, and its exact text: the canonical bytes an auditor hashes and verifies. */
 export interface ComputationResult {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type EndpointName, endpoints } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWithdrawal, SvcApiError, SvcClient, verifyStandardWebhook, verifyWebhookSignature } from '../src/index.js';
@@ -78,6 +79,16 @@ describe('public endpoints, without a key', () => {
     const status = await anonymous.status();
     conforms('getStatus', status);
     expect(status.status).toBe('ok');
+  });
+
+  it('frameworks lists the released ones; framework answers the canonical bytes that hash to framework_sha256', async () => {
+    const released = await anonymous.frameworks();
+    conforms('listFrameworks', released);
+    const [first] = released.data;
+    const { definition, text } = await anonymous.framework(first?.version ?? '');
+    conforms('getFramework', definition);
+    expect(createHash('sha256').update(text, 'utf8').digest('hex')).toBe(first?.framework_sha256);
+    expect(definition.framework_version).toBe(first?.framework_version);
   });
 
   it('changelog lists the changes, newest first: four new providers, then the republished one', async () => {

@@ -15,6 +15,8 @@ const METHOD_OF: Record<EndpointName, keyof SvcClient> = {
   getStatus: 'status',
   getChangelog: 'changelog',
   getChangelogAtom: 'changelogAtom',
+  listFrameworks: 'frameworks',
+  getFramework: 'framework',
   requestScore: 'requestScore',
   getScoreRequest: 'scoreRequestStatus',
   getPublicationStatement: 'publicationStatement',

@@ -1,3 +1,4 @@
+import { FrameworkDefinitionSchema } from '@svc/methodology';
 import type { z } from 'zod';
 import {
   CompareQuerySchema,
@@ -23,6 +24,8 @@ import {
   CoverageRequestParamsSchema,
   CoverageRequestResponseSchema,
   CoverageRequestStatusResponseSchema,
+  FrameworkParamsSchema,
+  FrameworksResponseSchema,
   IssuancesQuerySchema,
   IssuancesResponseSchema,
   MethodologyQuerySchema,
@@ -56,6 +59,7 @@ export type LimitName =
   | 'key'
   | 'public_scores'
   | 'public_changelog'
+  | 'public_frameworks'
   | 'score_request'
   | 'score_request_status'
   | 'public_records'
@@ -269,6 +273,43 @@ export const endpoints = withTransportErrors({
       contentType: 'application/atom+xml',
     },
     errors: ['invalid_request', 'rate_limited', 'unavailable'],
+  },
+  listFrameworks: {
+    operationId: 'listFrameworks',
+    method: 'get',
+    path: '/api/public/frameworks',
+    summary: 'Every released framework version with its SHA-256 and sign-off (public)',
+    description:
+      'The versions a computation package can name: each with the `framework_sha256` its packages carry, its effective date and who signed it off. With a strong ETag.',
+    tag: 'Public',
+    limit: 'public_frameworks',
+    success: {
+      status: 200,
+      description: 'The released frameworks.',
+      contentType: json,
+      schema: FrameworksResponseSchema,
+    },
+    bodiless: [{ status: 304, description: 'Not modified: `If-None-Match` names the current ETag.' }],
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
+  },
+  getFramework: {
+    operationId: 'getFramework',
+    method: 'get',
+    path: '/api/public/frameworks/{version}',
+    summary: 'The canonical definition of a released framework (public)',
+    description:
+      'The RFC 8785 canonical JSON bytes of the definition, exactly those whose SHA-256 is the `framework_sha256` listed (and named by computation packages as `framework.sha256`): hash the body as received. The ETag is that SHA-256.',
+    tag: 'Public',
+    limit: 'public_frameworks',
+    params: FrameworkParamsSchema,
+    success: {
+      status: 200,
+      description: 'The framework definition, canonical bytes.',
+      contentType: json,
+      schema: FrameworkDefinitionSchema,
+    },
+    bodiless: [{ status: 304, description: 'Not modified: `If-None-Match` names the current ETag.' }],
+    errors: ['invalid_request', 'not_found', 'rate_limited', 'unavailable'],
   },
   requestScore: {
     operationId: 'requestScore',
@@ -592,6 +633,7 @@ export const TIER_HOURLY_LIMIT: Record<Tier, number> = {
 export const PUBLIC_LIMITS = {
   public_scores: { limit: 120, windowSeconds: 60 },
   public_changelog: { limit: 120, windowSeconds: 60 },
+  public_frameworks: { limit: 120, windowSeconds: 60 },
   score_request: { limit: 5, windowSeconds: 3600 },
   score_request_status: { limit: 120, windowSeconds: 60 },
   public_records: { limit: 120, windowSeconds: 60 },

@@ -32,6 +32,40 @@ export const MethodologyResponseSchema = z
   })
   .meta({ id: 'MethodologyResponse' });
 
+/** A framework version as the engine keys it ("1.0"): the path parameter of the public definition. */
+export const FrameworkParamsSchema = z.strictObject({
+  version: z
+    .string()
+    .regex(
+      /^\d{1,9}\.\d{1,9}$/,
+      'must be a framework version such as 1.0 (the `version` of GET /api/public/frameworks)',
+    )
+    .meta({ description: 'The framework version, as `version` in the list.', example: '1.0' }),
+});
+
+export const FrameworkReleaseSchema = z
+  .object({
+    version: z.string().meta({ example: '1.0' }),
+    framework_version: z.string().meta({ example: 'DCRF v1.0' }),
+    framework_sha256: z.string().meta({
+      description:
+        'SHA-256 of the RFC 8785 canonical form of the definition: of the bytes GET /api/public/frameworks/{version} answers. Computation packages name it as `framework.sha256`.',
+    }),
+    effective_date: z.string().meta({ description: 'The date (YYYY-MM-DD) from which it is in force.' }),
+    signed_off_by: z.string().meta({ description: 'The chief risk officer who signed it off.' }),
+    signed_off_at: z.string().meta({
+      description:
+        "When the sign-off was recorded (a UTC timestamp); for the engine's built-in sign-off, listed while no release of its version is recorded, only its date (YYYY-MM-DD) is known.",
+    }),
+  })
+  .meta({ id: 'FrameworkRelease' });
+
+export const FrameworksResponseSchema = z
+  .object({
+    data: z.array(FrameworkReleaseSchema).meta({ description: 'Every released framework, by effective date.' }),
+  })
+  .meta({ id: 'FrameworksResponse' });
+
 // ---- computation packages ----
 
 export const ComputationParamsSchema = z.strictObject({ id: RiskIndicatorIdSchema });
@@ -225,6 +259,7 @@ export const CoverageRequestStatusResponseSchema = z
   .meta({ id: 'CoverageRequestStatus' });
 
 export type MethodologyResponse = z.infer<typeof MethodologyResponseSchema>;
+export type FrameworkReleaseEntry = z.infer<typeof FrameworkReleaseSchema>;
 export type Issuance = z.infer<typeof IssuanceSchema>;
 export type IssuancesQuery = z.infer<typeof IssuancesQuerySchema>;
 export type StatusResponse = z.infer<typeof StatusResponseSchema>;

@@ -40,6 +40,7 @@ export type {
 } from './indicator.js';
 export { PLACES } from './indicator.js';
 export {
+  AnyInputsDocumentSchema,
   type InputItem,
   type InputsDocument,
   type InputValue,
@@ -53,10 +54,17 @@ export {
 } from './inputs/document.js';
 export { CLOCK_SKEW_MS, futureDatedProblems, isAfterPresent } from './inputs/future.js';
 export { JsonSyntaxError, readJson } from './inputs/read-json.js';
+export {
+  approvedInputsJsonSchema,
+  computationPackageJsonSchema,
+  type JsonSchema,
+  jsonSchemaText,
+} from './json-schema/json-schemas.js';
 export { buildPackage, type Scored, scoreWithPackage, serializePackage } from './package/build.js';
 export {
   type CapTrace,
   type ComputationPackage,
+  ComputationPackageSchema,
   type CriterionTrace,
   PACKAGE_FORMAT,
 } from './package/computation-package.js';

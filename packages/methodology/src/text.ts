@@ -23,6 +23,11 @@ const OTHERS = '\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\uff
 
 const FORBIDDEN_LINE = new RegExp(`[${CONTROLS_C0}${OTHERS}]`, 'u');
 const FORBIDDEN_MULTILINE = new RegExp(`[${CONTROLS_C0_BUT_TAB_LF_CR}${OTHERS}]`, 'u');
+/**
+ * The line rule as a JSON Schema `pattern` (ECMA-262 with the `u` flag, as JSON Schema validators such as ajv read
+ * it): a text none of whose characters the rule forbids.
+ */
+export const PLAIN_TEXT_PATTERN = `^[^${CONTROLS_C0}${OTHERS}]*$`;
 /** Every character `showControls` rewrites: those of the line rule. */
 const SHOWN = new RegExp(`[${CONTROLS_C0}${OTHERS}]`, 'gu');
 

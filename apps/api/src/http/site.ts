@@ -2,15 +2,23 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument, RiskIndicatorIdSchema } from '@svc/contracts';
+import {
+  approvedInputsJsonSchema,
+  computationPackageJsonSchema,
+  type Framework,
+  jsonSchemaText,
+} from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
 import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
 import { frameworkInForce, knownVersionOf } from '../services/frameworks.js';
+import { strongEtag } from '../services/public-snapshot.js';
 import { publishedIndicator } from '../services/scores.js';
 import { contextFor, type Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
 import { siteUrlOf } from './problem.js';
+import { matchesEtag } from './public-scores.js';
 
 /** Paths of the site pages (GET only), for the 405 answers. */
 export const SITE_PATHS = [
@@ -19,6 +27,8 @@ export const SITE_PATHS = [
   '/docs',
   '/docs/errors',
   '/llms.txt',
+  '/schemas/approved-inputs.json',
+  '/schemas/computation-package.json',
   '/assets/site.css',
   '/assets/docs.js',
 ];
@@ -90,7 +100,48 @@ function sendHtml(res: Response, status: number, body: string, csp: string, cach
   res.end(body);
 }
 
-/** The pages the service serves besides the API: the OpenAPI document, the reference, llms.txt, verification pages. */
+/** A JSON Schema's bytes and their strong ETag. */
+interface SchemaFile {
+  bytes: Buffer;
+  etag: string;
+}
+
+const schemaFile = (text: string): SchemaFile => {
+  const bytes = Buffer.from(text, 'utf8');
+  return { bytes, etag: strongEtag(bytes) };
+};
+
+/** The package's schema is the same for every framework; the inputs' is built once per framework in force. */
+let packageSchema: SchemaFile | undefined;
+const inputsSchemas = new WeakMap<Framework, SchemaFile>();
+
+function inputsSchemaOf(framework: Framework): SchemaFile {
+  let file = inputsSchemas.get(framework);
+  if (!file) {
+    file = schemaFile(jsonSchemaText(approvedInputsJsonSchema(framework)));
+    inputsSchemas.set(framework, file);
+  }
+  return file;
+}
+
+/** A JSON Schema (public, cacheable, readable from any origin), or 304 when If-None-Match names its ETag. */
+function sendSchema(req: Request, res: Response, file: SchemaFile): void {
+  res.setHeader('ETag', file.etag);
+  res.setHeader('Cache-Control', 'public, max-age=300');
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  if (matchesEtag(req.get('if-none-match'), file.etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.setHeader('Content-Type', 'application/schema+json');
+  res.setHeader('Content-Length', file.bytes.length);
+  res.end(file.bytes);
+}
+
+/**
+ * The pages the service serves besides the API: the OpenAPI document, the reference, llms.txt, the JSON Schemas,
+ * verification pages.
+ */
 export function registerSitePages(app: Express, services: Services): void {
   const documents = new Map<string, string>();
   app.get('/openapi.json', (req: Request, res: Response) => {
@@ -122,6 +173,16 @@ export function registerSitePages(app: Express, services: Services): void {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.end(llmsTxt(siteUrlOf(req), framework));
+  });
+
+  // The documents the service accepts now are those of the framework in force; docs/schemas/ holds the current one's.
+  app.get('/schemas/approved-inputs.json', async (req: Request, res: Response) => {
+    sendSchema(req, res, inputsSchemaOf(await frameworkInForce(services)));
+  });
+
+  app.get('/schemas/computation-package.json', (req: Request, res: Response) => {
+    packageSchema ??= schemaFile(jsonSchemaText(computationPackageJsonSchema()));
+    sendSchema(req, res, packageSchema);
   });
 
   app.get('/verify/:id', async (req: Request, res: Response, next: NextFunction) => {

@@ -1,4 +1,5 @@
 import {
+  canonicalJson,
   controlCharacterProblem,
   currentFramework,
   type Framework,
@@ -188,6 +189,79 @@ export async function frameworkNamed(
   if (!known) return undefined;
   const release = (await releasesOf(ctx, input.fresh)).find((r) => r.version === known.definition.version);
   return release ? frameworkOfRelease(ctx, release) : known;
+}
+
+/** A released framework as the public list shows it (GET /api/public/frameworks). */
+export interface ReleasedFramework {
+  version: string;
+  framework_version: string;
+  framework_sha256: string;
+  effective_date: string;
+  signed_off_by: string;
+  /** The recorded sign-off's timestamp; the built-in sign-off's date (YYYY-MM-DD), the only one it has. */
+  signed_off_at: string;
+}
+
+/**
+ * Every released framework, by effective date (then by when it was recorded): each release recorded in the store,
+ * and the engine's built-in signed-off framework while no release of its version is recorded, since that is the one
+ * frameworkInForce answers without a release (docs/decisions/0022-framework-in-force.md, "Public frameworks"). A
+ * framework the process merely knows (a draft, or a test framework) is not released until it is published.
+ */
+export async function releasedFrameworks(ctx: FrameworkScope): Promise<ReleasedFramework[]> {
+  const order = (r: FrameworkRelease) => `${r.effective_date} ${r.published_at}`;
+  const releases = [...(await releasesOf(ctx))].sort((a, b) =>
+    order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0,
+  );
+  const listed: ReleasedFramework[] = releases.map((r) => ({
+    version: r.version,
+    framework_version: r.framework_version,
+    framework_sha256: r.framework_sha256,
+    effective_date: r.effective_date,
+    signed_off_by: r.signed_off_by,
+    signed_off_at: r.signed_off_at,
+  }));
+  const builtIn = currentFramework();
+  const { definition, signOff } = builtIn;
+  if (signOff && !releases.some((r) => r.version === definition.version)) {
+    const entry: ReleasedFramework = {
+      version: definition.version,
+      framework_version: definition.framework_version,
+      framework_sha256: builtIn.sha256,
+      effective_date: definition.effective_date,
+      signed_off_by: signOff.signed_off_by,
+      signed_off_at: signOff.signed_off_on,
+    };
+    const at = listed.findIndex((r) => r.effective_date > entry.effective_date);
+    listed.splice(at === -1 ? listed.length : at, 0, entry);
+  }
+  return listed;
+}
+
+/** The canonical bytes of a framework's definition, built once per framework (definitions are frozen). */
+const definitionBytes = new WeakMap<Framework, Buffer>();
+
+/**
+ * The RFC 8785 bytes of a released framework's definition (those whose SHA-256 is its `framework_sha256`), with
+ * that hash; refused (not_found) for a version that is not released, naming it and the released ones.
+ */
+export async function releasedDefinition(
+  ctx: FrameworkScope,
+  input: { version: string },
+): Promise<{ sha256: string; bytes: Buffer }> {
+  const released = await releasedFrameworks(ctx);
+  const entry = released.find((r) => r.version === input.version);
+  const framework = entry && knownFramework(ctx, entry.version);
+  if (!entry || !framework || framework.sha256 !== entry.framework_sha256) {
+    const versions = released.map((r) => r.version).join(', ') || 'none';
+    throw new ServiceError('not_found', `no released framework version "${input.version}"; released: ${versions}`);
+  }
+  let bytes = definitionBytes.get(framework);
+  if (!bytes) {
+    bytes = Buffer.from(canonicalJson(framework.definition), 'utf8');
+    definitionBytes.set(framework, bytes);
+  }
+  return { sha256: framework.sha256, bytes };
 }
 
 /** The framework this process knows as `version` ("1.0"), without reading the store; undefined when it knows none. */

@@ -308,6 +308,8 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
     listPublicScores: () => ({ method: 'GET', path: '/api/public/scores' }),
     getChangelog: () => ({ method: 'GET', path: '/api/public/changelog' }),
     getChangelogAtom: () => ({ method: 'GET', path: '/api/public/changelog.atom' }),
+    listFrameworks: () => ({ method: 'GET', path: '/api/public/frameworks' }),
+    getFramework: () => ({ method: 'GET', path: '/api/public/frameworks/1.0' }),
     requestScore: () => ({
       method: 'POST',
       path: '/api/public/score-request',

@@ -4,6 +4,7 @@ import {
   buildPackage,
   type CapCondition,
   type ComputationPackage,
+  ComputationPackageSchema,
   canonicalJson,
   type InputItem,
   type InputsDocument,
@@ -53,7 +54,12 @@ const SCORE_MAX = toUnits(DEFINITION.score_range.max, P.score);
 const BANDS = DEFINITION.bands.map((b) => ({ band: b.band, min: toUnits(b.min, P.score) }));
 const MIN_CONFIDENCE = toUnits(DEFINITION.publication.min_confidence, P.confidence);
 
-const packageOf = (doc: unknown): ComputationPackage => buildPackage(doc, FRAMEWORK);
+/** A package the engine makes, checked against the package's zod schema (the format it is typed by) on the way. */
+function packageOf(doc: unknown): ComputationPackage {
+  const pkg = buildPackage(doc, FRAMEWORK);
+  ComputationPackageSchema.parse(pkg);
+  return pkg;
+}
 const ageOf = (doc: InputsDocument, item: InputItem) => dayOfDate(doc.evaluation_date) - dayOfDate(item.as_of);
 
 /** Every key of every object in a copy of `value` in a random order (arrays keep theirs). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { epochDay, isCalendarDate, isUtcTimestamp } from '../dates.js';
 import { boundTest, significantDigitsOfText } from '../decimal.js';
 import type { CriterionDefinition, Framework } from '../framework/schema.js';
-import { controlCharacterProblem, isPlainText } from '../text.js';
+import { controlCharacterProblem, isPlainText, PLAIN_TEXT_PATTERN } from '../text.js';
 import { describe, messages as M, TooPreciseNumber } from './messages.js';
 
 export const PLANNER_TYPES = ['btc', 'fiat', 'stablecoin'] as const;
@@ -43,6 +43,14 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const SUBTYPE = /^[a-z0-9_]{1,64}$/;
 
+/*
+ * Each field also carries, as zod metadata, the JSON Schema keywords (draft 2020-12) that state its rule as far as
+ * JSON Schema can (docs/schemas/approved-inputs.json is generated from these schemas: json-schema.ts). Metadata
+ * changes no validation: the refinements above each keyword remain the rule, and their messages the answer.
+ */
+const DATE_PATTERN = '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$';
+const TIMESTAMP_PATTERN = `${DATE_PATTERN.slice(0, -1)}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$`;
+
 const typeError = (expected: (got: string) => string) => (iss: { input: unknown }) =>
   iss.input === undefined ? M.required : expected(describe(iss.input));
 
@@ -53,16 +61,31 @@ const text = () =>
 
 /** Free text: well-formed, and holding no control, bidirectional-override or line-separator character. */
 const freeText = () =>
-  text().refine((s) => isPlainText(s), {
-    error: (iss) => controlCharacterProblem(String(iss.input)) ?? '',
-    abort: true,
-  });
+  text()
+    .refine((s) => isPlainText(s), {
+      error: (iss) => controlCharacterProblem(String(iss.input)) ?? '',
+      abort: true,
+    })
+    .meta({ pattern: PLAIN_TEXT_PATTERN });
 
-const nonEmptyText = () => freeText().refine((s) => s.length > 0, { message: M.emptyString });
+const nonEmptyText = () =>
+  freeText()
+    .refine((s) => s.length > 0, { message: M.emptyString })
+    .meta({ minLength: 1 });
 
-const calendarDate = () => text().refine(isCalendarDate, { error: (iss) => M.notDate(describe(iss.input)) });
+const calendarDate = () =>
+  text()
+    .refine(isCalendarDate, { error: (iss) => M.notDate(describe(iss.input)) })
+    .meta({ format: 'date', pattern: DATE_PATTERN, description: 'A calendar date YYYY-MM-DD that exists.' });
 
-const utcTimestamp = () => text().refine(isUtcTimestamp, { error: (iss) => M.notTimestamp(describe(iss.input)) });
+const utcTimestamp = () =>
+  text()
+    .refine(isUtcTimestamp, { error: (iss) => M.notTimestamp(describe(iss.input)) })
+    .meta({
+      format: 'date-time',
+      pattern: TIMESTAMP_PATTERN,
+      description: 'An ISO 8601 UTC timestamp with a date that exists, such as 2026-06-02T10:00:00Z.',
+    });
 
 /** A JSON number of at most 15 significant digits, within [min, max]. */
 function exactNumber(domain: { min?: string | undefined; max?: string | undefined }, integer: boolean) {
@@ -86,7 +109,12 @@ function exactNumber(domain: { min?: string | undefined; max?: string | undefine
     schema = schema.refine(boundTest(min, 'min'), { error: (iss) => M.belowMin(min, iss.input as number) });
   if (max !== undefined)
     schema = schema.refine(boundTest(max, 'max'), { error: (iss) => M.aboveMax(max, iss.input as number) });
-  return schema;
+  return schema.meta({
+    ...(integer ? { type: 'integer' } : {}),
+    ...(min !== undefined ? { minimum: Number(min) } : {}),
+    ...(max !== undefined ? { maximum: Number(max) } : {}),
+    description: 'A JSON number of at most 15 significant digits.',
+  });
 }
 
 function valueSchema(criterion: CriterionDefinition): z.ZodType<InputValue> {
@@ -108,37 +136,69 @@ function valueSchema(criterion: CriterionDefinition): z.ZodType<InputValue> {
 
 const object = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: typeError(M.notObject) });
 
+const providerSchema = () =>
+  object({
+    id: text()
+      .refine((s) => UUID.test(s), { error: (iss) => M.notUuid(describe(iss.input)) })
+      .meta({ pattern: UUID.source, description: 'A UUID; kept in lower case.' })
+      // One provider, one id: UUIDs compare case-insensitively (RFC 9562), so they are kept in lower case.
+      .transform((s) => s.toLowerCase()),
+    name: freeText()
+      .refine((s) => [...s].length >= 1 && [...s].length <= 200, {
+        error: (iss) => M.nameLength([...(iss.input as string)].length),
+      })
+      .meta({ minLength: 1, maxLength: 200 }),
+    planner_type: z.enum(PLANNER_TYPES, {
+      error: (iss) => (iss.input === undefined ? M.required : M.notEnum(PLANNER_TYPES, describe(iss.input))),
+    }),
+    provider_subtype: text()
+      .refine((s) => SUBTYPE.test(s), { error: (iss) => M.notSubtype(describe(iss.input)) })
+      .meta({ pattern: SUBTYPE.source }),
+    yield_min: exactNumber({ min: '0', max: '100' }, false),
+    yield_max: exactNumber({ min: '0', max: '100' }, false).meta({
+      description: 'A JSON number of at most 15 significant digits; at least yield_min.',
+    }),
+  });
+
+/** An input item: its value (by `value`'s schema), the evidence date, the source and the approval. */
+const itemSchema = (value: z.ZodType<InputValue>) =>
+  object({
+    value,
+    as_of: calendarDate().meta({ description: 'The date of the evidence; not after evaluation_date.' }),
+    source: nonEmptyText(),
+    approved_by: nonEmptyText(),
+    approved_at: utcTimestamp(),
+  });
+
 function buildSchema(framework: Framework) {
   const inputShape: Record<string, z.ZodType> = {};
   for (const criterion of framework.definition.criteria) {
-    inputShape[criterion.input_key] = object({
-      value: valueSchema(criterion),
-      as_of: calendarDate(),
-      source: nonEmptyText(),
-      approved_by: nonEmptyText(),
-      approved_at: utcTimestamp(),
-    }).optional();
+    inputShape[criterion.input_key] = itemSchema(valueSchema(criterion))
+      .meta({ description: `${criterion.id} ${criterion.label}` })
+      .optional();
   }
   return object({
-    provider: object({
-      id: text()
-        .refine((s) => UUID.test(s), { error: (iss) => M.notUuid(describe(iss.input)) })
-        // One provider, one id: UUIDs compare case-insensitively (RFC 9562), so they are kept in lower case.
-        .transform((s) => s.toLowerCase()),
-      name: freeText().refine((s) => [...s].length >= 1 && [...s].length <= 200, {
-        error: (iss) => M.nameLength([...(iss.input as string)].length),
-      }),
-      planner_type: z.enum(PLANNER_TYPES, {
-        error: (iss) => (iss.input === undefined ? M.required : M.notEnum(PLANNER_TYPES, describe(iss.input))),
-      }),
-      provider_subtype: text().refine((s) => SUBTYPE.test(s), { error: (iss) => M.notSubtype(describe(iss.input)) }),
-      yield_min: exactNumber({ min: '0', max: '100' }, false),
-      yield_max: exactNumber({ min: '0', max: '100' }, false),
-    }),
+    provider: providerSchema(),
     evaluation_date: calendarDate(),
-    inputs: object(inputShape),
+    inputs: object(inputShape).meta({
+      description: `The approved inputs by input key of ${framework.definition.framework_version}; a key left out is a missing input.`,
+    }),
   });
 }
+
+/**
+ * The approved-inputs document under any framework, as a computation package holds it: the provider and the dates
+ * as every framework has them, the inputs by key with a value of any input type. The document a package holds
+ * passed its framework's schema (inputsDocumentSchema) when it was scored.
+ */
+export const AnyInputsDocumentSchema: z.ZodType<InputsDocument> = object({
+  provider: providerSchema(),
+  evaluation_date: calendarDate(),
+  inputs: z.record(
+    z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+    itemSchema(z.union([exactNumber({}, false), z.string(), z.boolean()])),
+  ),
+});
 
 const schemas = new WeakMap<Framework, z.ZodType>();
 

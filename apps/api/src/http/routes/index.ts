@@ -6,6 +6,7 @@ import exportScores from './export-scores.js';
 import getChangelog from './get-changelog.js';
 import getChangelogAtom from './get-changelog-atom.js';
 import getComputation from './get-computation.js';
+import getFramework from './get-framework.js';
 import getMethodology from './get-methodology.js';
 import getPublicationStatement from './get-publication-statement.js';
 import getScore from './get-score.js';
@@ -15,6 +16,7 @@ import getScoreRequest from './get-score-request.js';
 import getSigningKeys from './get-signing-keys.js';
 import getStatus from './get-status.js';
 import listDeliveries from './list-deliveries.js';
+import listFrameworks from './list-frameworks.js';
 import listIssuances from './list-issuances.js';
 import listPublicScores from './list-public-scores.js';
 import listScores from './list-scores.js';
@@ -43,6 +45,8 @@ export const routes: RouteModule[] = [
   listPublicScores,
   getChangelog,
   getChangelogAtom,
+  listFrameworks,
+  getFramework,
   requestScore,
   getScoreRequest,
   getPublicationStatement,
