@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { signerFromText } from './services/signing.js';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseSchedule } from './services/webhooks/schedule.js';
 
 /** The only module that reads process.env: one validated configuration object. */
@@ -55,8 +56,24 @@ const EnvSchema = z.object({
   SVC_WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
   SVC_WEBHOOK_DISPATCH: bool.default(true),
   SVC_OPERATOR_TOKEN: z.string().optional(),
-  SVC_SIGNING_KEY: z.string().optional(),
+  SVC_SIGNING_KEY: z
+    .string()
+    .refine(
+      isSigningKey,
+      'must be an Ed25519 private key in PKCS#8: a PEM (openssl genpkey -algorithm ed25519), or its base64',
+    )
+    .optional(),
 });
+
+/** Whether a text is a usable SVC_SIGNING_KEY (services/signing.ts reads it the same way). */
+function isSigningKey(text: string): boolean {
+  try {
+    signerFromText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A duration such as `15s` or `500ms`, within bounds, as milliseconds. */
 function duration(fallback: string, minMs: number, maxMs: number) {

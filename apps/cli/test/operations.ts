@@ -10,6 +10,7 @@ import { BIN, type Run, tempDir } from './svc.js';
 
 /** Every variable loadConfig reads: cleared from the inherited environment, so each test says what it sets. */
 const CONFIG_VARIABLES = [
+  'SVC_SIGNING_KEY',
   'PORT',
   'HOST',
   'DATABASE_URL',

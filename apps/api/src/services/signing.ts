@@ -12,6 +12,7 @@ import { lockAuditHead } from '../store/repositories/audit.js';
 import {
   findSigningKey,
   insertSigningKey,
+  latestSignedAt,
   listSigningKeys as listKeyRows,
   retireOtherKeys,
   type SigningKeyRow,
@@ -78,10 +79,10 @@ export function signerFromText(text: string): Signer {
       ? createPrivateKey(decoded)
       : createPrivateKey({ key: bytes, format: 'der', type: 'pkcs8' });
     return signerOfKey(key, false);
-  } catch (error) {
+  } catch {
     throw new ServiceError(
       'invalid_value',
-      `${SIGNING_KEY_VARIABLE} is not an Ed25519 private key in PKCS#8 (PEM, or its base64): ${(error as Error).message}`,
+      `${SIGNING_KEY_VARIABLE} is not an Ed25519 private key in PKCS#8 (a PEM such as openssl genpkey -algorithm ed25519 writes, or its base64)`,
     );
   }
 }
@@ -105,14 +106,18 @@ export function signerOf(ctx: ServiceContext): Signer {
 /**
  * Makes sure the signer's key is the store's active key, inside the signing transaction: a key never seen is
  * recorded and becomes the active one (the others retire now); a retired key is refused, so nothing it signs can
- * postdate its retirement.
+ * postdate its retirement. Answers when the key started signing.
+ *
+ * Processes on several machines do not share a clock: a key starts (and its predecessor retires) no earlier than
+ * the latest statement signed, so every statement's `signed_at` stays within its key's life whatever the skew
+ * (signStatement, for its part, never dates a statement before its key's start).
  */
 export async function registerSigner(
   tx: Kysely<Database>,
   signer: Signer,
   now: string,
   box?: SecretBox,
-): Promise<void> {
+): Promise<string> {
   const row = await findSigningKey(tx, signer.kid);
   if (row) {
     if (row.not_after !== null) {
@@ -121,16 +126,19 @@ export async function registerSigner(
         `signing key ${signer.kid} was retired at ${row.not_after} and signs no more: unset ${SIGNING_KEY_VARIABLE} or set it to the active key (svc signing-key list)`,
       );
     }
-    return;
+    return row.not_before;
   }
+  const latest = await latestSignedAt(tx);
+  const from = latest !== null && latest > now ? latest : now;
   await insertSigningKey(tx, {
     kid: signer.kid,
     public_key: signer.publicKey,
     private_key_enc: signer.pem !== null && box ? box.seal(signer.pem) : null,
-    not_before: now,
+    not_before: from,
     not_after: null,
   });
-  await retireOtherKeys(tx, signer.kid, now);
+  await retireOtherKeys(tx, signer.kid, from);
+  return from;
 }
 
 /**
@@ -244,9 +252,8 @@ export async function rotateSigningKey(
   return ctx.store.db.transaction().execute(async (tx) => {
     await lockAuditHead(tx);
     // Key lifetimes are on the machine's clock, as the statements' signed_at (services/statements.ts).
-    const now = new Date().toISOString();
     const retired = (await listKeyRows(tx)).filter((k) => k.not_after === null).map((k) => k.kid);
-    await registerSigner(tx, signer, now, box);
+    const now = await registerSigner(tx, signer, new Date().toISOString(), box);
     await recordAudit(ctx, tx, [
       { action: 'signing_key.rotated', subject: { type: 'signing_key', id: signer.kid }, details: { retired } },
     ]);

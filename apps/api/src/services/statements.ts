@@ -84,7 +84,9 @@ const STATEMENTS_BACKFILLED = 'statements_backfilled';
  * the oldest statement): a read of one flag when it is done.
  */
 export async function ensureStatements(ctx: ServiceContext): Promise<void> {
-  if ((await readMeta(ctx.store.db, STATEMENTS_BACKFILLED)) !== '1') await backfillStatements(ctx);
+  if ((await readMeta(ctx.store.db, STATEMENTS_BACKFILLED)) === '1') return;
+  // An upgrade step, whoever's act brought it about: recorded as the system's.
+  await backfillStatements({ ...ctx, actor: { kind: 'system', name: 'migration 0010' } });
 }
 
 /**
@@ -129,9 +131,11 @@ export async function signStatement(
   },
 ): Promise<SignedStatement> {
   const signer = signerOf(ctx);
-  // The moment of signing, by the machine's clock: the context's clock may replay history (the demo) or be a test's.
-  const signedAt = input.signedAt ?? new Date().toISOString();
-  await registerSigner(tx, signer, signedAt, ctx.box);
+  // The moment of signing, by the machine's clock (the context's clock may replay history, the demo, or be a test's),
+  // and never before the key's start (another machine's clock may run ahead: see registerSigner).
+  const now = input.signedAt ?? new Date().toISOString();
+  const keyFrom = await registerSigner(tx, signer, now, ctx.box);
+  const signedAt = new Date(Math.max(Date.parse(keyFrom), Date.parse(now))).toISOString();
   const previous = await latestStatementOf(tx, input.facts.provider_id);
   const statement = {
     ...input.facts,

@@ -28,6 +28,15 @@ export async function retireOtherKeys(db: Kysely<Database>, kid: string, at: str
   return Number(result.numUpdatedRows);
 }
 
+/** When the latest statement was signed (null before the first). */
+export async function latestSignedAt(db: Kysely<Database>): Promise<string | null> {
+  const row = await db
+    .selectFrom('statements')
+    .select((eb) => eb.fn.max('signed_at').as('latest'))
+    .executeTakeFirst();
+  return row?.latest ?? null;
+}
+
 export async function insertStatement(db: Kysely<Database>, row: Insertable<StatementsTable>): Promise<void> {
   await db.insertInto('statements').values(row).execute();
 }
