@@ -5,6 +5,7 @@ import { buildOpenApiDocument, RiskIndicatorIdSchema } from '@svc/contracts';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
+import { methodologyPage } from '../pages/methodology.js';
 import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
 import { frameworkInForce, knownVersionOf } from '../services/frameworks.js';
 import { publishedIndicator } from '../services/scores.js';
@@ -19,6 +20,7 @@ export const SITE_PATHS = [
   '/docs',
   '/docs/errors',
   '/llms.txt',
+  '/methodology',
   '/assets/site.css',
   '/assets/docs.js',
 ];
@@ -122,6 +124,10 @@ export function registerSitePages(app: Express, services: Services): void {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.end(llmsTxt(siteUrlOf(req), framework));
+  });
+
+  app.get('/methodology', async (_req: Request, res: Response) => {
+    sendHtml(res, 200, methodologyPage(await frameworkInForce(services)), PAGE_CSP, 'public, max-age=300');
   });
 
   app.get('/verify/:id', async (req: Request, res: Response, next: NextFunction) => {
