@@ -14,7 +14,10 @@ export { canonicalJson, canonicalSha256, sha256Hex } from './canonical/canonical
 export type { Computation } from './compute/compute.js';
 export { compute } from './compute/compute.js';
 export { figureText } from './decimal.js';
+export { anchorOf, type Block } from './docs/blocks.js';
 export { methodologyMarkdown } from './docs/methodology-markdown.js';
+export { specificationOf } from './docs/specification.js';
+export { WORKED_EXAMPLES } from './docs/worked-examples.js';
 export { ENGINE } from './engine.js';
 export { DCRF_1_0, DCRF_1_0_SIGN_OFF } from './framework/dcrf-1.0.js';
 export { assertPublishable, defineFramework, FrameworkError } from './framework/framework.js';

@@ -11,6 +11,7 @@ import {
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
+import { methodologyPage } from '../pages/methodology.js';
 import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
 import { frameworkInForce, knownVersionOf } from '../services/frameworks.js';
 import { strongEtag } from '../services/public-snapshot.js';
@@ -29,6 +30,7 @@ export const SITE_PATHS = [
   '/llms.txt',
   '/schemas/approved-inputs.json',
   '/schemas/computation-package.json',
+  '/methodology',
   '/assets/site.css',
   '/assets/docs.js',
 ];
@@ -183,6 +185,10 @@ export function registerSitePages(app: Express, services: Services): void {
   app.get('/schemas/computation-package.json', (req: Request, res: Response) => {
     packageSchema ??= schemaFile(jsonSchemaText(computationPackageJsonSchema()));
     sendSchema(req, res, packageSchema);
+  });
+
+  app.get('/methodology', async (_req: Request, res: Response) => {
+    sendHtml(res, 200, methodologyPage(await frameworkInForce(services)), PAGE_CSP, 'public, max-age=300');
   });
 
   app.get('/verify/:id', async (req: Request, res: Response, next: NextFunction) => {

@@ -1,5 +1,5 @@
 import { ERROR_CODES, endpoints } from '@svc/contracts';
-import { currentFramework, readJson } from '@svc/methodology';
+import { anchorOf, currentFramework, readJson, specificationOf } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_PATHS } from '../../src/http/site.js';
 import { escapeHtml, html, inlineCode } from '../../src/pages/html.js';
@@ -156,6 +156,23 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect(text).toContain('is not a published Risk Indicator');
     expect(text).toContain(shown);
     expect(text).not.toMatch(/<script|<img/i);
+  });
+
+  it('serves the whole generated specification at /methodology, the same blocks as the committed page', async () => {
+    const res = await server.get('/methodology');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expectStrictCsp(res);
+    const text = await res.text();
+    expect(text).not.toMatch(/<script|\sstyle=|\son\w+=/i);
+    const blocks = specificationOf(currentFramework());
+    const headings = blocks.filter((b) => b.kind === 'heading');
+    expect(headings.map((h) => h.text)).toContain('12. Texts');
+    for (const h of headings) expect(text).toContain(`id="${anchorOf(h.text)}">${inlineCode(h.text).text}</h`);
+    for (const b of blocks) {
+      if (b.kind === 'code') expect(text).toContain(`<pre><code>${escapeHtml(b.text)}</code></pre>`);
+      if (b.kind === 'paragraph') expect(text).toContain(`<p>${inlineCode(b.text).text}</p>`);
+    }
   });
 
   it('serves the interactive reference and every asset it loads from the service itself', async () => {

@@ -1,6 +1,9 @@
 import type { Computation, CriterionStep } from '../compute/compute.js';
-import { type Dec, fixed, sum } from '../decimal.js';
-import { listOf } from './wording.js';
+import { type Dec, sum } from '../decimal.js';
+import type { FrameworkDefinition } from '../framework/schema.js';
+import { fill } from './templates.js';
+
+type ModuleDefinition = FrameworkDefinition['modules'][number];
 
 export interface ModuleCommentary {
   moduleId: string;
@@ -15,37 +18,55 @@ export interface Commentary {
   modules: ModuleCommentary[];
 }
 
-/** The score commentary: deterministic templates over the computation. */
+/** The score commentary (templates `overview` and `module`, with the templates of their slots). */
 export function commentOn(c: Computation): Commentary {
   const fw = c.framework.definition;
   const present = c.criteria.filter((s) => s.item !== null);
   const stale = present.filter((s) => (s.ageDays as number) > fw.freshness.full_until_days);
   const publication = c.publishable
-    ? 'publishable'
-    : `not publishable (confidence below ${fw.publication.min_confidence})`;
-  const overview =
-    `Scored under ${fw.framework_version} as of ${c.document.evaluation_date}: ` +
-    `final score ${fixed(c.finalScore, 2)} (${c.band.band}) from an uncapped ${fixed(c.uncapped, 4)}; ` +
-    `confidence ${fixed(c.confidence, 4)} with ${present.length} of ${c.criteria.length} inputs present ` +
-    `and ${stale.length} older than ${fw.freshness.full_until_days} days; ${publication}.`;
+    ? fill('overview_publishable', {}, fw)
+    : fill('overview_not_publishable', { min_confidence: fw.publication.min_confidence }, fw);
+  const overview = fill(
+    'overview',
+    {
+      framework_version: fw.framework_version,
+      evaluation_date: c.document.evaluation_date,
+      final_score: c.finalScore,
+      risk_band: c.band.band,
+      uncapped: c.uncapped,
+      confidence: c.confidence,
+      present: present.length,
+      criteria: c.criteria.length,
+      stale: stale.length,
+      full_until_days: fw.freshness.full_until_days,
+      publication,
+    },
+    fw,
+  );
   const modules = fw.modules.map((m) => {
     const steps = c.criteria.filter((s) => s.criterion.module_id === m.id);
     const score = sum(steps.map((s) => s.contribution));
-    return { moduleId: m.id, label: m.label, score, max: m.weight, text: moduleText(m.label, score, m.weight, steps) };
+    return { moduleId: m.id, label: m.label, score, max: m.weight, text: moduleText(m, score, steps, fw) };
   });
   return { overview, modules };
 }
 
-function moduleText(label: string, score: Dec, max: number, steps: CriterionStep[]): string {
+function moduleText(m: ModuleDefinition, score: Dec, steps: CriterionStep[], fw: FrameworkDefinition): string {
   const present = steps.filter((s) => s.item !== null);
   const missing = steps.filter((s) => s.item === null).map((s) => s.criterion.label);
-  const parts = [`${label}: ${fixed(score, 2)} of ${max} points`];
+  const pointsOf = (s: CriterionStep) => ({ criterion_label: s.criterion.label, points: s.points });
+  let strongest = '';
+  let weakest = '';
   if (present.length > 0) {
-    const strongest = present.reduce((best, s) => (s.points.gt(best.points) ? s : best));
-    const weakest = present.reduce((worst, s) => (s.points.lt(worst.points) ? s : worst));
-    parts.push(`strongest ${strongest.criterion.label} (${fixed(strongest.points, 4)})`);
-    if (weakest !== strongest) parts.push(`weakest ${weakest.criterion.label} (${fixed(weakest.points, 4)})`);
+    const best = present.reduce((top, s) => (s.points.gt(top.points) ? s : top));
+    const worst = present.reduce((low, s) => (s.points.lt(low.points) ? s : low));
+    strongest = fill('module_strongest', pointsOf(best), fw);
+    if (worst !== best) weakest = fill('module_weakest', pointsOf(worst), fw);
   }
-  if (missing.length > 0) parts.push(`missing ${listOf(missing)}`);
-  return `${parts.join('; ')}.`;
+  const missingText = missing.length > 0 ? fill('module_missing', { missing_labels: missing }, fw) : '';
+  return fill(
+    'module',
+    { module_label: m.label, module_score: score, module_max: m.weight, strongest, weakest, missing: missingText },
+    fw,
+  );
 }

@@ -1,0 +1,46 @@
+import { anchorOf, type Block, type Framework, specificationOf } from '@svc/methodology';
+import { html, inlineCode, page, type SafeHtml } from './html.js';
+
+/**
+ * The methodology page: the same blocks as docs/methodology/dcrf-<version>.md, from the same generator, so
+ * the page served and the page committed are one specification.
+ */
+export function methodologyPage(framework: Framework): string {
+  let text = rendered.get(framework);
+  if (text === undefined) {
+    const title = `${framework.definition.framework_version} specification: Risk Indicator Scoring Service`;
+    text = page({ title }, html`${specificationOf(framework).map(blockHtml)}`);
+    rendered.set(framework, text);
+  }
+  return text;
+}
+
+/** By framework: a framework is frozen, and its page scores the worked example, so it is rendered once. */
+const rendered = new WeakMap<Framework, string>();
+
+function blockHtml(block: Block): SafeHtml | string {
+  switch (block.kind) {
+    case 'heading':
+      return heading(block.level, anchorOf(block.text), inlineCode(block.text));
+    case 'paragraph':
+      return html`<p>${inlineCode(block.text)}</p>\n`;
+    case 'list':
+      return html`<ul>\n${block.items.map((item) => html`<li>${inlineCode(item)}</li>\n`)}</ul>\n`;
+    case 'table':
+      return html`<table>
+<thead><tr>${block.head.map((h) => html`<th>${inlineCode(h)}</th>`)}</tr></thead>
+<tbody>
+${block.rows.map((row) => html`<tr>${row.map((c) => html`<td>${inlineCode(c)}</td>`)}</tr>\n`)}</tbody>
+</table>\n`;
+    case 'code':
+      return html`<pre><code>${block.text}</code></pre>\n`;
+    case 'note':
+      return '';
+  }
+}
+
+function heading(level: 1 | 2 | 3, id: string, content: SafeHtml): SafeHtml {
+  if (level === 1) return html`<h1 id="${id}">${content}</h1>\n`;
+  if (level === 2) return html`<h2 id="${id}">${content}</h2>\n`;
+  return html`<h3 id="${id}">${content}</h3>\n`;
+}
