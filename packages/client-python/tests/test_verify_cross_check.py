@@ -19,7 +19,7 @@ import tempfile
 import time
 import unittest
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 import live_service
 
@@ -34,12 +34,12 @@ GENERATE_TIMEOUT_SECONDS = 120
 VERIFY_TIMEOUT_SECONDS = 300
 
 
-def generate(folder: Path, seed: int) -> Dict[str, object]:
-    """Runs the engine's script; its summary line."""
+def generate(folder: Path, seed: int, count: int = COUNT, golden: Sequence[Path] = GOLDEN) -> Dict[str, object]:
+    """Runs the engine's script (packages of the golden documents and of ``count`` generated ones); its summary."""
     if shutil.which("node") is None or not TSX.exists():
         raise RuntimeError(f"the cross-check needs Node.js and {TSX} (pnpm install)")
     done = subprocess.run(
-        [str(TSX), str(SCRIPT), str(folder), "--count", str(COUNT), "--seed", str(seed), *map(str, GOLDEN)],
+        [str(TSX), str(SCRIPT), str(folder), "--count", str(count), "--seed", str(seed), *map(str, golden)],
         cwd=str(METHODOLOGY),
         capture_output=True,
         text=True,

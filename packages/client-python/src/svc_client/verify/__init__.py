@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Dict, NamedTuple, Optional
 
 from .canonical import NotJson, canonical_bytes, canonical_text, read_json, sha256_hex
-from .compare import Difference, _shown, first_difference
+from .compare import Difference, shown, first_difference
 from .compute import PACKAGE_FORMAT, reproduce
 from .framework import Framework, FrameworkError, read_framework
 from .inputs import document_problems
@@ -68,7 +68,7 @@ def verify_package(package: Dict[str, Any], raw: bytes, framework: Framework) ->
 
     found_sha256 = package["framework"].get("sha256")
     if found_sha256 != framework.sha256:
-        return outcome(Difference("framework.sha256", _shown(framework.sha256), _shown(found_sha256)))
+        return outcome(Difference("framework.sha256", shown(framework.sha256), shown(found_sha256)))
     problems = document_problems(package["inputs"], framework)
     if problems:
         path, message = problems[0]
@@ -84,7 +84,7 @@ def _value_at(document: Any, path: str) -> str:
         if not isinstance(value, dict) or name not in value:
             return "(absent)"
         value = value[name]
-    return _shown(value)
+    return shown(value)
 
 
 __all__ = [

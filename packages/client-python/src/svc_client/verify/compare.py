@@ -17,7 +17,7 @@ class Difference(NamedTuple):
     found: str
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     text = canonical_text(value)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
@@ -36,9 +36,9 @@ def first_difference(expected: Any, found: Any, path: str = "") -> Optional[Diff
         for name in sorted(set(expected) | set(found), key=_order):
             where = _join(path, name)
             if name not in found:
-                return Difference(where, _shown(expected[name]), ABSENT)
+                return Difference(where, shown(expected[name]), ABSENT)
             if name not in expected:
-                return Difference(where, ABSENT, _shown(found[name]))
+                return Difference(where, ABSENT, shown(found[name]))
             difference = first_difference(expected[name], found[name], where)
             if difference:
                 return difference
@@ -47,13 +47,13 @@ def first_difference(expected: Any, found: Any, path: str = "") -> Optional[Diff
         for index in range(max(len(expected), len(found))):
             where = f"{path}[{index}]"
             if index >= len(found):
-                return Difference(where, _shown(expected[index]), ABSENT)
+                return Difference(where, shown(expected[index]), ABSENT)
             if index >= len(expected):
-                return Difference(where, ABSENT, _shown(found[index]))
+                return Difference(where, ABSENT, shown(found[index]))
             difference = first_difference(expected[index], found[index], where)
             if difference:
                 return difference
         return None
     if canonical_text(expected) != canonical_text(found):
-        return Difference(path or "(the package)", _shown(expected), _shown(found))
+        return Difference(path or "(the package)", shown(expected), shown(found))
     return None

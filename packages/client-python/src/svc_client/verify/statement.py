@@ -11,7 +11,7 @@ import datetime
 import hashlib
 from typing import Any, Dict, List, NamedTuple, Optional
 
-from .compare import Difference, _shown
+from .compare import Difference, shown
 
 #: The statement's members that must name the package, and where the package holds each.
 NAMED = ("package_sha256", "risk_indicator_id", "inputs_sha256", "result_sha256", "framework_sha256")
@@ -68,8 +68,8 @@ def _named(statement: Dict[str, Any], package: Dict[str, Any], package_sha256: s
         if name == "framework_sha256" and name not in statement:
             continue  # optional in a statement; named when present
         if statement.get(name) != values[name]:
-            found = _shown(statement[name]) if name in statement else "(absent)"
-            return Difference(f"statement.{name}", _shown(values[name]), found)
+            found = shown(statement[name]) if name in statement else "(absent)"
+            return Difference(f"statement.{name}", shown(values[name]), found)
     return None
 
 
