@@ -41,9 +41,7 @@ function main(argv: string[]): void {
     write(`generated-${String(i).padStart(5, '0')}.json`, document);
   });
   const milliseconds = Math.round(performance.now() - started);
-  console.log(
-    JSON.stringify({ seed, count, golden: golden.length, framework_sha256: framework.sha256, milliseconds }),
-  );
+  console.log(JSON.stringify({ seed, count, golden: golden.length, framework_sha256: framework.sha256, milliseconds }));
 }
 
 main(process.argv.slice(2));
