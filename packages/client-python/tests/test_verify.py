@@ -337,9 +337,16 @@ class Statements(unittest.TestCase):
             check=True,
             capture_output=True,
         ).stdout
-        envelope = {"statement": statement, "signature": b64url(signature), "kid": self.kid, "alg": "EdDSA"}
-        if after:
+        envelope = {
+            "statement": statement,
+            "signature": b64url(signature),
+            "kid": self.kid,
+            "alg": "EdDSA",
+            "statement_sha256": hashlib.sha256(message.read_bytes()).hexdigest(),
+        }
+        if after:  # a forger changes the statement and writes the hash of the new bytes: only the signature tells
             after(envelope["statement"])
+            envelope["statement_sha256"] = hashlib.sha256(canonical_bytes(envelope["statement"])).hexdigest()
         return envelope
 
     def check(self, envelope: Dict[str, Any], keys: Optional[Dict[str, Any]] = None) -> subprocess.CompletedProcess:
@@ -377,6 +384,13 @@ class Statements(unittest.TestCase):
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertEqual(answer["signature"], "invalid")
         self.assertIn("does not verify", answer["note"])
+
+    def test_a_statement_hash_that_is_not_of_its_bytes_is_refused(self) -> None:
+        envelope = self.signed(self.statement())
+        envelope["statement_sha256"] = "b" * 64
+        done = self.check(envelope)
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertEqual(json.loads(done.stdout)["statement"]["difference"]["path"], "statement_sha256")
 
     def test_a_retired_key_used_after_its_not_after_is_refused(self) -> None:
         retired = json.loads(json.dumps(self.keys))

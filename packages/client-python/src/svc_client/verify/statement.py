@@ -136,9 +136,13 @@ def check_statement(
         raise NotAStatement("not a signed statement ({statement, signature, kid, alg})")
     statement = envelope["statement"]
     difference = _named(statement, package, package_sha256)
+    statement_sha256 = hashlib.sha256(signed_bytes).hexdigest()
+    if difference is None and envelope.get("statement_sha256", statement_sha256) != statement_sha256:
+        difference = Difference("statement_sha256", shown(statement_sha256), shown(envelope["statement_sha256"]))
     kid = envelope.get("kid") if isinstance(envelope.get("kid"), str) else None
     if difference:
-        return StatementOutcome(1, difference, "not checked", "the statement names another package", kid, statement.get("type"))
+        note = "the statement names another package" if difference.path.startswith("statement.") else "the statement's hash is not of its bytes"
+        return StatementOutcome(1, difference, "not checked", note, kid, statement.get("type"))
     if keys is None:
         return StatementOutcome(
             0, None, "not checked", "the signature was not checked: no --keys given", kid, statement.get("type")
