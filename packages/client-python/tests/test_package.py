@@ -10,7 +10,7 @@ import live_service
 
 import svc_client
 
-SOURCES = sorted((live_service.PACKAGE / "src" / "svc_client").glob("*.py"))
+SOURCES = sorted((live_service.PACKAGE / "src" / "svc_client").rglob("*.py"))
 
 
 class Package(unittest.TestCase):

@@ -78,7 +78,10 @@ class Wheel(unittest.TestCase):
             names = archive.namelist()
             info = f"svc_client-{self.version()}.dist-info"
             metadata = email.message_from_string(archive.read(f"{info}/METADATA").decode("utf-8"))
-        sources = sorted(p.name for p in (live_service.PACKAGE / "src" / "svc_client").iterdir() if p.is_file())
+        root = live_service.PACKAGE / "src" / "svc_client"
+        sources = sorted(
+            p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        )
         self.assertEqual(sorted(n[len("svc_client/") :] for n in names if n.startswith("svc_client/")), sources)
         self.assertIn("py.typed", sources)
         self.assertIn(f"{info}/LICENSE", names)
