@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { canonicalJson } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, expectFailed, withStoreOf, withToken } from './governance-support.js';
 import { type Env, type Served, serve, svcIn, svcJsonIn } from './operations.js';
@@ -146,6 +147,32 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       expect(run.stdout).toContain(`statement verified: signed by key ${kid} (active)`);
       expect(run.stdout).toContain(`naming package sha256 ${sha}`);
       expect(run.stderr).toBe('');
+    }
+  });
+
+  it('every demo statement verifies with openssl pkeyutl -verify against the JWKS key, and names its package by hash', async () => {
+    const { keys } = await getJson<Jwks>(keysUrl());
+    const key = keys[0];
+    if (!key) throw new Error('no key in the JWKS');
+    const der = join(dir, 'key.der');
+    // SubjectPublicKeyInfo of an Ed25519 key: the fixed prefix, then the 32 raw bytes of the JWK's x.
+    await writeFile(
+      der,
+      Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(key.x, 'base64url')]),
+    );
+    for (const p of packages) {
+      const signed = await getJson<{ statement: Record<string, unknown>; signature: string; kid: string }>(
+        statementUrl(p.id),
+      );
+      expect(signed.kid).toBe(key.kid);
+      expect(signed.statement.package_sha256).toBe(createHash('sha256').update(p.text, 'utf8').digest('hex'));
+      const statement = join(dir, `${p.id}.statement`);
+      const signature = join(dir, `${p.id}.sig`);
+      await writeFile(statement, canonicalJson(signed.statement));
+      await writeFile(signature, Buffer.from(signed.signature, 'base64url'));
+      const args = ['pkeyutl', '-verify', '-pubin', '-keyform', 'DER', '-inkey', der, '-rawin'];
+      const out = execFileSync('openssl', [...args, '-in', statement, '-sigfile', signature], { encoding: 'utf8' });
+      expect(out).toContain('Signature Verified Successfully');
     }
   });
 

@@ -3,6 +3,7 @@ import { anchorOf, currentFramework, readJson, specificationOf } from '@svc/meth
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_PATHS } from '../../src/http/site.js';
 import { escapeHtml, html, inlineCode } from '../../src/pages/html.js';
+import { openStore } from '../../src/store/store.js';
 import { exampleText, type InputsDoc, withInput } from '../support/documents.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
@@ -104,6 +105,42 @@ describe.each(engines)('site pages (%s)', (engine) => {
     for (const hash of [pkg.inputs_sha256, pkg.framework.sha256, pkg.result_sha256]) {
       expect(hash).toMatch(/^[0-9a-f]{64}$/);
       expect(text).toContain(hash);
+    }
+  });
+
+  it("says whether the publication's signed statement verifies, and shows the openssl commands that check it", async () => {
+    const text = await (await server.get(`/verify/${firstId}`)).text();
+    expect(text).toContain('<strong>Signature verifies.</strong>');
+    expect(text).toContain(`/api/public/publications/${firstId}`);
+    expect(text).toContain('/.well-known/svc-signing-keys.json');
+    expect(text).toContain('openssl pkeyutl -verify -pubin -keyform DER -inkey key.der -rawin');
+    const signed = (await (await server.get(`/api/public/publications/${firstId}`)).json()) as {
+      kid: string;
+      statement_sha256: string;
+      statement: { package_sha256: string };
+    };
+    expect(text).toContain(signed.kid);
+    expect(text).toContain(signed.statement_sha256);
+    expect(text).toContain(signed.statement.package_sha256);
+    // A statement changed in the store after it was signed: the page says so rather than vouching for it.
+    const store = openStore(server.location);
+    try {
+      const row = await store.db
+        .selectFrom('statements')
+        .select(['id', 'statement'])
+        .where('risk_indicator_id', '=', firstId)
+        .executeTakeFirstOrThrow();
+      await store.db
+        .updateTable('statements')
+        .set({ statement: row.statement.replace('"risk_band":"MEDIUM"', '"risk_band":"LOW"') })
+        .where('id', '=', row.id)
+        .execute();
+      const tampered = await (await server.get(`/verify/${firstId}`)).text();
+      expect(tampered).toContain('<strong>Signature does not verify.</strong>');
+      expect(tampered).not.toContain('Signature verifies.');
+      await store.db.updateTable('statements').set({ statement: row.statement }).where('id', '=', row.id).execute();
+    } finally {
+      await store.close();
     }
   });
 
