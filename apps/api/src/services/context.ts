@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import type { FrameworkReleases } from './framework-releases.js';
 import type { PublicSnapshot } from './public-snapshot.js';
 import type { SecretBox } from './secrets.js';
-import type { Signer } from './signing.js';
+import type { Signer } from './signer.js';
 import type { UrlPolicy } from './webhook-url.js';
 
 /** An API key that has been presented and checked: whose it is and what it may do. */

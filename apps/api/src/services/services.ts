@@ -7,7 +7,7 @@ import { FrameworkReleases } from './framework-releases.js';
 import { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { SecretBox } from './secrets.js';
-import type { Signer } from './signing.js';
+import type { Signer } from './signer.js';
 import type { UrlPolicy } from './webhook-url.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 

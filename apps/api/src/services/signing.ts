@@ -21,6 +21,10 @@ import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import { boxOf, type ServiceContext } from './context.js';
+import type { Signer } from './signer.js';
+
+export type { Signer } from './signer.js';
+
 import { ServiceError } from './errors.js';
 import { authorise } from './operators.js';
 import type { SecretBox } from './secrets.js';
@@ -29,18 +33,6 @@ import type { SecretBox } from './secrets.js';
  * The keys statements are signed with (decision 0026): Ed25519 through node:crypto. One key is active at a time; a
  * retired key stays published (the JWKS) so what it signed keeps verifying, and never signs again.
  */
-
-/** A private key ready to sign, with the public half the JWKS publishes. */
-export interface Signer {
-  /** The first 16 hex digits of the SHA-256 of the raw 32-byte public key. */
-  kid: string;
-  /** The raw public key, base64url (the JWK's `x`). */
-  publicKey: string;
-  /** base64url of the Ed25519 signature over `bytes`. */
-  sign(bytes: Buffer): string;
-  /** The PKCS#8 PEM, for sealing a generated key; null for a key given in SVC_SIGNING_KEY (never stored). */
-  pem: string | null;
-}
 
 export const SIGNING_KEY_VARIABLE = 'SVC_SIGNING_KEY';
 
