@@ -7,10 +7,12 @@ import {
   createKey,
   createWorkspace,
   enableMcp,
+  generateSigner,
   publishIndicator,
   registerWebhook,
   type SecretBox,
   type ServiceContext,
+  type Signer,
   type Store,
   secretBox,
   standaloneContext,
@@ -23,11 +25,13 @@ export interface Bench {
   store: Store;
   clock: Clock;
   box: SecretBox;
+  /** The key the bench's publications are signed with. */
+  signer: Signer;
 }
 
 /** The bench's context over `store`: the system clock and a secret box sealed with `masterKey` (32 bytes). */
 export function benchOver(store: Store, masterKey: Buffer): Bench {
-  return { store, clock: systemClock, box: secretBox(masterKey) };
+  return { store, clock: systemClock, box: secretBox(masterKey), signer: generateSigner() };
 }
 
 /** When every bench publication's inputs were approved. */
@@ -42,6 +46,7 @@ function ctxOf(b: Bench, workspaceId?: string): ServiceContext {
         : { kind: 'key', caller: { keyId: 'bench', workspaceId, tier: 'ENTERPRISE', mcpEnabled: true } },
     clock: b.clock,
     box: b.box,
+    signer: b.signer,
     policy: { allowLoopback: true },
   });
 }

@@ -11,6 +11,7 @@ import {
   createKey,
   createWorkspace,
   enableMcp,
+  generateSigner,
   loadConfig,
   openStore,
   publishRun,
@@ -81,8 +82,15 @@ export async function startApi(engine: Engine = 'sqlite'): Promise<RealApi> {
   });
   const { store, clock, snapshot } = running.services;
   const box = secretBox(Buffer.from(MASTER_KEY, 'hex'));
+  // The key the test's publications are signed with.
+  const signer = generateSigner();
   const as = (by?: string) =>
-    standaloneContext(store, { actor: by ? { kind: 'operator', id: null, name: by } : { kind: 'system' }, clock, box });
+    standaloneContext(store, {
+      actor: by ? { kind: 'operator', id: null, name: by } : { kind: 'system' },
+      clock,
+      box,
+      signer,
+    });
   const workspace = async (tier: Tier, options: { mcp?: boolean } = {}): Promise<Workspace> => {
     const ws = await createWorkspace(as(), { name: `client tests ${tier}` });
     await acceptTerms(as(), {
