@@ -372,7 +372,7 @@ export const endpoints = withTransportErrors({
     tag: 'Public',
     limit: 'public_records',
     success: { status: 200, description: 'The keys.', contentType: json, schema: SigningKeysResponseSchema },
-    errors: ['rate_limited', 'unavailable'],
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
   },
   createWebhook: {
     operationId: 'createWebhook',

@@ -11,6 +11,7 @@ import type { FreshStore } from '../support/stores.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import {
   approvedProviders,
+  box,
   deliveries,
   eventsWithoutDeliveries,
   FULLY_PUBLISHED,
@@ -129,7 +130,7 @@ describe.skipIf(!postgresAvailable)('faults with real processes', () => {
     const ids = await approvedProviders(store, PROVIDERS);
     const watcher = await subscriber(store, 'http://127.0.0.1:65535/hook');
     const [detailId] = ids as [string];
-    await publishRun(ctxOf(store, { clock: systemClock }), { providers: [detailId] });
+    await publishRun(ctxOf(store, { clock: systemClock, box }), { providers: [detailId] });
     const vars = await apiEnv({
       DATABASE_URL: databaseUrl(pg.url),
       SVC_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS),
@@ -405,7 +406,7 @@ describe.skipIf(!postgresAvailable)('faults with real processes', () => {
       ],
       4,
     );
-    await publishRun(ctxOf(store, { clock: systemClock }), { providers: 'all' });
+    await publishRun(ctxOf(store, { clock: systemClock, box }), { providers: 'all' });
     const publications = () => hook.received.filter((r) => r.raw.includes('"risk_indicator.published"')).length;
     await until('the dispatcher has the publications in flight', () => publications() >= PROVIDERS);
     await first.kill('SIGKILL');
