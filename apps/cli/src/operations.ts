@@ -1,4 +1,4 @@
-import type { Config, SecretBox, ServiceContext, Store } from '@svc/api';
+import type { Config, OperatorRole, SecretBox, ServiceContext, Signer, Store } from '@svc/api';
 import type { ServiceErrorCode } from '@svc/contracts';
 import { CliError, type ErrorCode as CliErrorCode } from './errors.js';
 
@@ -57,6 +57,8 @@ export function withMigratedStore<T>(ops: Operations, work: (store: Store) => Pr
 export interface OperatorOptions {
   /** The name given with --by: taken in open mode only. */
   by?: string | undefined;
+  /** The option that name came with, as refusals name it (default --by; methodology publish: --signed-off-by). */
+  byOption?: string | undefined;
   box?: SecretBox | undefined;
   /**
    * The command changes the record: it acts for the holder of SVC_OPERATOR_TOKEN (refused when the token is
@@ -65,11 +67,11 @@ export interface OperatorOptions {
    */
   changes?: boolean;
   /**
-   * The command signs statements (publishes or withdraws): the context gets the signing key (SVC_SIGNING_KEY, or
-   * the store's active key opened with the master key), and what was published before statements existed is
-   * signed first.
+   * The command signs statements (publishes or withdraws) as an operator of this role: the role is checked first
+   * (a refusal writes nothing, not even the store's first signing key), then the context gets the signing key
+   * (SVC_SIGNING_KEY, or the store's active key opened with the master key, generated on the first signing).
    */
-  signs?: boolean;
+  signsAs?: { role: OperatorRole; doing: string };
 }
 
 /**
@@ -86,21 +88,23 @@ export function withOperator<T>(
       ? await ops.api.resolveOperator(store, {
           token: ops.config.operatorToken ?? undefined,
           by: options.by,
+          byOption: options.byOption,
           needsOperator: true,
         })
       : { kind: 'operator' as const, id: null, name: options.by ?? null, open: false };
     if (actor.open) warnOpenMode(ops);
-    const box = options.signs ? (options.box ?? masterSecretBox(ops)) : options.box;
-    const signer =
-      options.signs && box ? await ops.api.resolveSigner(store, { configured: ops.config.signingKey, box }) : undefined;
-    return work(
+    const context = (extra: { box?: SecretBox | undefined; signer?: Signer | undefined }) =>
       ops.api.standaloneContext(store, {
         actor: { kind: 'operator', id: actor.id, name: actor.name },
-        box,
-        signer,
         clock: ops.api.systemClock,
-      }),
-    );
+        ...extra,
+      });
+    const signs = options.signsAs;
+    if (signs === undefined) return work(context({ box: options.box }));
+    await ops.api.authorise(context({}), signs.role, signs.doing);
+    const box = options.box ?? masterSecretBox(ops);
+    const signer = await ops.api.resolveSigner(store, { configured: ops.config.signingKey, box });
+    return work(context({ box, signer }));
   });
 }
 

@@ -66,12 +66,17 @@ describe('svc db migrate', () => {
     const vars = await embedded();
     const first = svcIn(vars, 'db', 'migrate');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 9 migrations`);
+    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 10 migrations`);
     expect(first.stdout).toContain('0001-initial');
     const second = svcIn(vars, 'db', 'migrate');
     expect(second.status).toBe(0);
     expect(second.stdout).toContain('up to date, no migrations to apply');
-    expect(svcJsonIn(vars, 'db', 'migrate').json).toEqual({ store: 'sqlite', applied: [], up_to_date: true });
+    expect(svcJsonIn(vars, 'db', 'migrate').json).toEqual({
+      store: 'sqlite',
+      applied: [],
+      up_to_date: true,
+      statements: { signed: 0, kid: null },
+    });
   });
 
   it('--json lists what it applied', async () => {
@@ -89,8 +94,11 @@ describe('svc db migrate', () => {
         '0007-record-history',
         '0008-keys-and-best-band-paths',
         '0009-operators-and-audit',
+        '0010-signed-statements',
       ],
       up_to_date: false,
+      // Nothing was published before statements existed: nothing to sign after the fact.
+      statements: { signed: 0, kid: null },
     });
   });
 });

@@ -226,6 +226,8 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
       changelog: (before.counts.changelog ?? 0) + 1,
       indicator_history: (before.counts.indicator_history ?? 0) + 1,
       audit_log: (before.counts.audit_log ?? 0) + 1,
+      // The reinstatement's signed statement.
+      statements: (before.counts.statements ?? 0) + 1,
     });
     expect(await lastAuditEntry(store)).toMatchObject({
       actor_type: 'system',

@@ -96,7 +96,8 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         [
           () => ['methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk'],
           ['framework.released', 'indicator.published'],
-          null,
+          // The typed sign-off is who the trail records in open mode.
+          'Dana Risk',
         ],
         [() => ['workspace', 'create', 'Risk desk'], ['workspace.created'], null],
         [

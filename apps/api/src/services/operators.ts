@@ -160,9 +160,16 @@ export async function authorise(
  */
 export async function resolveOperator(
   store: Store,
-  input: { token?: string | undefined; by?: string | undefined; needsOperator: boolean },
+  input: {
+    token?: string | undefined;
+    by?: string | undefined;
+    needsOperator: boolean;
+    /** The option the name was given with, as refusals name it (default --by). */
+    byOption?: string | undefined;
+  },
 ): Promise<Extract<Actor, { kind: 'operator' }> & { open: boolean }> {
   const { token, by } = input;
+  const byOption = input.byOption ?? '--by';
   const open = !(await anyOperator(store.db));
   if (token !== undefined) {
     if (open) {
@@ -189,7 +196,7 @@ export async function resolveOperator(
     if (by !== undefined) {
       throw new ServiceError(
         'refused',
-        `--by is not accepted with an operator token: you act as ${row.name}, the holder of ${OPERATOR_TOKEN_VARIABLE}`,
+        `${byOption} is not accepted with an operator token: you act as ${row.name}, the holder of ${OPERATOR_TOKEN_VARIABLE}`,
       );
     }
     return { kind: 'operator', id: row.id, name: row.name, open };
@@ -197,13 +204,13 @@ export async function resolveOperator(
   if (!open && input.needsOperator) {
     throw new ServiceError(
       'refused',
-      `this store has operators: set ${OPERATOR_TOKEN_VARIABLE} to your operator token${by === undefined ? '' : ' (--by is no longer accepted)'}`,
+      `this store has operators: set ${OPERATOR_TOKEN_VARIABLE} to your operator token${by === undefined ? '' : ` (${byOption} is no longer accepted)`}`,
     );
   }
   return {
     kind: 'operator',
     id: null,
-    name: by === undefined ? null : personName(by, 'the name given with --by'),
+    name: by === undefined ? null : personName(by, `the name given with ${byOption}`),
     open,
   };
 }

@@ -67,10 +67,9 @@ async function seedStore(env: Environment, options: DbOptions): Promise<void> {
   const report = await withOperator(
     ops,
     async (ctx) => {
-      await ops.api.authorise(ctx, 'admin', 'loading the demo data set');
       return seedDemo(ctx.store, { signer: ops.api.signerOf(ctx) });
     },
-    { changes: true, signs: true },
+    { changes: true, signsAs: { role: 'admin', doing: 'loading the demo data set' } },
   );
   if (options.json) printJson({ store: ops.config.store.kind, ...report });
   else printLines(headline(describeStore(ops.config), report), providersTable(report));

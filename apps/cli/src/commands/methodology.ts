@@ -131,7 +131,12 @@ async function publishFrameworkVersion(
         : null;
       return { ...published, rescore };
     },
-    { changes: true, signs: true },
+    {
+      changes: true,
+      by: options.signedOffBy,
+      byOption: '--signed-off-by',
+      signsAs: { role: 'chief_risk_officer', doing: 'signing off a framework release' },
+    },
   );
   const { release, created, rescore } = result;
   const exit = rescore !== null && rescore.counts.refused > 0 ? 1 : 0;

@@ -61,7 +61,7 @@ async function withdraw(env: Environment, providerId: string, options: WithdrawO
   const withdrawal = await withOperator(
     ops,
     (ctx) => ops.api.withdrawProvider(ctx, { providerId, reason: options.reason }),
-    { changes: true, signs: true },
+    { changes: true, signsAs: { role: 'approver', doing: 'withdrawing a provider' } },
   );
   if (options.json) {
     printJson(withdrawal);

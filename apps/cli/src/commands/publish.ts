@@ -44,7 +44,7 @@ async function publish(env: Environment, providerIds: readonly string[], options
         dryRun: options.dryRun === true,
         onProgress: progress.tick,
       }),
-    { changes: options.dryRun !== true, signs: options.dryRun !== true },
+    options.dryRun === true ? {} : { changes: true, signsAs: { role: 'approver', doing: 'publishing' } },
   ).finally(progress.stop);
   if (options.json) printJson(report);
   else printLines(...reportLines(report));
