@@ -64,7 +64,6 @@ export {
   OPERATOR_TOKEN_VARIABLE,
   type OperatorRole,
   type OperatorSummary,
-  ROLE_DUTIES,
   resolveOperator,
   revokeOperator,
   rotateOperatorToken,

@@ -2,7 +2,7 @@ import { canonicalJson } from '@svc/methodology';
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.js';
 import { type AuditActor, type AuditEntry, type AuditSubject, auditHash, GENESIS_HASH } from '../store/audit-chain.js';
-import { appendAudit, auditRowsAfter, entryOf, listAuditRows, readAuditHead } from '../store/repositories/audit.js';
+import { appendAudit, entryOf, listAuditRows, readAuditHead } from '../store/repositories/audit.js';
 import { findOperatorById } from '../store/repositories/operators.js';
 import type { Database } from '../store/schema.js';
 import type { ServiceContext } from './context.js';
@@ -158,7 +158,10 @@ export async function verifyAudit(ctx: ServiceContext): Promise<AuditVerificatio
   });
   for (;;) {
     // The first page starts below any seq, so a row slipped in before entry 1 is seen too.
-    const rows = await auditRowsAfter(db, expectedSeq === 1 ? LOWEST_SEQ : expectedSeq - 1, VERIFY_PAGE);
+    const rows = await listAuditRows(db, {
+      afterSeq: expectedSeq === 1 ? LOWEST_SEQ : expectedSeq - 1,
+      limit: VERIFY_PAGE,
+    });
     if (rows.length === 0) break;
     for (const row of rows) {
       const entry = entryOf(row);

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { controlCharacterProblem } from '@svc/methodology';
+import { randomBytes } from 'node:crypto';
+import { controlCharacterProblem, sha256Hex } from '@svc/methodology';
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.js';
 import { lockAuditHead } from '../store/repositories/audit.js';
@@ -30,14 +30,6 @@ import { newId } from './ids.js';
 export const OPERATOR_ROLES = ['analyst', 'approver', 'chief_risk_officer', 'admin'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 
-/** What each role is for, as the refusals and `--help` say it. */
-export const ROLE_DUTIES: Record<OperatorRole, string> = {
-  analyst: 'imports inputs, proposes rating actions, keeps issuances and coverage requests',
-  approver: 'approves the inputs and actions of others, publishes and withdraws',
-  chief_risk_officer: 'signs off framework releases',
-  admin: 'administers workspaces, keys, operators and signing keys',
-};
-
 export const OPERATOR_TOKEN_PREFIX = 'svc_op_';
 const TOKEN_PATTERN = /^svc_op_[A-Za-z0-9_-]{43}$/;
 /** The environment variable the CLI reads the token from, named in every refusal. */
@@ -62,7 +54,7 @@ export interface IssuedOperator extends OperatorSummary {
   token: string;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+const hashToken = (token: string) => sha256Hex(token);
 const newToken = () => `${OPERATOR_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
 
 function summaryOf(row: OperatorRow): OperatorSummary {

@@ -100,11 +100,6 @@ export async function readAuditHead(db: Kysely<Database>): Promise<{ seq: number
   return row ? { seq: Number(row.seq), hash: row.hash } : undefined;
 }
 
-/** Up to `limit` rows after `afterSeq`, in seq order: the verifier reads the chain page by page. */
-export async function auditRowsAfter(db: Kysely<Database>, afterSeq: number, limit: number): Promise<AuditLogTable[]> {
-  return db.selectFrom('audit_log').selectAll().where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
-}
-
 export interface AuditFilter {
   since?: string | undefined;
   actor?: string | undefined;

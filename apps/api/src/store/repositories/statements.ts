@@ -67,11 +67,6 @@ export async function publicationStatementOf(
     .executeTakeFirst();
 }
 
-/** Every statement of a provider, in the order signed (the chain). */
-export async function statementsOf(db: Kysely<Database>, providerId: string): Promise<StatementRow[]> {
-  return db.selectFrom('statements').selectAll().where('provider_id', '=', providerId).orderBy('id').execute();
-}
-
 /** Statements after `afterId`, in the order signed, up to `limit` (a reader of every statement pages through them). */
 export async function statementsAfter(db: Kysely<Database>, afterId: number, limit: number): Promise<StatementRow[]> {
   return db.selectFrom('statements').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
