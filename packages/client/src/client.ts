@@ -23,6 +23,7 @@ import type {
   IssuancesParams,
   IssuancesResponse,
   McpManifest,
+  McpResourceReadResponse,
   McpToolArguments,
   McpToolName,
   McpToolResult,
@@ -343,6 +344,15 @@ export class SvcClient {
       options,
     );
     return answer.output;
+  }
+
+  /**
+   * POST /api/mcp (PROFESSIONAL, preview): a plain read of one resource the manifest lists (`svc://frameworks`,
+   * `svc://frameworks/{version}`, `svc://methodology/{version}`): its media type, the SHA-256 of its bytes and its
+   * text. Gated as callMcpTool is; an unknown resource is 404 `not_found`.
+   */
+  readMcpResource(uri: string, options?: RequestOptions): Promise<McpResourceReadResponse> {
+    return this.#http.json(post('/api/mcp', { resource_uri: uri }), options);
   }
 }
 

@@ -46,6 +46,7 @@ export type {
   HistoryWithdrawal,
   Issuance,
   McpManifest,
+  McpResourceReadResponse,
   McpToolName,
   MethodologyResponse,
   PlannerType,

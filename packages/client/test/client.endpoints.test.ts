@@ -351,6 +351,24 @@ describe('agent tools (preview)', () => {
     expect(found.data.map((m) => m.id)).toEqual([LOW_BAND.id]);
   });
 
+  it('readMcpResource reads the methodology and a framework definition; an unknown one is 404', async (ctx) => {
+    await skipUntilRouted(ctx, api.url, 'POST', '/api/mcp');
+    const agent = new SvcClient({ baseUrl: api.url, apiKey: (await api.workspace('PROFESSIONAL', { mcp: true })).key });
+    const manifest = await anonymous.mcpManifest();
+    expect(manifest.resources.map((r) => r.uri)).toContain('svc://methodology/1.0');
+    const methodology = await agent.readMcpResource('svc://methodology/1.0');
+    conforms('callMcpTool', methodology);
+    expect(methodology.mime_type).toBe('text/markdown');
+    expect(methodology.text).toContain('DCRF v1.0');
+    const framework = await agent.readMcpResource('svc://frameworks/1.0');
+    const released = await anonymous.frameworks();
+    expect(framework.sha256).toBe(released.data.find((f) => f.version === '1.0')?.framework_sha256);
+    await expect(agent.readMcpResource('svc://methodology/7.0')).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
+  });
+
   it('callMcpTool from a workspace without the tools is 403 mcp_not_enabled', async (ctx) => {
     await skipUntilRouted(ctx, api.url, 'POST', '/api/mcp');
     await expect(professional.callMcpTool('get_methodology', {})).rejects.toMatchObject({

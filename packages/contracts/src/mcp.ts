@@ -181,6 +181,71 @@ const McpToolCallEnvelopeSchema = z.strictObject({
   input: z.record(z.string(), z.unknown()),
 });
 
+// ---- resources: the methodology and the framework definitions ----
+
+/**
+ * The documents an agent may read rather than call: every released framework's definition (its RFC 8785 bytes,
+ * whose SHA-256 is the `framework_sha256` packages name) and its methodology specification as Markdown (the text
+ * of docs/methodology/dcrf-<version>.md), and the list of released frameworks. Offered as MCP resources
+ * (`resources/list`, `resources/templates/list`, `resources/read`) and read plain with `{resource_uri}`.
+ */
+export const MCP_FRAMEWORKS_URI = 'svc://frameworks';
+
+export const MCP_RESOURCE_TEMPLATES = [
+  {
+    uri_template: 'svc://frameworks/{version}',
+    name: 'framework',
+    description:
+      "A released framework's definition as published data: its canonical (RFC 8785) JSON bytes, whose SHA-256 is " +
+      'the `framework_sha256` every computation package of that version names, as GET /api/public/frameworks/{version} serves them.',
+    mime_type: 'application/json',
+  },
+  {
+    uri_template: 'svc://methodology/{version}',
+    name: 'methodology',
+    description:
+      "A released framework's methodology specification as Markdown, generated from the framework data: the rules, " +
+      'weights, scales, caps, bands, rounding and the worked example (docs/methodology/dcrf-<version>.md).',
+    mime_type: 'text/markdown',
+  },
+] as const;
+
+export const McpResourceSchema = z.object({
+  uri: z.string(),
+  name: z.string(),
+  description: z.string(),
+  mime_type: z.string(),
+});
+
+export const McpResourceTemplateSchema = z.object({
+  uri_template: z.string(),
+  name: z.string(),
+  description: z.string(),
+  mime_type: z.string(),
+});
+
+export const McpResourceReadBodySchema = z
+  .strictObject({
+    resource_uri: z
+      .string()
+      .min(1, 'must be 1 to 200 characters')
+      .max(200, 'must be 1 to 200 characters')
+      .meta({ description: 'A resource the manifest lists, or one of its templates with a released version.' }),
+  })
+  .meta({ id: 'McpResourceRead', description: 'A plain resource read: the resource named by its URI.' });
+
+export const McpResourceReadResponseSchema = z
+  .object({
+    resource_uri: z.string(),
+    mime_type: z.string(),
+    sha256: z.string().meta({ description: "SHA-256 (hex) of the text's UTF-8 bytes." }),
+    text: z.string(),
+  })
+  .meta({
+    id: 'McpResourceReadResponse',
+    description: 'The resource: its media type, the hash of its bytes and its text.',
+  });
+
 // ---- the Model Context Protocol (JSON-RPC 2.0) ----
 
 export const JsonRpcMessageSchema = z.looseObject({ jsonrpc: z.literal('2.0') }).meta({
@@ -212,6 +277,7 @@ export function isJsonRpcBody(body: unknown): boolean {
 /** The schema that judges a body, so a refusal names the fields of the shape it meant rather than "invalid union". */
 function judgeOf(body: unknown): z.ZodType {
   if (isJsonRpcBody(body)) return Array.isArray(body) ? JsonRpcBatchSchema : JsonRpcMessageSchema;
+  if (isObject(body) && 'resource_uri' in body) return McpResourceReadBodySchema;
   const name = isObject(body) ? body.tool_name : undefined;
   // Own keys only: `"__proto__" in MCP_TOOLS` is true, and a call named after it has no input schema to judge by.
   return typeof name === 'string' && Object.hasOwn(MCP_TOOLS, name)
@@ -220,7 +286,7 @@ function judgeOf(body: unknown): z.ZodType {
 }
 
 /**
- * POST /api/mcp: a plain tool call `{tool_name, input}`, or a JSON-RPC message or batch of the Model Context
+ * POST /api/mcp: a plain tool call `{tool_name, input}`, a plain resource read `{resource_uri}`, or a JSON-RPC message or batch of the Model Context
  * Protocol (told apart by `jsonrpc`). The shape the body means is checked first and its problems reported field
  * by field; the union after it is what the body is documented and typed as.
  */
@@ -231,12 +297,13 @@ export const McpRequestBodySchema = z
       if (!judged.success) for (const issue of judged.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
       return body;
     },
-    z.union([McpToolCallBodySchema, McpJsonRpcBodySchema]),
+    z.union([McpToolCallBodySchema, McpResourceReadBodySchema, McpJsonRpcBodySchema]),
   )
   .meta({ id: 'McpRequest' });
 
 export const McpPostResponseSchema = z.union([
   McpToolCallResponseSchema,
+  McpResourceReadResponseSchema,
   JsonRpcMessageSchema,
   z.array(JsonRpcMessageSchema),
 ]);
@@ -261,6 +328,12 @@ export const McpManifestSchema = z
           .meta({ description: "JSON Schema (2020-12) of the tool's input." }),
       }),
     ),
+    resources: z.array(McpResourceSchema).meta({
+      description: 'The documents to read with `{resource_uri}` (or MCP resources/read): the released frameworks.',
+    }),
+    resource_templates: z.array(McpResourceTemplateSchema).meta({
+      description: 'The resources by version: `{version}` is a released framework version such as `1.0`.',
+    }),
   })
   .meta({ id: 'McpManifest' });
 
@@ -268,5 +341,8 @@ export type McpManifest = z.infer<typeof McpManifestSchema>;
 export type McpToolCallBody = z.infer<typeof McpToolCallBodySchema>;
 export type McpToolCallResponse = z.infer<typeof McpToolCallResponseSchema>;
 export type McpRequestBody = z.infer<typeof McpRequestBodySchema>;
+export type McpResource = z.infer<typeof McpResourceSchema>;
+export type McpResourceReadBody = z.infer<typeof McpResourceReadBodySchema>;
+export type McpResourceReadResponse = z.infer<typeof McpResourceReadResponseSchema>;
 export type ProviderAmbiguity = z.infer<typeof ProviderAmbiguitySchema>;
 export type ProviderCandidate = z.infer<typeof ProviderCandidateSchema>;

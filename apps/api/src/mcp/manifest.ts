@@ -1,4 +1,12 @@
-import { MCP_SERVER_INFO, MCP_TOOL_NAMES, MCP_TOOLS, type McpManifest, mcpInputJsonSchema } from '@svc/contracts';
+import {
+  MCP_RESOURCE_TEMPLATES,
+  MCP_SERVER_INFO,
+  MCP_TOOL_NAMES,
+  MCP_TOOLS,
+  type McpManifest,
+  type McpResource,
+  mcpInputJsonSchema,
+} from '@svc/contracts';
 
 type ToolEntry = McpManifest['tools'][number];
 
@@ -14,7 +22,14 @@ export function toolEntries(): ToolEntry[] {
   return tools;
 }
 
-/** The public manifest; `enabled` says whether this server answers tool calls at all. */
-export function mcpManifest(enabled: boolean): McpManifest {
-  return { ...MCP_SERVER_INFO, status: 'preview', enabled, tools: toolEntries() };
+/** The public manifest; `enabled` says whether this server answers tool calls at all; `resources` as listed now. */
+export function mcpManifest(enabled: boolean, resources: McpResource[]): McpManifest {
+  return {
+    ...MCP_SERVER_INFO,
+    status: 'preview',
+    enabled,
+    tools: toolEntries(),
+    resources,
+    resource_templates: MCP_RESOURCE_TEMPLATES.map((t) => ({ ...t })),
+  };
 }

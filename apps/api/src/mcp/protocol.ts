@@ -4,12 +4,16 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   apiErrorCode,
   type FieldProblem,
+  MCP_RESOURCE_TEMPLATES,
   MCP_SERVER_INFO,
   MCP_TOOL_NAMES,
   MCP_TOOLS,
@@ -20,12 +24,14 @@ import type { ServiceContext } from '../services/context.js';
 import { ServiceError } from '../services/errors.js';
 import { parseInput } from '../services/parse.js';
 import { toolEntries } from './manifest.js';
+import { listResources, readResource } from './resources.js';
 import { runTool } from './tools/index.js';
 
 const INSTRUCTIONS =
   'Risk Indicators of digital-credit providers under the published Digital Credit Risk Framework: a score from 0 ' +
   'to 100 (higher means lower risk) and a risk band. Find a provider with search_providers; when a name matches ' +
-  'several providers the answer lists candidates, so ask which one is meant. Each request is one of the hourly ' +
+  'several providers the answer lists candidates, so ask which one is meant. The methodology and each released ' +
+  'framework definition are resources to read. Each request is one of the hourly ' +
   'limit of the API key. Risk Indicators are not credit ratings or investment advice. Preview interface.';
 
 /** The request headers the transport reads; everything else (the key among them) stays out of it. */
@@ -102,7 +108,45 @@ function transportRefusal(status: number, text: string): McpAnswer {
 function mcpServer(ctx: ServiceContext, failures: unknown[]): Server {
   const server = new Server(
     { name: MCP_SERVER_INFO.name, version: MCP_SERVER_INFO.version },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  const failing = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof McpError)) failures.push(error);
+      throw error;
+    }
+  };
+  server.setRequestHandler(ListResourcesRequestSchema, () =>
+    failing(async () => ({
+      resources: (await listResources(ctx)).map((r) => ({
+        uri: r.uri,
+        name: r.name,
+        description: r.description,
+        mimeType: r.mime_type,
+      })),
+    })),
+  );
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: MCP_RESOURCE_TEMPLATES.map((t) => ({
+      uriTemplate: t.uri_template,
+      name: t.name,
+      description: t.description,
+      mimeType: t.mime_type,
+    })),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    failing(async () => {
+      const { uri } = request.params;
+      try {
+        const read = await readResource(ctx, uri);
+        return { contents: [{ uri, mimeType: read.mime_type, text: read.text }] };
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        throw new McpError(RESOURCE_NOT_FOUND, error.message, { uri });
+      }
+    }),
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: toolEntries().map((t) => ({
@@ -111,16 +155,14 @@ function mcpServer(ctx: ServiceContext, failures: unknown[]): Server {
       inputSchema: t.input_schema as { type: 'object'; [key: string]: unknown },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    try {
-      return await callTool(ctx, request.params.name, request.params.arguments ?? {});
-    } catch (error) {
-      if (!(error instanceof McpError)) failures.push(error);
-      throw error;
-    }
-  });
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    failing(() => callTool(ctx, request.params.name, request.params.arguments ?? {})),
+  );
   return server;
 }
+
+/** The MCP specification's code for a resource that does not exist (server features, resources: error handling). */
+const RESOURCE_NOT_FOUND = -32002;
 
 const isToolName = (name: string): name is McpToolName => (MCP_TOOL_NAMES as string[]).includes(name);
 

@@ -242,13 +242,10 @@ export async function releasedFrameworks(ctx: FrameworkScope): Promise<ReleasedF
 const definitionBytes = new WeakMap<Framework, Buffer>();
 
 /**
- * The RFC 8785 bytes of a released framework's definition (those whose SHA-256 is its `framework_sha256`), with
- * that hash; refused (not_found) for a version that is not released, naming it and the released ones.
+ * A released framework (one GET /api/public/frameworks lists, known to this process with the release's hash);
+ * refused (not_found) for a version that is not released, naming it and the released ones.
  */
-export async function releasedDefinition(
-  ctx: FrameworkScope,
-  input: { version: string },
-): Promise<{ sha256: string; bytes: Buffer }> {
+export async function releasedVersion(ctx: FrameworkScope, input: { version: string }): Promise<Framework> {
   const released = await releasedFrameworks(ctx);
   const entry = released.find((r) => r.version === input.version);
   const framework = entry && knownFramework(ctx, entry.version);
@@ -256,6 +253,18 @@ export async function releasedDefinition(
     const versions = released.map((r) => r.version).join(', ') || 'none';
     throw new ServiceError('not_found', `no released framework version "${input.version}"; released: ${versions}`);
   }
+  return framework;
+}
+
+/**
+ * The RFC 8785 bytes of a released framework's definition (those whose SHA-256 is its `framework_sha256`), with
+ * that hash; refused as releasedVersion refuses.
+ */
+export async function releasedDefinition(
+  ctx: FrameworkScope,
+  input: { version: string },
+): Promise<{ sha256: string; bytes: Buffer }> {
+  const framework = await releasedVersion(ctx, input);
   let bytes = definitionBytes.get(framework);
   if (!bytes) {
     bytes = Buffer.from(canonicalJson(framework.definition), 'utf8');

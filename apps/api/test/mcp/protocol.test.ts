@@ -234,7 +234,7 @@ describe.each(engines)('the Model Context Protocol at /api/mcp, with the SDK cli
     });
 
     it('an unknown method gets the JSON-RPC error method not found', async () => {
-      const res = await post({ jsonrpc: '2.0', id: 9, method: 'resources/list' });
+      const res = await post({ jsonrpc: '2.0', id: 9, method: 'prompts/list' });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 9, error: { code: ErrorCode.MethodNotFound } });
     });

@@ -1,7 +1,8 @@
-import { endpoints, isJsonRpcBody, type McpToolCallBody } from '@svc/contracts';
+import { endpoints, isJsonRpcBody, type McpResourceReadBody, type McpToolCallBody } from '@svc/contracts';
 import { requireMcp } from '../../mcp/gate.js';
 import { mcpManifest } from '../../mcp/manifest.js';
 import { serveMcp } from '../../mcp/protocol.js';
+import { listResources, readResource } from '../../mcp/resources.js';
 import { runTool } from '../../mcp/tools/index.js';
 import { ServiceError } from '../../services/errors.js';
 import { mediaTypesOf, refuseUnacceptable } from '../negotiation.js';
@@ -10,7 +11,8 @@ import { defineRoute, type RouteModule, serviceContextOf } from '../route.js';
 
 /** GET /api/mcp: the public manifest. An MCP client opening its optional event stream is told there is none (405). */
 export const getMcpManifest: RouteModule = {
-  ...defineRoute(endpoints.getMcpManifest, async ({ req, services }) => {
+  ...defineRoute(endpoints.getMcpManifest, async (route) => {
+    const { req, services } = route;
     const accept = req.get('accept') ?? '';
     if (accept.includes('text/event-stream') && !/application\/json|\*\/\*/.test(accept)) {
       throw new ApiError(
@@ -21,7 +23,7 @@ export const getMcpManifest: RouteModule = {
       );
     }
     refuseUnacceptable(req, mediaTypesOf(endpoints.getMcpManifest));
-    return { json: mcpManifest(services.mcpEnabled) };
+    return { json: mcpManifest(services.mcpEnabled, await listResources(serviceContextOf(route))) };
   }),
   negotiates: true,
 };
@@ -36,6 +38,9 @@ export const callMcpTool: RouteModule = {
       if (!('refused' in answer)) return answer;
       const { refused, message, errors } = answer;
       throw new ApiError(refused, message, errors.length > 0 ? { errors } : {});
+    }
+    if (typeof body === 'object' && body !== null && 'resource_uri' in body) {
+      return { json: await readResource(ctx, (body as McpResourceReadBody).resource_uri) };
     }
     const call = body as McpToolCallBody;
     let output: string;
