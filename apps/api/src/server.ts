@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Deprecations, deprecationsIn } from '@svc/contracts';
 import type { Framework } from '@svc/methodology';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
@@ -27,6 +28,8 @@ export interface ServiceOptions {
   dispatch?: boolean;
   /** Every framework this process knows (default: the engine's built-in ones; tests add a test framework). */
   frameworks?: readonly Framework[];
+  /** Routes deprecated besides the contract's (tests); see AppOptions. */
+  deprecations?: Deprecations;
 }
 
 /** Logs to stdout unless `destination` says otherwise (a CLI command whose stdout is its result logs to stderr). */
@@ -130,8 +133,14 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, options: ServiceOptions = {}): Promise<RunningServer> {
+  // A deprecation on short notice is refused before anything opens (buildApp would refuse it too).
+  deprecationsIn(options.deprecations);
   const services = await createServices(config, options);
-  const app = buildApp(services, { trustProxy: config.trustProxy, bodyTimeoutMs: config.bodyTimeoutMs });
+  const app = buildApp(services, {
+    trustProxy: config.trustProxy,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    ...(options.deprecations ? { deprecations: options.deprecations } : {}),
+  });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer(withPublicScoresFastPath(app, services));
     // A listen error (port in use, no permission) rejects; once listening, errors belong to the connections.

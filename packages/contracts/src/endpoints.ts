@@ -13,6 +13,7 @@ import {
   WhatIfResponseSchema,
 } from './analysis.js';
 import type { Tier } from './common.js';
+import { checkedDeprecation, type Deprecation } from './deprecation.js';
 import type { ErrorCode } from './errors.js';
 import { McpManifestSchema, McpPostResponseSchema, McpRequestBodySchema } from './mcp.js';
 import {
@@ -90,6 +91,8 @@ export interface Endpoint {
   /** Answers with no body besides the success and the errors: 202 to an MCP notification, 304 to a matching ETag. */
   bodiless?: { status: 202 | 304; description: string }[];
   errors: ErrorCode[];
+  /** Set when the route is deprecated: announced, sunset, the page explaining it (docs/compatibility.md). */
+  deprecation?: Deprecation;
 }
 
 /**
@@ -617,6 +620,27 @@ export const endpoints = withTransportErrors({
 } satisfies Record<string, Endpoint>);
 
 export type EndpointName = keyof typeof endpoints;
+
+/** Deprecations a server adds to the contract's, by endpoint (a test deprecates a route without changing the contract). */
+export type Deprecations = Partial<Record<EndpointName, Deprecation>>;
+
+/**
+ * The deprecated routes by operationId: those the contract deprecates, and `added` on top. Throws when any is not
+ * an endpoint or gives less than six months' notice, so such a definition never reaches a client.
+ */
+export function deprecationsIn(added: Deprecations = {}): ReadonlyMap<string, Deprecation> {
+  const deprecated = new Map<string, Deprecation>();
+  for (const e of Object.values(endpoints) as Endpoint[]) {
+    if (e.deprecation) deprecated.set(e.operationId, checkedDeprecation(e.operationId, e.deprecation));
+  }
+  for (const [name, deprecation] of Object.entries(added)) {
+    if (!Object.hasOwn(endpoints, name)) throw new Error(`cannot deprecate ${name}: there is no such endpoint`);
+    if (!deprecation) continue;
+    const { operationId } = endpoints[name as EndpointName];
+    deprecated.set(operationId, checkedDeprecation(operationId, deprecation));
+  }
+  return deprecated;
+}
 
 /** Tier order for entitlements: CUSTOM is entitled to what ENTERPRISE is. */
 export const TIER_RANK: Record<Tier, number> = { FREE: 0, PROFESSIONAL: 1, ENTERPRISE: 2, CUSTOM: 2 };

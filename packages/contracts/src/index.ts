@@ -1,5 +1,6 @@
 export * from './analysis.js';
 export * from './common.js';
+export * from './deprecation.js';
 export * from './endpoints.js';
 export * from './errors.js';
 export * from './mcp.js';

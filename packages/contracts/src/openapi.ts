@@ -1,6 +1,14 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { type Endpoint, endpoints, PUBLIC_LIMITS, TIER_HOURLY_LIMIT } from './endpoints.js';
+import { type Deprecation, deprecationHeaders } from './deprecation.js';
+import {
+  type Deprecations,
+  deprecationsIn,
+  type Endpoint,
+  endpoints,
+  PUBLIC_LIMITS,
+  TIER_HOURLY_LIMIT,
+} from './endpoints.js';
 import { ERROR_CODES, ProblemSchema } from './errors.js';
 import { WEBHOOK_EVENT_SCHEMAS, WEBHOOK_HEADERS } from './webhooks.js';
 
@@ -21,7 +29,34 @@ const rateLimitHeaders = {
   },
 };
 
-function routeOf(e: Endpoint): RouteConfig {
+type HeaderDoc = { description: string; schema: { type: 'integer' | 'string' } };
+
+/** The headers every answer of a deprecated operation carries, with their values. */
+function deprecationHeaderDocs(d: Deprecation): Record<string, HeaderDoc> {
+  const values = deprecationHeaders(d);
+  const text = { type: 'string' as const };
+  return {
+    Deprecation: {
+      description: `RFC 9745: deprecated since ${d.announced}, as a structured-field date: \`${values.Deprecation}\`.`,
+      schema: text,
+    },
+    Sunset: {
+      description: `RFC 8594: the route may stop answering from ${d.sunset}: \`${values.Sunset}\`.`,
+      schema: text,
+    },
+    Link: {
+      description: `Where the deprecation is explained: \`${values.Link}\` (beside a \`rel="next"\` link on a list).`,
+      schema: text,
+    },
+  };
+}
+
+function deprecationNote(d: Deprecation): string {
+  const instead = d.replacement ? ` Use instead: ${d.replacement}.` : '';
+  return `**Deprecated** since ${d.announced}; it keeps answering as documented until its sunset on ${d.sunset}, and may stop from then.${instead} See ${d.link}. Every answer carries the \`Deprecation\`, \`Sunset\` and \`Link\` headers.`;
+}
+
+function routeOf(e: Endpoint, deprecation: Deprecation | undefined): RouteConfig {
   const problem = { 'application/problem+json': { schema: ProblemSchema } };
   const responses: RouteConfig['responses'] = {
     [e.success.status]: {
@@ -46,11 +81,18 @@ function routeOf(e: Endpoint): RouteConfig {
     const { status, title } = ERROR_CODES[code];
     const existing = responses[status] as { description: string } | undefined;
     const description = existing ? `${existing.description}; ${title}` : title;
-    const headers: Record<string, { description: string; schema: { type: 'integer' | 'string' } }> | undefined =
+    const headers: Record<string, HeaderDoc> | undefined =
       code === 'rate_limited' || code === 'unavailable'
         ? { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } }
         : undefined;
     responses[status] = { description, ...(headers ? { headers } : {}), content: problem };
+  }
+  if (deprecation) {
+    const notice = deprecationHeaderDocs(deprecation);
+    for (const [status, response] of Object.entries(responses)) {
+      const r = response as { headers?: Record<string, HeaderDoc> };
+      responses[status] = { ...response, headers: { ...r.headers, ...notice } } as (typeof responses)[string];
+    }
   }
   const request: RouteConfig['request'] = {};
   if (e.params) request.params = e.params;
@@ -61,9 +103,10 @@ function routeOf(e: Endpoint): RouteConfig {
     path: e.path,
     operationId: e.operationId,
     summary: e.summary,
-    description: describe(e),
+    description: deprecation ? `${deprecationNote(deprecation)}\n\n${describe(e)}` : describe(e),
     tags: [e.tag],
     ...(e.tier ? { security: [{ ApiKey: [] }] } : {}),
+    ...(deprecation ? { deprecated: true } : {}),
     request,
     responses,
   };
@@ -132,6 +175,8 @@ export interface OpenApiDocument {
 export interface OpenApiOptions {
   serverUrl?: string;
   version?: string;
+  /** Routes the server deprecates besides those the contract does (the app's `deprecations` option). */
+  deprecations?: Deprecations;
 }
 
 /** The OpenAPI 3.1 document of the service, built from the contracts. */
@@ -143,7 +188,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     name: 'x-api-key',
     description: 'An API key issued by the operator; treat it as an opaque string.',
   });
-  for (const e of Object.values(endpoints) as Endpoint[]) registry.registerPath(routeOf(e));
+  const deprecated = deprecationsIn(options.deprecations);
+  for (const e of Object.values(endpoints) as Endpoint[])
+    registry.registerPath(routeOf(e, deprecated.get(e.operationId)));
   for (const page of sitePages) registry.registerPath(page);
   for (const [type, schema] of Object.entries(WEBHOOK_EVENT_SCHEMAS)) registry.registerWebhook(webhookOf(type, schema));
 
@@ -158,7 +205,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       version: options.version ?? '1.0.0',
       description:
         'Deterministic credit Risk Indicators for digital-credit providers under the published Digital Credit Risk Framework. ' +
-        `Keyed requests are limited per key per sliding hour: ${limits}. Errors are RFC 9457 problem details.`,
+        `Keyed requests are limited per key per sliding hour: ${limits}. Errors are RFC 9457 problem details. ` +
+        'Within v1 answers only gain: new fields, new values in the sets documented as open, new operations and events; ' +
+        'ignore what you do not know (response schemas are open to new properties). A deprecated operation is marked ' +
+        '`deprecated: true` and answers with `Deprecation`, `Sunset` and `Link: <…>; rel="deprecation"` headers at ' +
+        'least six months before its sunset (docs/compatibility.md).',
     },
     servers: [{ url: options.serverUrl ?? '/' }],
     tags: [
@@ -175,7 +226,79 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
   // The generator builds `components` before it generates `webhooks`, so the event schemas would be
   // missing: collect the components again now that every reference has been seen.
   document.components = generator.generateComponents().components;
+  openResponseSchemas(document as unknown as OpenApiDocument);
   return document as unknown as OpenApiDocument;
+}
+
+type SchemaNode = Record<string, unknown>;
+const isNode = (value: unknown): value is SchemaNode =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const COMPONENT = '#/components/schemas/';
+
+/** The schema nodes directly below a schema (not through a reference). */
+function childSchemas(node: SchemaNode): SchemaNode[] {
+  const children: unknown[] = [node.items, node.not, node.additionalProperties];
+  for (const key of ['properties', 'patternProperties'] as const) {
+    if (isNode(node[key])) children.push(...Object.values(node[key]));
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
+    if (Array.isArray(node[key])) children.push(...node[key]);
+  }
+  return children.filter(isNode);
+}
+
+/** Every component a schema names, directly or through the components it names. */
+function componentsNamed(roots: unknown[], components: Record<string, unknown>): Set<string> {
+  const named = new Set<string>();
+  const stack = roots.filter(isNode);
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith(COMPONENT)) {
+      const name = ref.slice(COMPONENT.length);
+      if (!named.has(name) && isNode(components[name])) {
+        named.add(name);
+        stack.push(components[name]);
+      }
+    }
+    stack.push(...childSchemas(node));
+  }
+  return named;
+}
+
+/**
+ * A request body the server reads is closed (an unknown field is refused), but what it answers gains fields within
+ * v1 (docs/compatibility.md): `additionalProperties: false` on a schema only answers reach would tell a generated
+ * client to refuse the next version's answers, so those schemas leave it out. The server's own tests still hold its
+ * answers to the strict zod schemas.
+ */
+function openResponseSchemas(document: OpenApiDocument): void {
+  const components = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  const read: unknown[] = [];
+  for (const item of Object.values(document.paths)) {
+    for (const op of Object.values(item).filter(isNode)) {
+      for (const parameter of Array.isArray(op.parameters) ? op.parameters : []) read.push(parameter?.schema);
+      const body = isNode(op.requestBody) ? op.requestBody.content : undefined;
+      if (isNode(body)) read.push(...Object.values(body).map((media) => (isNode(media) ? media.schema : undefined)));
+    }
+  }
+  const closed = componentsNamed(read, components);
+  const open = (node: SchemaNode) => {
+    if (node.additionalProperties === false) delete node.additionalProperties;
+    for (const child of childSchemas(node)) if (typeof child.$ref !== 'string') open(child);
+  };
+  for (const [name, schema] of Object.entries(components)) if (isNode(schema) && !closed.has(name)) open(schema);
+  // Schemas written inline in an answer, or in an event the service sends, rather than as components.
+  const operationsOf = (items: unknown) =>
+    isNode(items)
+      ? Object.values(items).flatMap((item) => (isNode(item) ? Object.values(item).filter(isNode) : []))
+      : [];
+  const sent = [
+    ...operationsOf(document.paths).flatMap((op) => (isNode(op.responses) ? Object.values(op.responses) : [])),
+    ...operationsOf(document.webhooks).map((op) => op.requestBody),
+  ];
+  for (const media of sent.flatMap((r) => (isNode(r) && isNode(r.content) ? Object.values(r.content) : []))) {
+    if (isNode(media) && isNode(media.schema) && typeof media.schema.$ref !== 'string') open(media.schema);
+  }
 }
 
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string() } } });

@@ -1,7 +1,8 @@
-import type { Endpoint } from '@svc/contracts';
+import type { Deprecations, Endpoint } from '@svc/contracts';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../services/services.js';
 import { admitWithin, authenticate } from './admission.js';
+import { addLink, announceDeprecation, recordDeprecations } from './deprecation.js';
 import { problemFor } from './errors.js';
 import { standardHeaders } from './headers.js';
 import { ClientGoneError, jsonBody } from './json-body.js';
@@ -17,6 +18,11 @@ export interface AppOptions {
   trustProxy: boolean | number | string;
   /** How long a request body may take to arrive in full (default 10 s). */
   bodyTimeoutMs?: number;
+  /**
+   * Routes deprecated besides those the contract deprecates (a test deprecates a route without changing the
+   * contract); each needs six months' notice, or the app is not built.
+   */
+  deprecations?: Deprecations;
 }
 
 /** The Express app: every route of the contract, the site pages, and one error path. */
@@ -33,6 +39,7 @@ export function buildApp(services: Services, options: AppOptions): Express {
   // One middleware, not two: every layer costs each request a walk of the router.
   app.use(requestContext(services.logger, standardHeaders().middleware));
   app.set('bodyTimeoutMs', options.bodyTimeoutMs ?? 10_000);
+  const deprecated = recordDeprecations(app, options.deprecations);
 
   const methodsByPath = new Map<string, Set<string>>();
   for (const route of routes) {
@@ -40,8 +47,10 @@ export function buildApp(services: Services, options: AppOptions): Express {
     const methods = methodsByPath.get(path) ?? new Set<string>();
     methods.add(route.endpoint.method.toUpperCase());
     methodsByPath.set(path, methods);
+    const deprecation = deprecated.get(route.endpoint.operationId);
+    const notice = deprecation ? [announceDeprecation(deprecation)] : [];
     const body = route.endpoint.body ? [jsonBody] : [];
-    app[route.endpoint.method](path, ...body, handlerOf(route, services));
+    app[route.endpoint.method](path, ...notice, ...body, handlerOf(route, services));
   }
   registerSitePages(app, services);
   for (const [path, methods] of [...methodsByPath, ...SITE_PATHS.map((p) => [p, new Set(['GET'])] as const)]) {
@@ -83,7 +92,11 @@ function handlerOf(route: RouteModule, services: Services) {
 /** Writes a route's reply with the endpoint's success status unless the reply names another. */
 function send(res: Response, e: Endpoint, reply: Reply): void {
   res.statusCode = reply.status ?? e.success.status;
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) {
+    // A next page's link joins a deprecation's rather than replacing it.
+    if (name.toLowerCase() === 'link') addLink(res, value);
+    else res.setHeader(name, value);
+  }
   // Content-Length set here, not left to Node, so a HEAD answer carries it too (and keeps the connection).
   if (reply.jsonText !== undefined || reply.json !== undefined) {
     const text = reply.jsonText ?? JSON.stringify(reply.json);

@@ -3,6 +3,7 @@ import { endpoints, PUBLIC_LIMITS } from '@svc/contracts';
 import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
 import type { Services } from '../services/services.js';
+import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
 import { rateLimitHeaders, standardHeaders } from './headers.js';
 import { logWhenSent, requestIdOf } from './middleware.js';
 import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from './public-scores.js';
@@ -25,7 +26,8 @@ const LIMIT = 'public_scores' satisfies typeof endpoints.listPublicScores.limit;
 export function withPublicScoresFastPath(app: Express, services: Services): RequestListener {
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
   const { limit, windowSeconds } = PUBLIC_LIMITS[LIMIT];
-  const fixed = standardHeaders().api.flat();
+  const deprecation = deprecationsOf(app).get(endpoints.listPublicScores.operationId);
+  const fixed = [...standardHeaders().api.flat(), ...(deprecation ? deprecationHeaderList(deprecation).flat() : [])];
 
   /** The snapshot and an allowed limit decision, or null when Express must answer. */
   const admit = async (req: IncomingMessage) => {

@@ -32,6 +32,8 @@ export const apiCors = cors({
     'Retry-After',
     'ETag',
     'Link',
+    'Deprecation',
+    'Sunset',
   ],
   maxAge: 600,
   // The route's own OPTIONS answer (204 with Allow) or a 404 follows the CORS headers.

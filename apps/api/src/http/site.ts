@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument, RiskIndicatorIdSchema } from '@svc/contracts';
+import { buildOpenApiDocument, type Deprecations, RiskIndicatorIdSchema } from '@svc/contracts';
 import {
   approvedInputsJsonSchema,
   computationPackageJsonSchema,
@@ -18,6 +18,7 @@ import { strongEtag } from '../services/public-snapshot.js';
 import { publishedIndicator } from '../services/scores.js';
 import { contextFor, type Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
+import { deprecationsOf } from './deprecation.js';
 import { siteUrlOf } from './problem.js';
 import { matchesEtag } from './public-scores.js';
 
@@ -150,7 +151,9 @@ export function registerSitePages(app: Express, services: Services): void {
     const site = siteUrlOf(req);
     let text = documents.get(site);
     if (!text) {
-      text = JSON.stringify(buildOpenApiDocument({ serverUrl: site }));
+      // An endpoint's name in the contract is its operationId.
+      const deprecations = Object.fromEntries(deprecationsOf(app)) as Deprecations;
+      text = JSON.stringify(buildOpenApiDocument({ serverUrl: site, deprecations }));
       documents.set(site, text);
     }
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -174,7 +177,7 @@ export function registerSitePages(app: Express, services: Services): void {
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.end(llmsTxt(siteUrlOf(req), framework));
+    res.end(llmsTxt(siteUrlOf(req), framework, deprecationsOf(app)));
   });
 
   // The documents the service accepts now are those of the framework in force; docs/schemas/ holds the current one's.

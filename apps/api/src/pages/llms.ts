@@ -1,4 +1,5 @@
 import {
+  type Deprecation,
   type Endpoint,
   ERROR_CODES,
   type ErrorCode,
@@ -29,12 +30,23 @@ const per = (seconds: number) => (seconds === 60 ? 'minute' : seconds === 3600 ?
 /** Markdown text can carry the contracts' backticks as they are; only line breaks are flattened. */
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+/** A deprecated endpoint's notice in its line: until when it answers, and what to use instead. */
+function noticeOf(d: Deprecation | undefined): string {
+  if (!d) return '';
+  return ` Deprecated since ${d.announced}, sunset ${d.sunset}${d.replacement ? `: use ${oneLine(d.replacement)}` : ''}.`;
+}
+
 /**
  * The llms.txt of the service (https://llmstxt.org): a title, a one-line
  * summary, then sections of links and notes, generated from the endpoint
  * table, the limits, the error codes and the current framework definition.
+ * `deprecated` holds the server's deprecated routes by operationId.
  */
-export function llmsTxt(site: string, framework: Framework): string {
+export function llmsTxt(
+  site: string,
+  framework: Framework,
+  deprecated: ReadonlyMap<string, Deprecation> = new Map(),
+): string {
   const fw = framework.definition;
   const list = Object.values(endpoints) as Endpoint[];
   const lines: string[] = [
@@ -56,7 +68,7 @@ export function llmsTxt(site: string, framework: Framework): string {
     '',
     ...list.map(
       (e) =>
-        `- [${e.method.toUpperCase()} ${e.path}](${site}/docs#/${e.tag}/${e.operationId}): ${oneLine(e.summary)}. Access: ${accessOf(e)}.`,
+        `- [${e.method.toUpperCase()} ${e.path}](${site}/docs#/${e.tag}/${e.operationId}): ${oneLine(e.summary)}. Access: ${accessOf(e)}.${noticeOf(deprecated.get(e.operationId))}`,
     ),
     '',
     '## Authentication and limits',
@@ -90,6 +102,12 @@ export function llmsTxt(site: string, framework: Framework): string {
       (code) =>
         `- [${code}](${site}/docs/errors#${code}) (${ERROR_CODES[code].status}): ${oneLine(ERROR_CODES[code].about)}`,
     ),
+    '',
+    '## Compatibility',
+    '',
+    '- Within v1 answers only gain: new fields, new values in the sets documented as open (problem `code`, webhook event `type`, statement `type`, agent tool names), new endpoints and webhook events. Ignore fields and event types you do not know; act on the HTTP status when a problem `code` is new to you.',
+    '- Nothing is renamed, removed or changes type or meaning; closed sets (risk bands, tiers, planner types, statuses) keep their values. Published DCRF v1.0 packages, hashes and texts never change.',
+    '- A deprecated endpoint is marked `deprecated: true` in the OpenAPI document and answers with `Deprecation: @<unix seconds>` (RFC 9745), `Sunset: <HTTP-date>` (RFC 8594) and `Link: <...>; rel="deprecation"`, at least six months before its sunset.',
     '',
     `## Methodology: ${fw.framework_version}`,
     '',

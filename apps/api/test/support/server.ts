@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Tier } from '@svc/contracts';
+import type { Deprecations, Tier } from '@svc/contracts';
 import type { Framework } from '@svc/methodology';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -58,6 +58,8 @@ export interface TestServerOptions {
   postgresDatabaseUrl?: string;
   /** Every framework the server knows (default: the engine's built-in ones); a test adds a test framework. */
   frameworks?: readonly Framework[];
+  /** Routes the server deprecates besides the contract's: a test deprecates an existing route. */
+  deprecations?: Deprecations;
 }
 
 /**
@@ -95,6 +97,7 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.frameworks ? { frameworks: options.frameworks } : {}),
+      ...(options.deprecations ? { deprecations: options.deprecations } : {}),
     });
   const running = await start().catch(async (error: unknown) => {
     await removePlaces();
