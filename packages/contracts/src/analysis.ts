@@ -342,5 +342,6 @@ export type PortfolioBody = z.infer<typeof PortfolioBodySchema>;
 export type PortfolioScore = z.infer<typeof PortfolioScoreSchema>;
 export type WhatIfBody = z.infer<typeof WhatIfBodySchema>;
 export type WhatIfResponse = z.infer<typeof WhatIfResponseSchema>;
+export type EvidenceReason = z.infer<typeof EvidenceReasonSchema>;
 export type EvidenceScheduleQuery = z.infer<typeof EvidenceScheduleQuerySchema>;
 export type EvidenceScheduleResponse = z.infer<typeof EvidenceScheduleResponseSchema>;
