@@ -164,6 +164,15 @@ class Analysis(unittest.IsolatedAsyncioTestCase):
         self.assertIn(indicator["name"], await aclient.memo(indicator["provider_id"]))
         self.assertIn("<html", (await aclient.memo(indicator["provider_id"], format="html")).lower())
 
+    async def test_evidence_schedule(self) -> None:
+        aclient, client = clients()
+        provider_id = client.scores(limit=1)["data"][0]["provider_id"]
+        self.assertEqual(await aclient.evidence_schedule(provider_id, 90), client.evidence_schedule(provider_id, 90))
+        self.assertEqual((await aclient.evidence_schedule(provider_id))["days"], 365)
+        with self.assertRaises(SvcApiError) as caught:
+            await aclient.evidence_schedule(provider_id, 0)
+        self.assertEqual(caught.exception.errors, [{"path": "query.days", "message": "must be at least 1"}])
+
 
 class Webhooks(unittest.IsolatedAsyncioTestCase):
     async def test_create_ping_redeliver_and_delete_an_endpoint(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import re
@@ -267,6 +268,32 @@ class Analysis(unittest.TestCase):
         indicator = professional.scores(limit=1)["data"][0]
         self.assertIn(indicator["name"], professional.memo(indicator["provider_id"]))
         self.assertIn("<html", professional.memo(indicator["provider_id"], format="html").lower())
+
+    def test_evidence_schedule_gives_the_dates_the_indicator_changes_within_days_of_today(self) -> None:
+        professional = client()
+        indicator = professional.scores(limit=1)["data"][0]
+        year = professional.evidence_schedule(indicator["provider_id"])
+        self.assertEqual(year["provider_id"], indicator["provider_id"])
+        self.assertEqual(year["risk_indicator_id"], indicator["risk_indicator_id"])
+        self.assertEqual((year["days"], year["current"]["date"]), (365, year["start_date"]))
+
+        def day(text: str) -> int:
+            return datetime.date.fromisoformat(text).toordinal()
+
+        self.assertEqual(day(year["end_date"]) - day(year["start_date"]), 365)
+        for entry in year["entries"]:
+            self.assertTrue(day(year["start_date"]) < day(entry["date"]) <= day(year["end_date"]))
+            self.assertTrue(entry["reason_codes"])
+            self.assertTrue(entry["reason"].endswith("."))
+        week = professional.evidence_schedule(indicator["provider_id"], days=7)
+        self.assertEqual(day(week["end_date"]) - day(week["start_date"]), 7)
+        self.assertEqual(week["entries"], [e for e in year["entries"] if day(e["date"]) <= day(week["end_date"])])
+        with self.assertRaises(SvcApiError) as caught:
+            professional.evidence_schedule(indicator["provider_id"], days=731)
+        self.assertEqual(caught.exception.errors, [{"path": "query.days", "message": "must be at most 730"}])
+        with self.assertRaises(SvcApiError) as caught:
+            professional.evidence_schedule(UNKNOWN_PROVIDER)
+        self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
 
 
 class Errors(unittest.TestCase):

@@ -13,6 +13,8 @@ import type {
   CoverageRequestStatus,
   DeliveriesParams,
   DeliveriesResponse,
+  EvidenceScheduleParams,
+  EvidenceScheduleResponse,
   ExportParams,
   FrameworkDefinitionResult,
   FrameworksResponse,
@@ -315,6 +317,18 @@ export class SvcClient {
   /** GET /api/v1/scores/{providerId}/memo (PROFESSIONAL): a credit memo of the current indicator. */
   memo(providerId: string, params: MemoParams = {}, options?: RequestOptions): Promise<string> {
     return this.#http.text(get(path`/api/v1/scores/${providerId}/memo`, params), options);
+  }
+
+  /**
+   * GET /api/v1/scores/{providerId}/evidence-schedule (PROFESSIONAL): the dates within `days` (1 to 730, default 365)
+   * of today on which the indicator in force changes if no new evidence comes, each with its figures then.
+   */
+  evidenceSchedule(
+    providerId: string,
+    params: EvidenceScheduleParams = {},
+    options?: RequestOptions,
+  ): Promise<EvidenceScheduleResponse> {
+    return this.#http.json(get(path`/api/v1/scores/${providerId}/evidence-schedule`, params), options);
   }
 
   /** GET /api/v1/scores/export.csv (PROFESSIONAL): every current indicator as RFC 4180 CSV text. */

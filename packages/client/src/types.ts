@@ -4,6 +4,7 @@ import type {
   ComputationPackageSchema,
   DeliveriesQuery,
   DeliveriesResponseSchema,
+  EvidenceScheduleQuerySchema,
   ExportQuerySchema,
   FrameworksResponseSchema,
   HistoryQuerySchema,
@@ -41,6 +42,8 @@ export type {
   CoverageRequestReceipt,
   CoverageRequestStatus,
   ErrorCode,
+  EvidenceReason,
+  EvidenceScheduleResponse,
   FieldProblem,
   FrameworkReleaseEntry,
   HistoryWithdrawal,
@@ -83,6 +86,7 @@ export type ChangelogParams = Partial<ChangelogQuery>;
 export type DeliveriesParams = Partial<DeliveriesQuery>;
 export type ProviderSearchParams = Pick<ProviderSearchQuery, 'q'> & Partial<Omit<ProviderSearchQuery, 'q'>>;
 export type MemoParams = Partial<Parsed<typeof MemoQuerySchema>>;
+export type EvidenceScheduleParams = Partial<Parsed<typeof EvidenceScheduleQuerySchema>>;
 export type ExportParams = Parsed<typeof ExportQuerySchema>;
 
 /** An iteration's query: a page size perhaps, but no cursor (the iteration follows `next_cursor` itself). */

@@ -325,6 +325,31 @@ describe('analysis', () => {
     expect((await professional.score(WORKED.id)).risk_indicator_id).toBe(before.risk_indicator_id);
   });
 
+  it('evidenceSchedule gives the dates the indicator changes as its evidence ages, within days of today', async (ctx) => {
+    await skipUntilRouted(ctx, api.url, 'GET', `/api/v1/scores/${WORKED.id}/evidence-schedule`);
+    const year = await professional.evidenceSchedule(WORKED.id);
+    conforms('getEvidenceSchedule', year);
+    expect(year.provider_id).toBe(WORKED.id);
+    expect(year.risk_indicator_id).toBe((await professional.score(WORKED.id)).risk_indicator_id);
+    expect(year.days).toBe(365);
+    expect(year.current.date).toBe(year.start_date);
+    const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
+    expect(dayOf(year.end_date) - dayOf(year.start_date)).toBe(365);
+    for (const e of year.entries) {
+      expect(dayOf(e.date)).toBeGreaterThan(dayOf(year.start_date));
+      expect(dayOf(e.date)).toBeLessThanOrEqual(dayOf(year.end_date));
+    }
+    const week = await professional.evidenceSchedule(WORKED.id, { days: 7 });
+    expect([week.days, dayOf(week.end_date) - dayOf(week.start_date)]).toEqual([7, 7]);
+    expect(week.entries).toEqual(year.entries.filter((e) => dayOf(e.date) <= dayOf(week.end_date)));
+    await expect(professional.evidenceSchedule(WORKED.id, { days: 731 })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      problem: { errors: [{ path: 'query.days', message: 'must be at most 730' }] },
+    });
+    await expect(professional.evidenceSchedule(UNKNOWN_PROVIDER_ID)).rejects.toMatchObject({ status: 404 });
+  });
+
   it("memo writes a credit memo of a provider's indicator, as Markdown and as HTML", async (ctx) => {
     await skipUntilRouted(ctx, api.url, 'GET', `/api/v1/scores/${WORKED.id}/memo`);
     expect(await professional.memo(WORKED.id)).toContain(WORKED.name);

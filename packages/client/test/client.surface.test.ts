@@ -34,6 +34,7 @@ const METHOD_OF: Record<EndpointName, keyof SvcClient> = {
   portfolioMemo: 'portfolioMemo',
   whatIf: 'whatIf',
   getScoreMemo: 'memo',
+  getEvidenceSchedule: 'evidenceSchedule',
   getMcpManifest: 'mcpManifest',
   callMcpTool: 'callMcpTool',
 };

@@ -1,3 +1,4 @@
+import { EVIDENCE_REASONS } from '@svc/methodology';
 import { z } from 'zod';
 import { PlannerTypeSchema, RiskBandSchema, RiskIndicatorIdSchema, TimestampSchema, UuidSchema } from './common.js';
 import { RiskIndicatorSchema } from './scores.js';
@@ -222,6 +223,110 @@ export const WhatIfResponseSchema = z
   })
   .meta({ id: 'WhatIfResponse' });
 
+// ---- evidence schedule ----
+
+/** The longest horizon the evidence schedule route takes, in days. */
+export const EVIDENCE_SCHEDULE_MAX_DAYS = 730;
+
+const daysMessage = `must be a whole number from 1 to ${EVIDENCE_SCHEDULE_MAX_DAYS}`;
+
+export const EvidenceScheduleQuerySchema = z.strictObject({
+  days: z
+    // Decimal digits only: "1e2", "0x10", "5.0" and " 5" are refused rather than read as numbers.
+    .preprocess(
+      (v) => (typeof v === 'string' && /^[0-9]{1,6}$/.test(v) ? Number(v) : v),
+      z
+        .number({ error: daysMessage })
+        .int(daysMessage)
+        .min(1, 'must be at least 1')
+        .max(EVIDENCE_SCHEDULE_MAX_DAYS, `must be at most ${EVIDENCE_SCHEDULE_MAX_DAYS}`),
+    )
+    .default(365)
+    .meta({ description: `How many days ahead of today to look, 1 to ${EVIDENCE_SCHEDULE_MAX_DAYS}.`, example: 365 }),
+});
+
+export const EvidenceReasonSchema = z.enum(EVIDENCE_REASONS).meta({
+  id: 'EvidenceReason',
+  description:
+    'Why a date is in the schedule (a closed set): `DECAY_STARTS` an input passes 90 days (its freshness starts to ' +
+    'fall, and confidence with it); `EVIDENCE_STALE` an input passes 365 days (its freshness drops to 0.25); ' +
+    '`CAP_FIRES` a hard cap on stale evidence starts to fire (HC-07); `SCORE_CHANGES` and `BAND_CHANGES` the final ' +
+    'score or the band differs from the day before; `NOT_PUBLISHABLE` confidence falls below 0.5.',
+});
+
+const evidenceFigures = {
+  date: z.string().meta({ description: 'A calendar date, YYYY-MM-DD.', example: '2027-06-01' }),
+  final_score: z.number().meta({ description: 'The final score the engine gives the inputs on this date.' }),
+  risk_band: RiskBandSchema,
+  confidence: z.number().meta({ description: 'Confidence on this date, 0 to 1 (4 places).' }),
+  publishable: z.boolean().meta({ description: 'Whether confidence is at least 0.5 on this date.' }),
+  hard_caps_fired: z.array(z.string()).meta({ description: 'The hard caps that fire on this date (ids).' }),
+  decaying_criteria: z.array(z.string()).meta({
+    description:
+      'Criteria whose freshness is in its linear decay on this date (evidence 91 to 365 days old). Empty: ' +
+      'confidence holds until the next entry. Not empty: confidence may fall day by day until the next entry, ' +
+      'which has no entry of its own; nothing else changes before the next entry.',
+  }),
+};
+
+export const EvidenceFiguresSchema = z.object(evidenceFigures).meta({
+  id: 'EvidenceFigures',
+  description: "The indicator's figures on one date, as the engine scores its approved inputs on that date.",
+});
+
+export const EvidenceScheduleEntrySchema = z
+  .object({
+    ...evidenceFigures,
+    reason_codes: z.array(EvidenceReasonSchema).min(1).meta({ description: 'Every reason that holds on this date.' }),
+    reason: z.string().meta({ description: 'The reasons in one sentence.' }),
+    criteria: z
+      .array(
+        z.object({
+          criterion_id: z.string(),
+          input_key: z.string(),
+          as_of: z.string(),
+          age_days: z.number().int(),
+          freshness: z.number(),
+        }),
+      )
+      .meta({ description: 'The inputs that pass 90 or 365 days on this date, with their freshness then.' }),
+  })
+  .meta({ id: 'EvidenceScheduleEntry' });
+
+export const EvidenceScheduleResponseSchema = z
+  .object({
+    provider_id: UuidSchema,
+    risk_indicator_id: RiskIndicatorIdSchema.meta({ description: 'The indicator in force whose inputs age.' }),
+    framework_version: z.string(),
+    evaluation_date: z.string().meta({ description: "The indicator's own evaluation date." }),
+    start_date: z.string().meta({
+      description: "Today (UTC), or the indicator's evaluation date when that is later; `current` holds its figures.",
+    }),
+    end_date: z.string().meta({ description: 'start_date plus `days`: the last date looked at.' }),
+    days: z.number().int(),
+    current: EvidenceFiguresSchema,
+    entries: z.array(EvidenceScheduleEntrySchema).meta({
+      description:
+        'Oldest first: every date after start_date, up to end_date, on which an input passes 90 or 365 days or the ' +
+        'final score, the band, the fired caps or publishability changes, each as the engine scores the inputs on ' +
+        'that date. Empty when nothing changes within the horizon.',
+    }),
+    first_band_change: z
+      .object({ date: z.string(), from: RiskBandSchema, to: RiskBandSchema })
+      .nullable()
+      .meta({ description: 'The first band change within the horizon; null when the band holds.' }),
+    not_publishable_from: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The first date within the horizon on which the indicator is no longer publishable; null when it stays ' +
+          'publishable (or is already not publishable on start_date: see `current`).',
+      }),
+    limitations_disclosure: z.string(),
+  })
+  .meta({ id: 'EvidenceSchedule' });
+
 // ---- export and memos ----
 
 export const ExportQuerySchema = z.strictObject({ planner_type: PlannerTypeSchema.optional() });
@@ -237,3 +342,6 @@ export type PortfolioBody = z.infer<typeof PortfolioBodySchema>;
 export type PortfolioScore = z.infer<typeof PortfolioScoreSchema>;
 export type WhatIfBody = z.infer<typeof WhatIfBodySchema>;
 export type WhatIfResponse = z.infer<typeof WhatIfResponseSchema>;
+export type EvidenceReason = z.infer<typeof EvidenceReasonSchema>;
+export type EvidenceScheduleQuery = z.infer<typeof EvidenceScheduleQuerySchema>;
+export type EvidenceScheduleResponse = z.infer<typeof EvidenceScheduleResponseSchema>;

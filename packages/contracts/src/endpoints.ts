@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import {
   CompareQuerySchema,
   ComparisonSchema,
+  EvidenceScheduleQuerySchema,
+  EvidenceScheduleResponseSchema,
   ExportQuerySchema,
   MemoQuerySchema,
   PortfolioBodySchema,
@@ -554,6 +556,31 @@ export const endpoints = withTransportErrors({
       schema: WhatIfResponseSchema,
     },
     errors: ['invalid_request', 'not_found', 'payload_too_large', 'unsupported_media_type', ...keyed],
+  },
+  getEvidenceSchedule: {
+    operationId: 'getEvidenceSchedule',
+    method: 'get',
+    path: '/api/v1/scores/{providerId}/evidence-schedule',
+    summary: "When a provider's indicator changes if no new evidence comes",
+    description:
+      'From the approved inputs of the indicator in force, the engine finds the dates within `days` of today on ' +
+      'which its figures change as the evidence ages: an input passes 90 days (freshness and confidence start to ' +
+      'fall) or 365 days (freshness drops to 0.25), HC-07 fires, the final score or band changes, or confidence ' +
+      'falls below 0.5 (no longer publishable). Each date carries the figures the engine gives the inputs on it. ' +
+      'Between two dates only confidence can move, and only while `decaying_criteria` is not empty. Nothing is ' +
+      'stored; 404 for an unknown provider or one with no indicator in force.',
+    tag: 'Analysis',
+    tier: 'PROFESSIONAL',
+    limit: 'key',
+    params: ProviderParamsSchema,
+    query: EvidenceScheduleQuerySchema,
+    success: {
+      status: 200,
+      description: 'The evidence schedule.',
+      contentType: json,
+      schema: EvidenceScheduleResponseSchema,
+    },
+    errors: ['invalid_request', 'not_found', ...keyed],
   },
   getScoreMemo: {
     operationId: 'getScoreMemo',

@@ -43,6 +43,22 @@ function dayOf(year: number, month: number, day: number): number | null {
   return era * 146097 + dayOfEra - 719468;
 }
 
+/** The calendar date YYYY-MM-DD of a count of days since 1970-01-01 (days-to-civil arithmetic, no Date objects). */
+export function dateOfEpochDay(epoch: number): string {
+  const z = epoch + 719468;
+  const era = Math.floor(z / 146097);
+  const dayOfEra = z - era * 146097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
 export function isCalendarDate(text: string): boolean {
   return epochDay(text) !== null;
 }

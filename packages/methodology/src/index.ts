@@ -1,3 +1,13 @@
+export {
+  EVIDENCE_REASONS,
+  type EvidenceAgeing,
+  type EvidenceFigures,
+  type EvidenceReason,
+  type EvidenceSchedule,
+  type EvidenceScheduleEntry,
+  evidenceSchedule,
+  MAX_SCHEDULE_DAYS,
+} from './analysis/evidence-schedule.js';
 export { type CriterionChange, type IndicatorChanges, indicatorChanges } from './analysis/indicator-changes.js';
 export { type NextBandPath, type NextBandStep, overridesOf, pathToNextBand } from './analysis/next-band.js';
 export { DECIMAL_SUGGESTION_PLACES, suggestionPlaces } from './analysis/numeric-search.js';

@@ -12,7 +12,7 @@ import {
   TIER_HOURLY_LIMIT,
   TIERS,
 } from '@svc/contracts';
-import type { Framework } from '@svc/methodology';
+import { EVIDENCE_REASONS, type Framework } from '@svc/methodology';
 
 /** Who may call an endpoint and what it spends, in words. */
 export function accessOf(e: Endpoint): string {
@@ -119,6 +119,7 @@ export function llmsTxt(
     '- Hard caps: when a condition holds, the score is capped:',
     ...fw.hard_caps.map((c) => `  - ${c.id} ${c.label}: ${c.condition_text} caps at ${c.cap}`),
     `- Confidence (0 to 1) reflects evidence freshness; a result is published only when confidence >= ${fw.publication.min_confidence}.`,
+    `- Evidence ages: an input's freshness is 1 up to ${fw.freshness.full_until_days} days, falls linearly to ${fw.freshness.decay_until_days} days, then is ${fw.freshness.stale_factor}. \`GET /api/v1/scores/{providerId}/evidence-schedule?days=N\` (1 to 730, default 365) lists the dates within N days of today on which the indicator in force changes if no new evidence comes (\`reason_codes\`: ${EVIDENCE_REASONS.map((r) => `\`${r}\``).join(', ')}), each with \`final_score\`, \`risk_band\`, \`confidence\` and \`publishable\` as the engine scores the inputs on that date; \`first_band_change\` and \`not_publishable_from\` answer the early-warning question directly.`,
     '- Every published indicator has a computation package (`GET /api/v1/computation/{id}`, Enterprise) that `svc verify` recomputes byte for byte.',
     '',
     '## Optional',

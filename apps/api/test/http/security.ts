@@ -37,6 +37,7 @@ export const KEYED_ROUTE_LABELS: Record<KeyedEndpointName, string> = {
   portfolioMemo: 'a portfolio memo',
   whatIf: 'a what-if',
   getScoreMemo: 'a credit memo',
+  getEvidenceSchedule: 'an evidence schedule',
   callMcpTool: 'an agent tool call',
 };
 

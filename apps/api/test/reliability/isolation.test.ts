@@ -119,6 +119,7 @@ const CASES: Record<KeyedEndpointName, IsolationCase> = {
   portfolioMemo: shared('/api/v1/portfolio/memo', 'POST', HOLDINGS),
   whatIf: shared(`/api/v1/scores/${WORKED_ID}/what-if`, 'POST', { inputs: { collateral_coverage_ratio: 1.5 } }),
   getScoreMemo: shared(`/api/v1/scores/${WORKED_ID}/memo`),
+  getEvidenceSchedule: shared(`/api/v1/scores/${WORKED_ID}/evidence-schedule`),
   callMcpTool: shared('/api/mcp', 'POST', { tool_name: 'search_providers', input: { query: 'example' } }),
   createWebhook: {
     rule: "registering the other workspace's URL is a new endpoint of one's own, not a duplicate naming theirs",

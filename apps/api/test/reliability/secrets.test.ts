@@ -352,6 +352,7 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
       body: { inputs: { collateral_coverage_ratio: 1.5 } },
     }),
     getScoreMemo: () => ({ method: 'GET', path: `/api/v1/scores/${WORKED_ID}/memo` }),
+    getEvidenceSchedule: () => ({ method: 'GET', path: `/api/v1/scores/${WORKED_ID}/evidence-schedule` }),
     getMcpManifest: () => ({ method: 'GET', path: '/api/mcp' }),
     callMcpTool: () => ({
       method: 'POST',

@@ -18,6 +18,7 @@ from .types import (
     CoverageRequestStatus,
     DeliveriesResponse,
     DeliveryStatus,
+    EvidenceScheduleResponse,
     HistoryEntry,
     Issuance,
     IssuancesResponse,
@@ -219,6 +220,9 @@ class AsyncClient:
 
     async def memo(self, provider_id: str, format: Optional[MemoFormat] = None) -> str:
         return await self._run(self._client.memo, provider_id, format)
+
+    async def evidence_schedule(self, provider_id: str, days: Optional[int] = None) -> EvidenceScheduleResponse:
+        return await self._run(self._client.evidence_schedule, provider_id, days)
 
     # ---- webhooks ----
 

@@ -14,6 +14,7 @@ from .types import (
     CoverageRequestStatus,
     DeliveriesResponse,
     DeliveryStatus,
+    EvidenceScheduleResponse,
     HistoryEntry,
     Holding,
     InputOverride,
@@ -272,6 +273,13 @@ class Client:
         """A credit memo of a provider's current indicator, as Markdown (default) or HTML text."""
         path = f"/api/v1/scores/{path_segment(provider_id)}/memo"
         return self._http.request("GET", path, query={"format": format}, accept=_memo_type(format)).text()
+
+    def evidence_schedule(self, provider_id: str, days: Optional[int] = None) -> EvidenceScheduleResponse:
+        """The dates within ``days`` (1 to 730, default 365) of today on which the provider's indicator in force
+        changes if no new evidence comes (an input passes 90 or 365 days, HC-07 fires, the score or band moves,
+        publishability is lost), each with its figures then; 404 ``not_found`` when it has no indicator in force."""
+        path = f"/api/v1/scores/{path_segment(provider_id)}/evidence-schedule"
+        return cast(EvidenceScheduleResponse, self._get_json(path, {"days": days}))
 
     # ---- webhooks (PROFESSIONAL and above) ----
 

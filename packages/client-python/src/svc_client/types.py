@@ -17,6 +17,9 @@ IssuanceType = Literal["preferred_share", "bond"]
 ChangeType = Literal["NEW", "SCORE_CHANGE", "BAND_CHANGE", "WITHDRAWN"]
 MatchKind = Literal["exact", "prefix", "word_prefix", "substring"]
 MemoFormat = Literal["md", "html"]
+EvidenceReason = Literal[
+    "DECAY_STARTS", "EVIDENCE_STALE", "CAP_FIRES", "SCORE_CHANGES", "BAND_CHANGES", "NOT_PUBLISHABLE"
+]
 WebhookEventType = Literal[
     "risk_indicator.published",
     "risk_indicator.band_changed",
@@ -510,6 +513,53 @@ class WhatIfResponse(TypedDict):
     base: WhatIfBase
     what_if: HypotheticalIndicator
     changes: WhatIfChanges
+    limitations_disclosure: str
+
+
+class EvidenceFigures(TypedDict):
+    """An indicator's figures on one date, as the engine scores its approved inputs on that date."""
+
+    date: str
+    final_score: float
+    risk_band: RiskBand
+    confidence: float
+    publishable: bool
+    hard_caps_fired: List[str]
+    #: Criteria in their linear freshness decay on this date: while not empty, confidence may fall until the next entry.
+    decaying_criteria: List[str]
+
+
+class EvidenceAgeing(TypedDict):
+    criterion_id: str
+    input_key: str
+    as_of: str
+    age_days: int
+    freshness: float
+
+
+class EvidenceScheduleEntry(EvidenceFigures):
+    reason_codes: List[EvidenceReason]
+    reason: str
+    criteria: List[EvidenceAgeing]
+
+
+#: The first band change of a schedule: its date, the band the day before (``from``, a Python keyword, hence this form)
+#: and the band on that date.
+BandChange = TypedDict("BandChange", {"date": str, "from": RiskBand, "to": RiskBand})
+
+
+class EvidenceScheduleResponse(TypedDict):
+    provider_id: str
+    risk_indicator_id: str
+    framework_version: str
+    evaluation_date: str
+    start_date: str
+    end_date: str
+    days: int
+    current: EvidenceFigures
+    entries: List[EvidenceScheduleEntry]
+    first_band_change: Optional[BandChange]
+    not_publishable_from: Optional[str]
     limitations_disclosure: str
 
 

@@ -33,6 +33,28 @@ export const messages = {
   differentFrameworks: (before: string, after: string) =>
     `cannot compare indicators scored under different frameworks (${before} and ${after})`,
 
+  // evidenceSchedule.
+  notStartDate: (start: unknown) => `the start of an evidence schedule must be a date YYYY-MM-DD, got ${String(start)}`,
+  notHorizon: (days: unknown, max: number) =>
+    `the horizon of an evidence schedule must be a whole number of days from 1 to ${max}, got ${String(days)}`,
+  freshnessRises: (framework: string) =>
+    `${framework}'s freshness rule does not fall with age as the evidence schedule assumes (full, then a linear decay no lower than the stale factor)`,
+  decayStarts: (asOf: string, inputs: string[], days: number) =>
+    `the evidence as of ${asOf} for ${listOf(inputs)} passes ${days} days, so its freshness starts to fall and confidence with it`,
+  evidenceStale: (asOf: string, inputs: string[], days: number, factor: string) =>
+    `the evidence as of ${asOf} for ${listOf(inputs)} passes ${days} days, so its freshness drops to ${factor}`,
+  capsFire: (caps: { id: string; label: string; cap: string }[]) =>
+    `${listOf(caps.map((c) => `${c.id} (${c.label}) fires, capping the score at ${c.cap}`))}`,
+  scoreMoves: (from: string, to: string) => `the final score moves from ${from} to ${to}`,
+  bandMoves: (from: string, to: string) => `the band moves from ${from} to ${to}`,
+  notPublishable: (confidence: string, minimum: string) =>
+    `confidence falls to ${confidence}, below ${minimum}, so the indicator is no longer publishable`,
+  /** Clauses as one sentence: the first capitalised, joined by semicolons, a full stop at the end. */
+  sentence: (clauses: string[]) => {
+    const text = clauses.join('; ');
+    return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+  },
+
   // scorePortfolio.
   emptyPortfolio: 'a portfolio needs at least one holding',
   notAmount: (i: number, amount: unknown) =>

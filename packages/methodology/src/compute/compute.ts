@@ -1,11 +1,11 @@
 import { daysBetween } from '../dates.js';
-import { type Dec, dec, HUNDRED, minOf, percent, r2, r4, sum, ZERO } from '../decimal.js';
+import { type Dec, dec, HUNDRED, minOf, percent, r2, sum, ZERO } from '../decimal.js';
 import type { CriterionDefinition, Framework, FrameworkDefinition } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { type CapEvaluation, evaluateCap } from './caps.js';
 import { type CompiledCriterion, type CompiledFramework, compile } from './compiled.js';
 import { derive } from './derived.js';
-import { freshnessFactor } from './freshness.js';
+import { confidenceOf, freshnessFactor } from './freshness.js';
 import { criterionPoints } from './scale.js';
 
 export interface CriterionStep {
@@ -58,7 +58,7 @@ export function compute(document: InputsDocument, framework: Framework): Computa
   const fired = caps.filter((c) => c.fired).map((c) => compiled.caps.get(c.cap.id) as Dec);
   const capped = minOf(uncapped, fired);
   const finalScore = r2(capped);
-  const confidence = r4(percent(sum(criteria.map((c) => c.freshness.times(c.criterion.weight)))));
+  const confidence = confidenceOf(criteria);
   return {
     framework,
     document,

@@ -6,6 +6,7 @@ import exportScores from './export-scores.js';
 import getChangelog from './get-changelog.js';
 import getChangelogAtom from './get-changelog-atom.js';
 import getComputation from './get-computation.js';
+import getEvidenceSchedule from './get-evidence-schedule.js';
 import getFramework from './get-framework.js';
 import getMethodology from './get-methodology.js';
 import getPublicationStatement from './get-publication-statement.js';
@@ -38,6 +39,7 @@ export const routes: RouteModule[] = [
   getScore,
   getScoreHistory,
   getScoreMemo,
+  getEvidenceSchedule,
   getMethodology,
   getComputation,
   listIssuances,
