@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { type Endpoint, endpoints, PUBLIC_LIMITS, TIER_HOURLY_LIMIT } from './endpoints.js';
+import { type Endpoint, endpoints, operationsEndpoints, PUBLIC_LIMITS, TIER_HOURLY_LIMIT } from './endpoints.js';
 import { ERROR_CODES, ProblemSchema } from './errors.js';
 import { WEBHOOK_EVENT_SCHEMAS, WEBHOOK_HEADERS } from './webhooks.js';
 
@@ -144,6 +144,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     description: 'An API key issued by the operator; treat it as an opaque string.',
   });
   for (const e of Object.values(endpoints) as Endpoint[]) registry.registerPath(routeOf(e));
+  for (const e of Object.values(operationsEndpoints) as Endpoint[]) registry.registerPath(routeOf(e));
   for (const page of sitePages) registry.registerPath(page);
   for (const [type, schema] of Object.entries(WEBHOOK_EVENT_SCHEMAS)) registry.registerWebhook(webhookOf(type, schema));
 
@@ -170,6 +171,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       { name: 'Analysis' },
       { name: 'Webhooks' },
       { name: 'Site' },
+      { name: 'Operations' },
     ],
   });
   // The generator builds `components` before it generates `webhooks`, so the event schemas would be

@@ -7,8 +7,10 @@ import getChangelog from './get-changelog.js';
 import getChangelogAtom from './get-changelog-atom.js';
 import getComputation from './get-computation.js';
 import getFramework from './get-framework.js';
+import getLivez from './get-livez.js';
 import getMethodology from './get-methodology.js';
 import getPublicationStatement from './get-publication-statement.js';
+import getReadyz from './get-readyz.js';
 import getScore from './get-score.js';
 import getScoreHistory from './get-score-history.js';
 import getScoreMemo from './get-score-memo.js';
@@ -42,6 +44,8 @@ export const routes: RouteModule[] = [
   getComputation,
   listIssuances,
   getStatus,
+  getLivez,
+  getReadyz,
   listPublicScores,
   getChangelog,
   getChangelogAtom,
