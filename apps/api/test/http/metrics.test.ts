@@ -18,10 +18,19 @@ import { startServer } from '../../src/server.js';
 import { MemoryRateLimiter } from '../../src/services/rate-limit.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { engineIndicator, example, LOW_BAND_ID, UNKNOWN_PROVIDER_ID, WORKED_ID } from '../support/documents.js';
+import { REDIS_URL, redisAvailable } from '../support/environment.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { clientIp, expectJson, expectProblem } from '../support/responses.js';
-import { type IssuedKey, publish, TEST_MASTER_KEY, type TestServer, useServer } from '../support/server.js';
+import {
+  type IssuedKey,
+  publish,
+  startTestServer,
+  TEST_MASTER_KEY,
+  type TestServer,
+  useServer,
+} from '../support/server.js';
 import { engines } from '../support/stores.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 
 const WORKED_RI = engineIndicator(example('worked-example')).risk_indicator_id;
 const LOW_RI = engineIndicator(example('low-band')).risk_indicator_id;
@@ -389,6 +398,51 @@ describe.each(engines)('webhook metrics on %s', (engine) => {
       await ping();
       await outcomesReach(s, { delivered: 1, retry: 1, failed: 1, gone: 1 });
     });
+  });
+});
+
+describe.skipIf(!redisAvailable)('the rate-limit store state, with Redis behind a proxy', () => {
+  const proxy = new TcpProxy(REDIS_URL);
+  let server: TestServer;
+
+  beforeAll(async () => {
+    await proxy.start();
+    server = await startTestServer('sqlite', { metrics: true, env: { REDIS_URL: proxy.url, TRUST_PROXY: 'true' } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await proxy.stop();
+  });
+
+  /** Scrapes until the state gauge names `state` (ioredis notices a lost connection on its own time). */
+  async function stateBecomes(state: string): Promise<Scrape> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const scraped = await scrape(server);
+      const now = samplesOf(scraped, 'svc_rate_limit_store_state').find((m) => m.value === 1)?.labels.state;
+      if (now === state || Date.now() > deadline) {
+        expect(now).toBe(state);
+        return scraped;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  it('ok while Redis answers, degraded while it is away (decisions still counted), ok again after', async () => {
+    // An address of its own, so its bucket in the shared Redis is nobody else's.
+    const from = { headers: { 'x-forwarded-for': `203.0.113.${1 + Math.floor(Math.random() * 250)}` } };
+    const before = await stateBecomes('ok');
+    expect((await server.get('/api/public/scores', from)).status).toBe(200);
+    await proxy.stop();
+    expect((await server.get('/api/public/scores', from)).status).toBe(200);
+    const away = await stateBecomes('degraded');
+    expect(value(away, 'svc_rate_limit_store_state', { state: 'ok' })).toBe(0);
+    expect(moved(before, away, 'svc_rate_limit_decisions_total')).toEqual({
+      'decision=allowed,limit=public_scores': 2,
+    });
+    await proxy.start();
+    await stateBecomes('ok');
   });
 });
 
