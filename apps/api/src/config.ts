@@ -55,6 +55,13 @@ const EnvSchema = z.object({
   SVC_WEBHOOK_CONCURRENCY: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(256).default(16),
   SVC_WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
   SVC_WEBHOOK_DISPATCH: bool.default(true),
+  SVC_METRICS_PORT: z.coerce
+    .number({ error: 'must be a port number from 1 to 65535 (leave it unset to serve no metrics)' })
+    .int('must be a port number from 1 to 65535 (leave it unset to serve no metrics)')
+    .min(1, 'must be a port number from 1 to 65535 (leave it unset to serve no metrics)')
+    .max(65535, 'must be a port number from 1 to 65535 (leave it unset to serve no metrics)')
+    .optional(),
+  SVC_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   SVC_OPERATOR_TOKEN: z.string().optional(),
   SVC_SIGNING_KEY: z
     .string()
@@ -123,6 +130,8 @@ export interface Config {
     /** Whether `svc serve` runs a dispatcher (false when `svc webhooks dispatch` runs apart). */
     dispatch: boolean;
   };
+  /** Where Prometheus metrics are served (a listener of their own); null: none are kept. */
+  metrics: { port: number; host: string } | null;
   /** The operator token a command acts with (SVC_OPERATOR_TOKEN); the server never uses it. */
   operatorToken: string | null;
   /** The Ed25519 key statements are signed with (SVC_SIGNING_KEY); null: the store's active key, sealed there. */
@@ -168,6 +177,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowLoopback: e.SVC_WEBHOOK_ALLOW_LOOPBACK,
       dispatch: e.SVC_WEBHOOK_DISPATCH,
     },
+    metrics: e.SVC_METRICS_PORT === undefined ? null : { port: e.SVC_METRICS_PORT, host: e.SVC_METRICS_HOST },
     operatorToken: e.SVC_OPERATOR_TOKEN ?? null,
     signingKey: e.SVC_SIGNING_KEY ?? null,
   };

@@ -2,6 +2,7 @@
 // `verb(ctx, input)` with a ServiceContext (docs/architecture.md).
 export { type Clock, systemClock } from './clock.js';
 export { type Config, ConfigError, loadConfig } from './config.js';
+export { MetricsListenError } from './metrics/listener.js';
 export { createDispatcher, createLogger, type RunningServer, startServer } from './server.js';
 export {
   acceptTerms,

@@ -8,6 +8,9 @@ import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import { withPublicScoresFastPath } from './http/fast-path.js';
+import { withRequestMetrics } from './http/request-metrics.js';
+import { type MetricsListener, startMetricsListener } from './metrics/listener.js';
+import { Metrics } from './metrics/metrics.js';
 import { KeyAuthenticator } from './services/access.js';
 import { FrameworkReleases } from './services/framework-releases.js';
 import { backfillNextBand } from './services/packaged.js';
@@ -16,7 +19,7 @@ import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from '.
 import { loadMasterKey, secretBox } from './services/secrets.js';
 import type { Services } from './services/services.js';
 import { signPastPublications } from './services/statements.js';
-import { WebhookDispatcher } from './services/webhooks/dispatcher.js';
+import { type DispatcherOptions, WebhookDispatcher } from './services/webhooks/dispatcher.js';
 import { migrate, openStore, type Store, type StoreLocation } from './store/store.js';
 
 export interface ServiceOptions {
@@ -73,12 +76,17 @@ export async function createServices(config: Config, options: ServiceOptions = {
     // Limit through Redis from the first request when it answers; start degraded, not failed, when it does not.
     await limiter.ready(1500).catch(() => undefined);
   }
+  // Only with metrics on is anything wrapped or counted (decision 0031).
+  const metrics = config.metrics ? new Metrics({ store, clock, logger, storeTimeoutMs: config.storeTimeoutMs }) : null;
   const webhookPolicy = { allowLoopback: config.webhooks.allowLoopback };
-  const dispatcher = (options.dispatch ?? config.webhooks.dispatch) ? createDispatcher(config, store, logger) : null;
+  const dispatcher =
+    (options.dispatch ?? config.webhooks.dispatch)
+      ? createDispatcher(config, store, logger, metrics ? (result) => metrics.webhookAttempt(result) : undefined)
+      : null;
   return {
     store,
     clock,
-    limiter,
+    limiter: metrics ? metrics.countDecisions(limiter) : limiter,
     auth: new KeyAuthenticator(store, clock),
     snapshot: new PublicSnapshot(store, clock),
     frameworks,
@@ -88,11 +96,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
     mcpEnabled: config.mcpEnabled,
     webhookPolicy,
     dispatcher,
+    storeTimeoutMs: config.storeTimeoutMs,
+    metrics,
   };
 }
 
 /** A webhook dispatcher over the store, with the configured schedule, timeout and URL rules. */
-export function createDispatcher(config: Config, store: Store, logger: Logger): WebhookDispatcher {
+export function createDispatcher(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  onAttempt?: DispatcherOptions['onAttempt'],
+): WebhookDispatcher {
   return new WebhookDispatcher({
     store,
     box: secretBox(loadMasterKey(config.masterKey, config.dataDir)),
@@ -103,6 +118,7 @@ export function createDispatcher(config: Config, store: Store, logger: Logger): 
     leaseMarginMs: config.webhooks.leaseMarginMs,
     pollMs: config.webhooks.pollMs,
     concurrency: config.webhooks.concurrency,
+    ...(onAttempt ? { onAttempt } : {}),
   });
 }
 
@@ -127,6 +143,8 @@ function createLimiter(config: Config, clock: Clock, logger: Logger): RateLimite
 export interface RunningServer {
   url: string;
   server: Server;
+  /** Where the metrics listener took its port (`http://host:port`, serving /metrics); null when metrics are off. */
+  metricsUrl: string | null;
   services: Services;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the store. */
   close(): Promise<void>;
@@ -141,8 +159,9 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
     bodyTimeoutMs: config.bodyTimeoutMs,
     ...(options.deprecations ? { deprecations: options.deprecations } : {}),
   });
+  const listener = withPublicScoresFastPath(app, services);
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createServer(withPublicScoresFastPath(app, services));
+    const s = createServer(services.metrics ? withRequestMetrics(listener, services.metrics) : listener);
     // A listen error (port in use, no permission) rejects; once listening, errors belong to the connections.
     s.once('error', reject);
     s.listen(config.port, config.host, () => {
@@ -153,6 +172,16 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
     await closeServices(services);
     throw error;
   });
+  let metricsListener: MetricsListener | null = null;
+  if (services.metrics && config.metrics) {
+    try {
+      metricsListener = await startMetricsListener(services.metrics, config.metrics, services.logger);
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServices(services);
+      throw error;
+    }
+  }
   services.dispatcher?.start();
   server.keepAliveTimeout = 5_000;
   // Headers must arrive within 10 s; a body within the body timeout (the JSON reader answers 408 problem+json). The
@@ -171,11 +200,12 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
       const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
       await Promise.race([drained, grace]);
       server.closeAllConnections();
+      await metricsListener?.close();
       await closeServices(services);
     })();
     return closing;
   };
-  return { url, server, services, close };
+  return { url, server, metricsUrl: metricsListener?.url ?? null, services, close };
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -183,4 +213,5 @@ export async function closeServices(services: Services): Promise<void> {
   await services.dispatcher?.stop();
   await services.limiter.close();
   await services.store.close();
+  services.metrics?.close();
 }

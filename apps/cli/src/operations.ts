@@ -5,7 +5,7 @@ import { CliError, type ErrorCode as CliErrorCode } from './errors.js';
 /** The process environment, handed over once by bin.ts; only the API's loadConfig reads it. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-type Api = typeof import('@svc/api');
+export type Api = typeof import('@svc/api');
 
 /** What an operations command works with: the API package and the validated configuration. */
 export interface Operations {

@@ -137,6 +137,57 @@ describe('svc serve', () => {
     expect((await overridden.stop()).code).toBe(0);
   });
 
+  it('with SVC_METRICS_PORT it prints where the metrics are on a second line, and serves them there', async () => {
+    const port = await freePort();
+    const served = await serve({ ...(await embedded()), SVC_METRICS_PORT: String(port) }, '--port', '0');
+    const lines = served.stdout().split('\n');
+    expect(lines[0]).toBe(`listening on ${served.url}`);
+    await waitFor(() => served.stdout().split('\n').length > 2);
+    expect(served.stdout().split('\n')[1]).toBe(`metrics on http://127.0.0.1:${port}/metrics`);
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^# TYPE svc_http_requests_total counter$/m);
+    expect((await fetch(`${served.url}/metrics`)).status).toBe(404);
+    expect((await served.stop()).code).toBe(0);
+    // Stopped with the server: the port is free again.
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+  });
+
+  it('--json adds metrics_url to its line when metrics are on', async () => {
+    const port = await freePort();
+    const served = await serve({ ...(await embedded()), SVC_METRICS_PORT: String(port) }, '--port', '0', '--json');
+    expect(JSON.parse(served.stdout().split('\n')[0] as string)).toEqual({
+      url: served.url,
+      metrics_url: `http://127.0.0.1:${port}/metrics`,
+    });
+    expect((await served.stop()).code).toBe(0);
+  });
+
+  it('SVC_METRICS_PORT=0 (or not a port) stops it before it starts: exit 2, naming the variable', async () => {
+    for (const bad of ['0', 'abc', '70000']) {
+      const run = svcIn({ ...(await embedded()), SVC_METRICS_PORT: bad }, 'serve');
+      expect(run.status, bad).toBe(2);
+      expect(run.stderr).toBe(
+        'error: invalid configuration: SVC_METRICS_PORT: must be a port number from 1 to 65535 (leave it unset to serve no metrics)\n',
+      );
+    }
+  });
+
+  it("a metrics port already in use: exit 2, naming the metrics address, not the API's", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = taken.address() as { port: number };
+    try {
+      const run = svcIn({ ...(await embedded()), SVC_METRICS_PORT: String(port) }, 'serve', '--port', '0');
+      expect(run.status).toBe(2);
+      expect(run.stderr).toBe(
+        `error: cannot listen for metrics on 127.0.0.1:${port} (SVC_METRICS_HOST, SVC_METRICS_PORT): the address is already in use\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it('PORT=abc stops it before it starts: exit 2, naming the variable', async () => {
     const run = svcIn({ ...(await embedded()), PORT: 'abc' }, 'serve');
     expect(run.status).toBe(2);
@@ -153,4 +204,13 @@ function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** Polls a condition (the server's output arrives on its own time) for up to 5 s. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -31,8 +31,10 @@ import {
   FrameworksResponseSchema,
   IssuancesQuerySchema,
   IssuancesResponseSchema,
+  LiveResponseSchema,
   MethodologyQuerySchema,
   MethodologyResponseSchema,
+  ReadyResponseSchema,
   StatusResponseSchema,
 } from './resources.js';
 import {
@@ -668,6 +670,38 @@ export function deprecationsIn(added: Deprecations = {}): ReadonlyMap<string, De
   }
   return deprecated;
 }
+/**
+ * The probes a load balancer or an orchestrator calls, apart from `endpoints` (the API the clients wrap): the
+ * OpenAPI document lists them under `Operations`. Public, never limited, never cached.
+ */
+export const operationsEndpoints = withTransportErrors({
+  getLivez: {
+    operationId: 'getLivez',
+    method: 'get',
+    path: '/livez',
+    summary: 'Liveness: the process is up',
+    description: 'Answers 200 while the process runs; it never reads the store. A failing liveness probe restarts.',
+    tag: 'Operations',
+    limit: 'none',
+    success: { status: 200, description: 'The process is up.', contentType: json, schema: LiveResponseSchema },
+    errors: ['invalid_request'],
+  },
+  getReadyz: {
+    operationId: 'getReadyz',
+    method: 'get',
+    path: '/readyz',
+    summary: 'Readiness: the store answers and its migrations are applied',
+    description:
+      'Answers 200 when the store answered a round trip within the store timeout and every migration this ' +
+      'instance knows is applied; otherwise 503 `unavailable` with `Retry-After` and a `checks` object naming the ' +
+      'failed check. Migrations the store has that this instance does not know (a newer instance ran them) do not ' +
+      'make it unready. A failing readiness probe takes the instance out of the load balancer.',
+    tag: 'Operations',
+    limit: 'none',
+    success: { status: 200, description: 'Ready to serve.', contentType: json, schema: ReadyResponseSchema },
+    errors: ['invalid_request', 'unavailable'],
+  },
+} satisfies Record<string, Endpoint>);
 
 /** Tier order for entitlements: CUSTOM is entitled to what ENTERPRISE is. */
 export const TIER_RANK: Record<Tier, number> = { FREE: 0, PROFESSIONAL: 1, ENTERPRISE: 2, CUSTOM: 2 };

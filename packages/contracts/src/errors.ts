@@ -120,6 +120,10 @@ export const ProblemSchema = z
     errors: z.array(FieldProblemSchema).optional(),
     required_tier: z.string().optional(),
     retry_after_seconds: z.number().int().optional(),
+    checks: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: 'GET /readyz: the outcome of each readiness check, e.g. `{"store": "unavailable"}`.' }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details (`application/problem+json`).' });
 

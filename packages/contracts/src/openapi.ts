@@ -6,6 +6,7 @@ import {
   deprecationsIn,
   type Endpoint,
   endpoints,
+  operationsEndpoints,
   PUBLIC_LIMITS,
   TIER_HOURLY_LIMIT,
 } from './endpoints.js';
@@ -191,6 +192,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
   const deprecated = deprecationsIn(options.deprecations);
   for (const e of Object.values(endpoints) as Endpoint[])
     registry.registerPath(routeOf(e, deprecated.get(e.operationId)));
+  for (const e of Object.values(operationsEndpoints) as Endpoint[])
+    registry.registerPath(routeOf(e, deprecated.get(e.operationId)));
   for (const page of sitePages) registry.registerPath(page);
   for (const [type, schema] of Object.entries(WEBHOOK_EVENT_SCHEMAS)) registry.registerWebhook(webhookOf(type, schema));
 
@@ -221,6 +224,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       { name: 'Analysis' },
       { name: 'Webhooks' },
       { name: 'Site' },
+      { name: 'Operations' },
     ],
   });
   // The generator builds `components` before it generates `webhooks`, so the event schemas would be

@@ -160,6 +160,30 @@ export const StatusResponseSchema = z
   })
   .meta({ id: 'StatusResponse' });
 
+// ---- operations: liveness and readiness ----
+
+export const LiveResponseSchema = z.object({ status: z.literal('live') }).meta({ id: 'LiveResponse' });
+
+/** What GET /readyz checked: the store's round trip and the migrations this code knows. */
+export const ReadinessChecksSchema = z
+  .object({
+    store: z.enum(['ok', 'unavailable']).meta({
+      description: '`ok` when the store answered a round trip within the store timeout.',
+    }),
+    migrations: z.string().meta({
+      description:
+        '`ok` when every migration this code knows is applied; `pending: <names>` when some are not; `unknown` when the store did not answer.',
+    }),
+  })
+  .meta({ id: 'ReadinessChecks' });
+
+export const ReadyResponseSchema = z
+  .object({
+    status: z.literal('ready'),
+    checks: z.object({ store: z.literal('ok'), migrations: z.literal('ok') }),
+  })
+  .meta({ id: 'ReadyResponse' });
+
 // ---- change feed ----
 
 /** Date.parse rolls 2026-02-30 over to March; a real date reads back as written. */
@@ -263,6 +287,9 @@ export type FrameworkReleaseEntry = z.infer<typeof FrameworkReleaseSchema>;
 export type Issuance = z.infer<typeof IssuanceSchema>;
 export type IssuancesQuery = z.infer<typeof IssuancesQuerySchema>;
 export type StatusResponse = z.infer<typeof StatusResponseSchema>;
+export type LiveResponse = z.infer<typeof LiveResponseSchema>;
+export type ReadyResponse = z.infer<typeof ReadyResponseSchema>;
+export type ReadinessChecks = z.infer<typeof ReadinessChecksSchema>;
 export type ChangelogEntry = z.infer<typeof ChangelogEntrySchema>;
 export type ChangelogQuery = z.infer<typeof ChangelogQuerySchema>;
 export type CoverageRequestBody = z.infer<typeof CoverageRequestBodySchema>;

@@ -24,6 +24,7 @@ export function problemFor(services: Services) {
       return;
     }
     if (isStoreUnavailable(error)) {
+      services.metrics?.storeError('request');
       services.logger.warn({ req_id: res.locals.requestId, err: (error as Error).message }, 'store unavailable');
       sendProblem(
         req,

@@ -7,6 +7,7 @@ import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
 import { rateLimitHeaders, standardHeaders } from './headers.js';
 import { logWhenSent, requestIdOf } from './middleware.js';
 import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from './public-scores.js';
+import { labelRoute } from './request-metrics.js';
 
 const PATH = endpoints.listPublicScores.path;
 const LIMIT = 'public_scores' satisfies typeof endpoints.listPublicScores.limit;
@@ -48,6 +49,7 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
       return;
     }
     const { body, decision } = admitted;
+    if (services.metrics) labelRoute(res, PATH);
     const id = requestIdOf(req);
     logWhenSent(services.logger, req, res, id, PATH, () => undefined);
     const headers = [...fixed, 'x-request-id', id, ...rateLimitHeaders(decision).flat()];

@@ -8,7 +8,12 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
-    readonly extra: { errors?: FieldProblem[]; required_tier?: string; retry_after_seconds?: number } = {},
+    readonly extra: {
+      errors?: FieldProblem[];
+      required_tier?: string;
+      retry_after_seconds?: number;
+      checks?: Record<string, string>;
+    } = {},
     readonly headers: Record<string, string> = {},
   ) {
     super(detail);

@@ -21,6 +21,7 @@ import { isStoreUnavailable } from '../store/store.js';
 import { deprecationsOf } from './deprecation.js';
 import { siteUrlOf } from './problem.js';
 import { matchesEtag } from './public-scores.js';
+import { labelRoute } from './request-metrics.js';
 
 /** Paths of the site pages (GET only), for the 405 answers. */
 export const SITE_PATHS = [
@@ -86,12 +87,17 @@ const SWAGGER_FILES = new Set([
 /** Files of the site itself, in apps/api/assets. */
 const SITE_ASSETS = new Set(['/site.css', '/docs.js']);
 
-/** Serves the listed files of a folder (GET and HEAD); anything else falls through to the API's 404 or 405. */
-function serveFiles(dir: string, files: ReadonlySet<string>, maxAge: string) {
+/**
+ * Serves the listed files of a folder (GET and HEAD); anything else falls through to the API's 404 or 405. With
+ * metrics on, a file served is counted under `route` (its folder's template), not its own path.
+ */
+function serveFiles(dir: string, files: ReadonlySet<string>, maxAge: string, route: string | null) {
   const serve = express.static(dir, { index: false, redirect: false, fallthrough: true, maxAge });
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (files.has(req.path)) serve(req, res, next);
-    else next();
+    if (files.has(req.path)) {
+      if (route !== null) labelRoute(res, route);
+      serve(req, res, next);
+    } else next();
   };
 }
 
@@ -161,8 +167,9 @@ export function registerSitePages(app: Express, services: Services): void {
     res.end(text);
   });
 
-  app.use('/assets/swagger-ui', serveFiles(SWAGGER_DIR, SWAGGER_FILES, '1d'));
-  app.use('/assets', serveFiles(ASSETS_DIR, SITE_ASSETS, '1h'));
+  const counted = (route: string) => (services.metrics ? route : null);
+  app.use('/assets/swagger-ui', serveFiles(SWAGGER_DIR, SWAGGER_FILES, '1d', counted('/assets/swagger-ui/{file}')));
+  app.use('/assets', serveFiles(ASSETS_DIR, SITE_ASSETS, '1h', counted('/assets/{file}')));
 
   app.get('/docs', (_req: Request, res: Response) => {
     sendHtml(res, 200, apiReferencePage(), docsCsp(services.siteUrl), 'public, max-age=300');
@@ -224,6 +231,7 @@ export function registerSitePages(app: Express, services: Services): void {
         next(error);
         return;
       }
+      services.metrics?.storeError('request');
       services.logger.warn({ req_id: res.locals.requestId, err: (error as Error).message }, 'store unavailable');
       res.setHeader('Retry-After', '5');
       sendHtml(res, 503, unavailablePage(), PAGE_CSP, 'no-store');

@@ -1,5 +1,6 @@
 import { type Logger, pino } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access.js';
 import type { Actor, ServiceContext } from './context.js';
@@ -28,6 +29,10 @@ export interface Services {
   webhookPolicy: UrlPolicy;
   /** This process's webhook dispatcher, when it runs one (woken when a request queues a delivery). */
   dispatcher: WebhookDispatcher | null;
+  /** How long a request waits for the store before it counts as unavailable (SVC_STORE_TIMEOUT_MS). */
+  storeTimeoutMs: number;
+  /** The Prometheus metrics, when SVC_METRICS_PORT is set; null: nothing is counted. */
+  metrics: Metrics | null;
 }
 
 /** The context a verb runs in for one request or one tool call, acting for `actor`. */

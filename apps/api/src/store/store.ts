@@ -56,6 +56,22 @@ export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
 }
 
+/**
+ * Settles as `work` does, or rejects with StoreUnavailableError when `work` has not settled within `timeoutMs`
+ * (a PostgreSQL query may otherwise wait up to five times the store timeout). A late failure of `work` is dropped.
+ */
+export function withinStoreTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new StoreUnavailableError(`the store did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export function openStore(location: StoreLocation, options: StoreOptions = {}): Store {
   const timeoutMs = options.timeoutMs ?? 2000;
   if (location.kind === 'sqlite') {
@@ -78,7 +94,8 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
       db,
       dialect: 'sqlite',
       ping: async () => {
-        await sql`select 1`.execute(db);
+        // A read of the file, not `select 1`: that one never takes a lock, so it answers while the file is locked.
+        await sql`select 1 from sqlite_master limit 1`.execute(db);
       },
       close: () => db.destroy(),
     };
@@ -209,6 +226,32 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0010-signed-statements': signedStatements,
 };
 
+/** The migrations this code knows, oldest first. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
+
+/**
+ * The migrations this code knows that the store has not applied, oldest first (all of them in an empty store).
+ * Migrations the store has applied that this code does not know (a newer instance ran them) are not pending.
+ */
+export async function pendingMigrations(store: Store): Promise<string[]> {
+  let applied: Set<string>;
+  try {
+    // Kysely's own table, in the connection's default schema as migrate() makes it.
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(store.db);
+    applied = new Set(rows.map((r) => r.name));
+  } catch (error) {
+    if (!isMissingTable(error)) throw error;
+    applied = new Set();
+  }
+  return MIGRATION_NAMES.filter((name) => !applied.has(name));
+}
+
+/** PostgreSQL's undefined_table, SQLite's "no such table". */
+function isMissingTable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  return e?.code === '42P01' || (e?.code === 'SQLITE_ERROR' && /no such table/i.test(String(e.message)));
+}
+
 /** Brings the schema up to date; safe to run again and from several processes at once. */
 export async function migrate(store: Store): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
@@ -283,6 +326,10 @@ export function isStoreUnavailable(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') {
       if (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+      // SQLite's extended codes (SQLITE_BUSY_RECOVERY while another process recovers the log, SQLITE_IOERR_READ…)
+      // by their primary code.
+      const primary = /^SQLITE_[A-Z]+/.exec(code)?.[0];
+      if (primary !== undefined && primary !== code && UNAVAILABLE_CODES.has(primary)) return true;
       if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE_CLASSES.has(code.slice(0, 2))) return true;
     }
     if (

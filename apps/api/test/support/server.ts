@@ -15,6 +15,7 @@ import { findApiKeyByHash } from '../../src/store/repositories/api-keys.js';
 import type { StoreLocation } from '../../src/store/store.js';
 import { ctxOf } from '../support/context.js';
 import { framework, validated } from './documents.js';
+import { freePort } from './ports.js';
 import { type Engine, freshLocation, retryOnSchemaRace } from './stores.js';
 import { acceptTestTerms, enableAgentTools } from './terms.js';
 
@@ -60,6 +61,8 @@ export interface TestServerOptions {
   frameworks?: readonly Framework[];
   /** Routes the server deprecates besides the contract's: a test deprecates an existing route. */
   deprecations?: Deprecations;
+  /** Serve Prometheus metrics on a free loopback port of their own (SVC_METRICS_PORT); see `metricsUrl`. */
+  metrics?: boolean;
 }
 
 /**
@@ -84,6 +87,7 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
     SVC_DATA_DIR: dataDir,
     SVC_MASTER_KEY: TEST_MASTER_KEY,
     SVC_WEBHOOK_ALLOW_LOOPBACK: 'true',
+    ...(options.metrics ? { SVC_METRICS_PORT: String(await freePort()) } : {}),
     ...options.env,
   });
   let storeLocation = place.location;

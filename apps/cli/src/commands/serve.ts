@@ -1,7 +1,7 @@
 import type { Config, RunningServer } from '@svc/api';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../errors.js';
-import { type Environment, explain, operations, warnOpenMode } from '../operations.js';
+import { type Api, type Environment, explain, operations, warnOpenMode } from '../operations.js';
 import { printJsonLine, printLines, withOutputOptions } from '../output.js';
 
 interface ServeOptions {
@@ -33,10 +33,11 @@ async function serve(env: Environment, options: ServeOptions): Promise<number> {
     running = await api.startServer(settings);
   } catch (error) {
     stop.dispose();
-    throw listenFailure(explain(api, error, settings), settings);
+    throw listenFailure(explain(api, error, settings), settings, api);
   }
-  if (options.json) printJsonLine({ url: running.url });
-  else printLines(`listening on ${running.url}`);
+  const metricsUrl = running.metricsUrl ? `${running.metricsUrl}/metrics` : null;
+  if (options.json) printJsonLine({ url: running.url, ...(metricsUrl ? { metrics_url: metricsUrl } : {}) });
+  else printLines(`listening on ${running.url}`, ...(metricsUrl ? [`metrics on ${metricsUrl}`] : []));
   // After the URL, which is the first line a script reads.
   if (await api.isOpenMode({ store: running.services.store })) {
     warnOpenMode(ops);
@@ -75,12 +76,15 @@ const LISTEN_REASONS: Readonly<Record<string, string>> = {
   ENOTFOUND: 'unknown host name',
 };
 
-function listenFailure(error: unknown, config: Config): unknown {
+function listenFailure(error: unknown, config: Config, api: Api): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === undefined || LISTEN_REASONS[code] === undefined) return error;
-  return new CliError('cannot_listen', `cannot listen on ${config.host}:${config.port}: ${LISTEN_REASONS[code]}`, {
-    cause: error,
-  });
+  // The metrics listener's own port (SVC_METRICS_PORT) is named as such.
+  const where =
+    error instanceof api.MetricsListenError
+      ? `for metrics on ${error.host}:${error.port} (SVC_METRICS_HOST, SVC_METRICS_PORT)`
+      : `on ${config.host}:${config.port}`;
+  return new CliError('cannot_listen', `cannot listen ${where}: ${LISTEN_REASONS[code]}`, { cause: error });
 }
 
 function portNumber(value: string): number {

@@ -8,8 +8,10 @@ import getChangelogAtom from './get-changelog-atom.js';
 import getComputation from './get-computation.js';
 import getEvidenceSchedule from './get-evidence-schedule.js';
 import getFramework from './get-framework.js';
+import getLivez from './get-livez.js';
 import getMethodology from './get-methodology.js';
 import getPublicationStatement from './get-publication-statement.js';
+import getReadyz from './get-readyz.js';
 import getScore from './get-score.js';
 import getScoreHistory from './get-score-history.js';
 import getScoreMemo from './get-score-memo.js';
@@ -44,6 +46,8 @@ export const routes: RouteModule[] = [
   getComputation,
   listIssuances,
   getStatus,
+  getLivez,
+  getReadyz,
   listPublicScores,
   getChangelog,
   getChangelogAtom,

@@ -17,6 +17,9 @@ import { parseRetryAfter, retryDelay } from './schedule.js';
 import { WebhookSender } from './sender.js';
 import { signatureHeaders } from './signing.js';
 
+/** What became of one attempt, once written: delivered (2xx), retry (scheduled again), failed (retries spent), gone (410). */
+export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'gone';
+
 export interface DispatcherOptions {
   store: Store;
   box: SecretBox;
@@ -34,6 +37,8 @@ export interface DispatcherOptions {
   leaseMarginMs?: number;
   clock?: Clock;
   random?: () => number;
+  /** Told the result of each attempt whose outcome was written (the metrics count them). */
+  onAttempt?: (result: AttemptResult) => void;
 }
 
 /**
@@ -193,6 +198,7 @@ export class WebhookDispatcher {
         store.db.transaction().execute((tx) => recordAttempt(tx, this.owner, log, outcome));
       if (status !== null && status >= 200 && status < 300) {
         await record({ status: 'delivered', at: finished.toISOString() });
+        this.options.onAttempt?.('delivered');
         return;
       }
       if (status === 410) {
@@ -213,6 +219,7 @@ export class WebhookDispatcher {
             },
           ]);
         });
+        this.options.onAttempt?.('gone');
         this.options.logger.warn({ webhook_id: delivery.endpoint_id }, 'webhook endpoint disabled: 410 Gone');
         return;
       }
@@ -223,6 +230,7 @@ export class WebhookDispatcher {
           ? { status: 'failed' }
           : { status: 'pending', nextAttemptAt: new Date(finished.getTime() + delay).toISOString() },
       );
+      this.options.onAttempt?.(delay === null ? 'failed' : 'retry');
       if (delay === null) {
         this.options.logger.warn(
           { webhook_id: delivery.endpoint_id, delivery_id: delivery.id, attempts: delivery.attempts },
