@@ -8,12 +8,15 @@ import { ServiceError } from './errors.js';
  * Anything else is an invalid_request naming `path` (the query parameter, or a tool's argument).
  */
 export function pastInstant(ctx: ServiceContext, text: string, path = 'query.as_of'): string {
-  const problem = asOfProblem(text, ctx.clock.now());
+  const instant = servableInstant(text, ctx.clock.now());
+  if (instant !== null) return instant;
+  const message = asOfProblem(text, ctx.clock.now()) ?? 'is not a date or timestamp';
+  const part = path.startsWith('query.') ? 'query' : 'arguments';
+  throw new ServiceError('invalid_request', `invalid ${part}: ${path}: ${message}`, [{ path, message }]);
+}
+
+/** The instant an `as_of` value names, as stored, when it can be served at `now`; null when it cannot (see above). */
+export function servableInstant(text: string, now: Date): string | null {
   const instant = asOfInstant(text);
-  if (problem !== null || instant === null) {
-    const message = problem ?? 'is not a date or timestamp';
-    const part = path.startsWith('query.') ? 'query' : 'arguments';
-    throw new ServiceError('invalid_request', `invalid ${part}: ${path}: ${message}`, [{ path, message }]);
-  }
-  return new Date(instant).toISOString();
+  return instant !== null && asOfProblem(text, now) === null ? new Date(instant).toISOString() : null;
 }
