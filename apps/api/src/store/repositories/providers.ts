@@ -179,13 +179,51 @@ function inForceAt(db: Kysely<Database>, asOf: string) {
     );
 }
 
+/**
+ * One provider's publication in force at `asOf`: its latest at or before the instant (one seek of
+ * indicator_history_in_force, in a derived table both engines run first), with its indicator and statement, and the
+ * withdrawal of that publication at or before the instant if there is one (by its key). No `providers` row and no
+ * LATERAL: PostgreSQL plans this in a fifth of the time the list's form takes, which is most of a lookup's cost.
+ */
 const inForceOf = prepared((db, providerId: string, asOf: string) =>
-  inForceAt(db, asOf).select(servedColumns).where('providers.id', '=', providerId),
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('indicator_history')
+        .selectAll()
+        .where('indicator_history.provider_id', '=', providerId)
+        .where('indicator_history.published_at', '<=', asOf)
+        .orderBy('indicator_history.published_at', 'desc')
+        .orderBy('indicator_history.seq', 'desc')
+        .limit(1)
+        .as('in_force'),
+    )
+    .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'in_force.risk_indicator_id')
+    .leftJoin('statements', (j) =>
+      j.onRef('statements.publication_seq', '=', 'in_force.seq').on('statements.type', '=', 'publication'),
+    )
+    .leftJoin('withdrawals', (j) =>
+      j.onRef('withdrawals.after_seq', '=', 'in_force.seq').on('withdrawals.withdrawn_at', '<=', asOf),
+    )
+    // servedColumns, the publication's times from the row found.
+    .select([
+      'risk_indicators.indicator',
+      'risk_indicators.path_to_next_band',
+      'in_force.score_verified_at',
+      'in_force.published_at',
+      'statements.kid as statement_kid',
+      'statements.signature as statement_signature',
+      'statements.statement_sha256',
+      'withdrawals.after_seq as withdrawn',
+    ]),
 );
 
-/** A provider's indicator in force at `asOf`, unless it had none then. */
+/** A provider's indicator in force at `asOf`, unless it had none then (not yet published, or withdrawn). */
 export async function findInForce(db: Kysely<Database>, providerId: string, asOf: string) {
-  return (await inForceOf(db, providerId, asOf))[0];
+  const [row] = await inForceOf(db, providerId, asOf);
+  if (!row || row.withdrawn !== null) return undefined;
+  const { withdrawn: _, ...served } = row;
+  return served;
 }
 
 export interface NamePosition {
