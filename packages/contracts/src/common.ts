@@ -115,6 +115,7 @@ export const AsOfSchema = z
   .string()
   .max(64, AS_OF_NOT_A_TIME)
   .superRefine((value, ctx) => {
+    if (value.length > 64) return; // max's issue already says it
     const problem = asOfProblem(value);
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   })

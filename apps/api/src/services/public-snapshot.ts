@@ -96,7 +96,7 @@ export class PublicSnapshot {
    * The public list as of a past instant (`asOf`, ISO 8601 UTC with milliseconds): the headlines in force then, from
    * the history, in the same form and order as the current list, built once per instant and publication version.
    * The history before a past instant never changes; the version is kept all the same, since the descriptive fields
-   * are the providers' as recorded now. The building request (and any that waited for it) reads `cached: false`.
+   * are the providers' as recorded now. The building request reads `cached: false`, every later one `cached: true`.
    */
   async asOf(asOf: string): Promise<SnapshotRead> {
     await this.get();

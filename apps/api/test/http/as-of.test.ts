@@ -304,6 +304,19 @@ describe.each(engines)('as_of on %s', (engine) => {
     const rebuilt = await expectJson(await publicGet(`/api/public/scores?${q}`), PublicScoresResponseSchema);
     expect(rebuilt.cached).toBe(false);
     expect(rebuilt.data).toEqual(body.data);
+    // An instance keeps the 8 instants asked most recently: after 8 others, this one is built again.
+    for (let k = 1; k <= 8; k++) {
+      const other = new Date(Date.parse(eventAt(0)) + k).toISOString();
+      await expectJson(
+        await publicGet(`/api/public/scores?as_of=${encodeURIComponent(other)}`),
+        PublicScoresResponseSchema,
+      );
+    }
+    const evicted = await expectJson(await publicGet(`/api/public/scores?${q}`), PublicScoresResponseSchema);
+    expect([evicted.cached, evicted.data]).toEqual([false, body.data]);
+    expect((await expectJson(await publicGet(`/api/public/scores?${q}`), PublicScoresResponseSchema)).cached).toBe(
+      true,
+    );
     clock.set(NOW);
   });
 

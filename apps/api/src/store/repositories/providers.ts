@@ -155,13 +155,12 @@ function inForceAt(db: Kysely<Database>, asOf: string) {
     .innerJoin('indicator_history', (j) =>
       j.on((eb) => eb('indicator_history.seq', '=', latest(eb).select('latest.seq'))),
     );
-  const joined =
-    db.getExecutor().adapter instanceof PostgresAdapter
-      ? (db.selectFrom('providers').innerJoinLateral(
-          (eb) => latest(eb).selectAll('latest').as('indicator_history'),
-          (j) => j.onTrue(),
-        ) as unknown as typeof seeking)
-      : seeking;
+  const joined = onPostgres(db)
+    ? (db.selectFrom('providers').innerJoinLateral(
+        (eb) => latest(eb).selectAll('latest').as('indicator_history'),
+        (j) => j.onTrue(),
+      ) as unknown as typeof seeking)
+    : seeking;
   return joined
     .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'indicator_history.risk_indicator_id')
     .leftJoin('statements', (j) =>
@@ -179,13 +178,24 @@ function inForceAt(db: Kysely<Database>, asOf: string) {
     );
 }
 
+/** Whether `db` (a store or a transaction) runs on PostgreSQL: where a query's best form differs by engine. */
+function onPostgres(db: Kysely<Database>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** One provider's publication in force at `asOf`, on SQLite: the list's form, whose seek runs once. */
+const inForceOnSqlite = prepared((db, providerId: string, asOf: string) =>
+  inForceAt(db, asOf).select(servedColumns).where('providers.id', '=', providerId),
+);
+
 /**
- * One provider's publication in force at `asOf`: its latest at or before the instant (one seek of
- * indicator_history_in_force, in a derived table both engines run first), with its indicator and statement, and the
- * withdrawal of that publication at or before the instant if there is one (by its key). No `providers` row and no
- * LATERAL: PostgreSQL plans this in a fifth of the time the list's form takes, which is most of a lookup's cost.
+ * One provider's publication in force at `asOf`, on PostgreSQL: its latest at or before the instant (one seek of
+ * indicator_history_in_force, in a derived table), with its indicator and statement, and the withdrawal of that
+ * publication at or before the instant if there is one (by its key). No `providers` row and no LATERAL: PostgreSQL
+ * plans this in a fifth of the time the list's form takes, which is most of a lookup's cost. (SQLite runs the derived
+ * table as a co-routine, three times the cost of its correlated seek: hence two forms.)
  */
-const inForceOf = prepared((db, providerId: string, asOf: string) =>
+const inForceOnPostgres = prepared((db, providerId: string, asOf: string) =>
   db
     .selectFrom((eb) =>
       eb
@@ -220,7 +230,8 @@ const inForceOf = prepared((db, providerId: string, asOf: string) =>
 
 /** A provider's indicator in force at `asOf`, unless it had none then (not yet published, or withdrawn). */
 export async function findInForce(db: Kysely<Database>, providerId: string, asOf: string) {
-  const [row] = await inForceOf(db, providerId, asOf);
+  if (!onPostgres(db)) return (await inForceOnSqlite(db, providerId, asOf))[0];
+  const [row] = await inForceOnPostgres(db, providerId, asOf);
   if (!row || row.withdrawn !== null) return undefined;
   const { withdrawn: _, ...served } = row;
   return served;
