@@ -54,6 +54,8 @@ const MASTER_KEY = Buffer.alloc(32, 5);
 const BENCH_KEYS = 40;
 const KEYS_PER_WORKSPACE = 1000;
 const BATCH_ROWS = 1000;
+/** When the history rows addHistoryTo adds start: the earliest instant as_of may name. */
+const HISTORY_FROM = Date.parse('2026-04-01T00:00:00.000Z');
 /** A bench key has no name and no expiry. */
 const NO_NAME = { name: null, expiresAt: null };
 
@@ -298,7 +300,8 @@ export class Dataset {
 
   /**
    * Adds publications until the history holds `total` rows: each provider in turn gets a run of rows for the
-   * indicator it has (content-addressed, so re-publishing the same inputs stores no new indicator), provider by
+   * indicator it has (content-addressed, so re-publishing the same inputs stores no new indicator), an hour apart
+   * from 2026-04-01 (so an `as_of` in those days finds a row in the middle of each provider's run), provider by
    * provider in id order so the (provider_id, seq) index grows at its end, 100,000 rows per transaction; then
    * every provider points at its newest row, as publishing would leave it.
    */
@@ -322,7 +325,8 @@ export class Dataset {
     const rowAt = (i: number) => {
       const p = providers[Math.floor(i / perProvider)];
       if (!p?.current_indicator_id) throw new Error(`no provider for history row ${i}`);
-      const day = new Date(Date.UTC(2020, 0, 1) + (i % perProvider) * 86_400_000).toISOString();
+      // An hour apart from the start of the record (2026-04-01), so a past instant (as_of) falls inside each run.
+      const day = new Date(HISTORY_FROM + (i % perProvider) * 3_600_000).toISOString();
       const indicator = {
         provider_id: p.id,
         risk_indicator_id: p.current_indicator_id,

@@ -205,13 +205,13 @@ function clients() {
 
 /**
  * GET /api/public/scores from 1,024 clients (X-Forwarded-For), 120 a minute each: a route's passes (about
- * 10 s) stay under 60 a client up to 6,000 req/s.
+ * 10 s) stay under 60 a client up to 6,000 req/s. `pathOf` gives the i-th request's path (another query).
  */
-export function publicScoresRequests(): Request[] {
+export function publicScoresRequests(pathOf: (i: number) => string = () => '/api/public/scores'): Request[] {
   const ip = clients();
   return Array.from({ length: ROTATION }, (_, i) => ({
     method: 'GET',
-    path: '/api/public/scores',
+    path: pathOf(i),
     headers: { 'x-forwarded-for': ip(i) },
   }));
 }

@@ -6,9 +6,18 @@
 //   the default run fits its time; the 10,000 webhook events delivered to a receiver in its own process, timed;
 //   keys up to 100,000 and history up to 1,000,000 rows, in batches through Kysely.
 // Then a service over each, both running, and the same routes on both, taking turns, so the machine's noise
-// falls on both alike: as bench/http.ts, plus a provider's newest history entry; the list pages through.
+// falls on both alike: as bench/http.ts, plus a provider's newest history entry; the list pages through. Each
+// route of the public list, the detail, the keyed list and get_provider_score is also measured with `as_of` (an
+// instant inside every provider's history), and a table compares each with its route without `as_of`; the public
+// list as of a new instant at every request (never built before) is measured too, and the time to build the list
+// as of an instant against the time to rebuild the snapshot, in this process, on the large store.
+//
+// BENCH_SCALE_SMOKE=1: the same run on small stores (20 and 1,000 providers, 50,000 history rows, 2,000 keys) and
+// shorter rounds, in a minute or two: to check the bench runs and see the ratios' direction, not the figures at
+// 10,000 (the tables say which sizes they were measured at).
 
-import { encodeCursor } from '@svc/api/bench';
+import { systemClock } from '@svc/api';
+import { encodeCursor, PublicSnapshot } from '@svc/api/bench';
 import { Dataset, type Engine, providerId, providerName, startReceiver } from './dataset.js';
 import {
   at,
@@ -22,6 +31,7 @@ import {
   type ProviderRef,
   postgresAnswers,
   progress,
+  publicScoresRequests,
   ROTATION,
   type Route,
   redisAnswers,
@@ -33,15 +43,26 @@ import {
 } from './harness.js';
 
 const FULL = process.env.BENCH_FULL === '1';
-const SMALL = 100;
-const LARGE = 10_000;
-const PUBLISHED = FULL ? LARGE : 500;
-const HISTORY = 1_000_000;
-const KEYS = 100_000;
+/** The smoke run (see the head of this file). */
+const SMOKE = process.env.BENCH_SCALE_SMOKE === '1';
+const SMALL = SMOKE ? 20 : 100;
+const LARGE = SMOKE ? 1_000 : 10_000;
+const PUBLISHED = FULL ? LARGE : SMOKE ? 50 : 500;
+const HISTORY = SMOKE ? 50_000 : 1_000_000;
+const KEYS = SMOKE ? 2_000 : 100_000;
 const TARGET_RATIO = 1.5;
 /** Shorter rounds and warm-up than bench/http.ts: twice as many routes to measure, and no half-rate pass. */
-const ROUND_S = Number(process.env.BENCH_SCALE_ROUND_S ?? 1);
-const WARMUP_S = 0.5;
+const ROUND_S = Number(process.env.BENCH_SCALE_ROUND_S ?? (SMOKE ? 0.5 : 1));
+const WARMUP_S = SMOKE ? 0.25 : 0.5;
+/**
+ * The instant the `as_of` routes ask about: 36 hours into the history every provider has (dataset.ts adds it an
+ * hour apart from 2026-04-01), so each answer is a seek into the middle of a provider's run.
+ */
+const AS_OF = '2026-04-02T12:00:00.000Z';
+/** A new instant for each request of a load (1,024 of them, more than an instance keeps built). */
+const newInstant = (i: number) => new Date(Date.parse(AS_OF) + i).toISOString();
+/** The routes whose `as_of` form should stay within TARGET_RATIO of the route without (the issue's bar). */
+const AS_OF_TARGETS = new Set(['GET /api/public/scores', 'GET /api/v1/scores/{id}']);
 
 /** Providers spread over the first `count` (as many as a load cycles through), as { id, name }. */
 function spread(count: number): ProviderRef[] {
@@ -52,26 +73,38 @@ function spread(count: number): ProviderRef[] {
   return out;
 }
 
-/** Positions through the list by name (next_cursor values, as the list hands them out), `count` of them. */
-function cursors(total: number, count: number): string[] {
+/** Positions through the list by name (next_cursor values, as the list hands them out, for `asOf` when given). */
+function cursors(total: number, count: number, asOf?: string): string[] {
   const byName = Array.from({ length: total }, (_, i) => ({ name: providerName(i + 1), id: providerId(i + 1) })).sort(
     (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1),
   );
   const out: string[] = [];
   for (let i = 1; i < count; i++) {
     const at = byName[Math.floor((i * (total - 100)) / count)];
-    if (at) out.push(encodeCursor(at));
+    if (at) out.push(encodeCursor(asOf === undefined ? at : { ...at, t: asOf }));
   }
   return out;
 }
 
+/** The same requests asking `as_of` (the i-th request the instant `asOf(i)`): in the query, or the tool's input. */
+function withAsOf(r: Route, asOf: (i: number) => string): Route {
+  return {
+    route: `${r.route} as_of`,
+    requests: r.requests.map((q, i) => {
+      if (q.method === 'GET') return { ...q, path: `${q.path}${q.path.includes('?') ? '&' : '?'}as_of=${asOf(i)}` };
+      const body = JSON.parse(q.body ?? '{}') as { input: Record<string, unknown> };
+      return { ...q, body: JSON.stringify({ ...body, input: { ...body.input, as_of: asOf(i) } }) };
+    }),
+  };
+}
+
 function routesFor(dataset: Dataset, providers: number): Route[] {
-  const routes = serviceRoutes({
-    providers: spread(providers),
-    keys: dataset.keys,
-    cursors: cursors(providers, 16),
-    publicPages: true,
-  });
+  const shape = { providers: spread(providers), keys: dataset.keys, publicPages: true };
+  const routes = serviceRoutes({ ...shape, cursors: cursors(providers, 16) });
+  // The same routes as of an instant, paging with the cursors the as_of lists hand out.
+  const dated = serviceRoutes({ ...shape, cursors: cursors(providers, 16, AS_OF) }).map((r) =>
+    withAsOf(r, () => AS_OF),
+  );
   const keys = dataset.keys;
   const sample = spread(providers);
   routes.push({
@@ -82,7 +115,34 @@ function routesFor(dataset: Dataset, providers: number): Route[] {
       headers: { 'x-api-key': at(keys, i % keys.length) },
     })),
   });
+  routes.push(...dated, {
+    route: 'GET /api/public/scores as_of, a new instant each time',
+    requests: publicScoresRequests((i) => `/api/public/scores?as_of=${newInstant(i)}`),
+  });
   return routes;
+}
+
+/** Milliseconds of `work`, the median of `runs`. */
+async function medianMs(runs: number, work: (run: number) => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const t = performance.now();
+    await work(run);
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)] ?? Number.NaN;
+}
+
+/**
+ * In this process, on the large store: the snapshot rebuilt (what a publication costs the next request) against the
+ * public list as of an instant built for the first time (what the first request of an instant costs).
+ */
+async function buildTimes(dataset: Dataset): Promise<{ snapshotMs: number; asOfMs: number }> {
+  const snapshotMs = await medianMs(5, () => new PublicSnapshot(dataset.store, systemClock).get());
+  const snapshot = new PublicSnapshot(dataset.store, systemClock);
+  await snapshot.get();
+  const asOfMs = await medianMs(5, (run) => snapshot.asOf(newInstant(2000 + run)));
+  return { snapshotMs, asOfMs };
 }
 
 interface ScaleJob extends Route {
@@ -99,6 +159,7 @@ interface Run {
   deliverMs: number;
   historyMs: number;
   keysMs: number;
+  build: { snapshotMs: number; asOfMs: number };
 }
 
 async function grow(engine: Engine, redis: boolean, load: LoadGenerator): Promise<Run> {
@@ -122,6 +183,8 @@ async function grow(engine: Engine, redis: boolean, load: LoadGenerator): Promis
     progress(`${engine}: keys added up to ${int(KEYS)}`);
     const historyMs = await large.addHistoryTo(HISTORY);
     progress(`${engine}: history added up to ${int(HISTORY)} rows`);
+    const build = await buildTimes(large);
+    progress(`${engine}: the public list built now and as of an instant`);
     const jobs: ScaleJob[] = [];
     for (const [size, dataset, providers] of [
       ['small', small, SMALL],
@@ -144,6 +207,7 @@ async function grow(engine: Engine, redis: boolean, load: LoadGenerator): Promis
       deliverMs: delivery.ms,
       historyMs,
       keysMs,
+      build,
     };
   } finally {
     for (const service of services) await service.stop();
@@ -210,6 +274,65 @@ for (const run of runs) {
       );
   }
 }
+
+console.log(
+  `\nAs of an instant: each route asked with \`as_of=${AS_OF}\` against the same route without, on the same store and in the same turns (the time ratio is req/s without over req/s with; target ≤ ${TARGET_RATIO} for the public list and the detail). The public list as of a new instant at every request is never built before: it is compared with the plain list for the record, and its build with the snapshot's rebuild below.\n`,
+);
+const asOfRows: string[][] = [];
+for (const run of runs) {
+  for (const [size, measured, providers] of [
+    ['small', run.small, SMALL],
+    ['large', run.large, LARGE],
+  ] as const) {
+    for (const dated of measured.filter((m) => m.route.includes(' as_of'))) {
+      const route = dated.route.replace(/ as_of.*$/, '');
+      const plain = measured.find((m) => m.route === route);
+      if (!plain) throw new Error(`${route} was not measured without as_of (${size})`);
+      const slower = plain.full.rps / dated.full.rps;
+      const target = AS_OF_TARGETS.has(route) && !dated.route.includes('new instant');
+      asOfRows.push([
+        ENGINE[run.engine],
+        int(providers),
+        dated.route,
+        int(plain.full.rps),
+        int(dated.full.rps),
+        slower.toFixed(2),
+        int(dated.full.cpuPerAnswer),
+        target ? (slower <= TARGET_RATIO ? 'met' : 'NOT MET') : '',
+      ]);
+    }
+  }
+}
+console.log(
+  table(
+    [
+      'store',
+      'providers',
+      'route',
+      'req/s without as_of',
+      'req/s with as_of',
+      `time ratio (target ≤ ${TARGET_RATIO})`,
+      'CPU µs/answer with as_of',
+      '',
+    ],
+    asOfRows,
+    ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'l'],
+  ),
+);
+console.log(
+  `\nThe whole public list built in this process on the large store (${int(LARGE)} providers, ${int(HISTORY)} history rows), median of 5: the snapshot as a publication has it rebuilt, and the list as of an instant built for the first time.\n`,
+);
+console.log(
+  table(
+    ['store', 'snapshot rebuilt (ms)', 'as of an instant, first build (ms)', 'ratio'],
+    runs.map((r) => [
+      ENGINE[r.engine],
+      r.build.snapshotMs.toFixed(1),
+      r.build.asOfMs.toFixed(1),
+      (r.build.asOfMs / r.build.snapshotMs).toFixed(2),
+    ]),
+  ),
+);
 
 console.log(
   `\nPublication: ${int(PUBLISHED)} providers published one transaction each (engine, package, history, change feed, outbox)${

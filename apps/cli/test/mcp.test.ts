@@ -164,7 +164,7 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
     });
     const properties = Object.fromEntries(tools.map((t) => [t.name, Object.keys(t.inputSchema.properties ?? {})]));
     expect(properties).toEqual({
-      get_provider_score: ['provider_name'],
+      get_provider_score: ['provider_name', 'as_of'],
       compare_providers: ['provider_names'],
       get_score_history: ['provider_name', 'limit', 'cursor'],
       search_providers: ['query', 'planner_type'],

@@ -78,6 +78,10 @@ class Reads(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(await aclient.scores("btc", limit=500), client.scores("btc", limit=500))
         provider_id = client.scores(limit=1)["data"][0]["provider_id"]
         self.assertEqual(await aclient.score(provider_id), client.score(provider_id))
+        instant = client.score(provider_id)["published_at"]
+        self.assertEqual(await aclient.score(provider_id, as_of=instant), client.score(provider_id, as_of=instant))
+        self.assertEqual(await aclient.scores(limit=2, as_of=instant), client.scores(limit=2, as_of=instant))
+        self.assertEqual((await aclient.public_scores(as_of=instant))["data"], client.public_scores(as_of=instant)["data"])
         self.assertEqual(await aclient.history(provider_id), client.history(provider_id))
         self.assertEqual(await aclient.methodology(), client.methodology())
         self.assertEqual(await aclient.methodology("1.0"), client.methodology("1.0"))

@@ -188,6 +188,55 @@ class Scores(unittest.TestCase):
         self.assertEqual(json.loads(raw), package)
 
 
+def _millisecond_before(iso: str) -> str:
+    """The instant a millisecond before a stored timestamp (ISO 8601 UTC with milliseconds)."""
+    from datetime import datetime, timedelta, timezone
+
+    at = datetime.strptime(iso, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc) - timedelta(milliseconds=1)
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+
+
+class AsOf(unittest.TestCase):
+    """``as_of`` on the demo data's two scoring rounds: each publication counts from its ``published_at``."""
+
+    def publications(self) -> list:
+        changed = next(c for c in client(None).changelog(limit=500)["data"] if c["change_type"] == "SCORE_CHANGE")
+        entries = client().history(changed["provider_id"], limit=500)["data"]
+        return [e for e in entries if e.get("entry_type") != "withdrawal"]
+
+    def test_score_as_of_is_the_publication_then_in_force_exactly_from_its_published_at(self) -> None:
+        professional = client()
+        newer, older = self.publications()[:2]
+        provider = newer["provider_id"]
+        self.assertEqual(professional.score(provider, as_of=newer["published_at"]), newer)
+        self.assertEqual(professional.score(provider, as_of=_millisecond_before(newer["published_at"])), older)
+        self.assertEqual(professional.score(provider, as_of=older["published_at"]), older)
+        self.assertEqual(professional.score(provider), newer)
+
+    def test_the_lists_as_of_an_instant_hold_the_indicators_then_in_force_and_page_with_it(self) -> None:
+        professional = client()
+        older = self.publications()[1]
+        instant = older["published_at"]
+        listed = professional.scores(limit=500, as_of=instant)["data"]
+        self.assertIn(older, listed)
+        self.assertTrue(all(i["published_at"] <= instant for i in listed))
+        ids = [i["provider_id"] for i in listed]
+        self.assertEqual([i["provider_id"] for i in professional.iter_scores(page_size=3, as_of=instant)], ids)
+        public = client(None).public_scores(as_of=instant)["data"]
+        self.assertEqual([p["id"] for p in public], ids)
+        self.assertEqual(list(client(None).iter_public_scores(page_size=3, as_of=instant)), public)
+        before_any = professional.scores(as_of=_millisecond_before(instant))["data"]
+        self.assertNotIn(older["provider_id"], [i["provider_id"] for i in before_any])
+
+    def test_a_bad_as_of_gets_400_naming_it(self) -> None:
+        for value in ("last week", "2026-03-31", "2999-01-01T00:00:00Z"):
+            with self.subTest(as_of=value):
+                with self.assertRaises(SvcApiError) as caught:
+                    client().score(self.publications()[0]["provider_id"], as_of=value)
+                self.assertEqual((caught.exception.status, caught.exception.code), (400, "invalid_request"))
+                self.assertEqual([e["path"] for e in caught.exception.errors], ["query.as_of"])
+
+
 class Issuances(unittest.TestCase):
     def test_a_free_key_reads_every_issuance_and_filters_them(self) -> None:
         free = client("FREE")

@@ -40,6 +40,7 @@ import type {
   PublicScoresResponse,
   RiskIndicatorResponse,
   ScoreHistoryResponse,
+  ScoreParams,
   ScoresListResponse,
   ScoresParams,
   SignedStatementResponse,
@@ -104,16 +105,17 @@ export class SvcClient {
 
   /**
    * GET /api/public/scores: headline score and band of every provider, or with `limit` or `cursor` one page of
-   * them in name order (`next_cursor` then set). No key needed.
+   * them in name order (`next_cursor` then set). With `as_of` (an RFC 3339 timestamp, or a date meaning the end of
+   * that day UTC), the headlines in force at that instant; a page's cursor goes with the same `as_of`. No key needed.
    */
   publicScores(params: PublicScoresParams = {}, options?: RequestOptions): Promise<PublicScoresResponse> {
     return this.#http.json(get('/api/public/scores', params), options);
   }
 
-  /** Every provider's headline, page by page (`limit` per request, default 100). No key needed. */
+  /** Every provider's headline (as of `as_of`, if given), page by page (`limit` per request, default 100). No key. */
   iterPublicScores(params: Unpaged<PublicScoresParams> = {}, options?: RequestOptions): AsyncIterable<PublicScore> {
     return eachItem((cursor) =>
-      this.publicScores({ limit: params.limit ?? 100, ...(cursor ? { cursor } : {}) }, options),
+      this.publicScores({ ...params, limit: params.limit ?? 100, ...(cursor ? { cursor } : {}) }, options),
     );
   }
 
@@ -182,19 +184,38 @@ export class SvcClient {
 
   // ---- scores (PROFESSIONAL) ----
 
-  /** GET /api/v1/scores (PROFESSIONAL): one page of current Risk Indicators, by name. */
+  /**
+   * GET /api/v1/scores (PROFESSIONAL): one page of current Risk Indicators, by name; with `as_of`, those in force at
+   * that instant, as published then (a page's cursor goes with the same `as_of`).
+   */
   scores(params: ScoresParams = {}, options?: RequestOptions): Promise<ScoresListResponse> {
     return this.#http.json(get('/api/v1/scores', params), options);
   }
 
-  /** Every current Risk Indicator, page after page (`limit` sets the page size). */
+  /** Every current Risk Indicator (or every one in force at `as_of`), page after page (`limit`: the page size). */
   iterScores(params: Unpaged<ScoresParams> = {}, options?: RequestOptions): AsyncGenerator<RiskIndicatorResponse> {
     return eachItem((cursor) => this.scores({ ...params, cursor }, options));
   }
 
-  /** GET /api/v1/scores/{providerId} (PROFESSIONAL): a provider's current Risk Indicator. */
-  score(providerId: string, options?: RequestOptions): Promise<RiskIndicatorResponse> {
-    return this.#http.json(get(path`/api/v1/scores/${providerId}`), options);
+  /**
+   * GET /api/v1/scores/{providerId} (PROFESSIONAL): a provider's current Risk Indicator; with `{ as_of }` (an RFC
+   * 3339 timestamp, or a date meaning the end of that day UTC), the one in force at that instant, as published then
+   * (404 `not_found` when none was). `score(id, options)` without params still works.
+   */
+  score(providerId: string, options?: RequestOptions): Promise<RiskIndicatorResponse>;
+  score(providerId: string, params: ScoreParams, options?: RequestOptions): Promise<RiskIndicatorResponse>;
+  score(
+    providerId: string,
+    paramsOrOptions?: ScoreParams | RequestOptions,
+    options?: RequestOptions,
+  ): Promise<RiskIndicatorResponse> {
+    // The second argument was the request options before `as_of`: it is the params when it names one, or a third is given.
+    const isParams = paramsOrOptions !== undefined && ('as_of' in paramsOrOptions || options !== undefined);
+    const params = isParams ? (paramsOrOptions as ScoreParams) : {};
+    return this.#http.json(
+      get(path`/api/v1/scores/${providerId}`, params),
+      isParams ? options : (paramsOrOptions as RequestOptions | undefined),
+    );
   }
 
   /**

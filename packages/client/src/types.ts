@@ -20,6 +20,7 @@ import type {
   ProviderSearchResponseSchema,
   PublicScoresQuerySchema,
   ScoreHistoryResponse,
+  ScoreQuery,
   ScoresQuery,
   WebhooksListResponseSchema,
   WhatIfBody,
@@ -78,6 +79,8 @@ export type HistoryEntry = ScoreHistoryResponse['data'][number];
 // ---- queries: what the caller may set (every field optional unless the endpoint needs it) ----
 
 export type ScoresParams = Partial<ScoresQuery>;
+/** A provider's indicator: `as_of` asks for the one in force at that instant instead of the current one. */
+export type ScoreParams = Partial<ScoreQuery>;
 export type PublicScoresParams = Partial<Parsed<typeof PublicScoresQuerySchema>>;
 export type HistoryParams = Partial<Parsed<typeof HistoryQuerySchema>>;
 export type MethodologyParams = Parsed<typeof MethodologyQuerySchema>;

@@ -46,3 +46,83 @@ export const PageQuery = {
 export const NextCursorSchema = z.string().nullable().meta({
   description: 'Cursor of the next page; null on the last page. Also sent as a `Link: <...>; rel="next"` header.',
 });
+
+// ---- as of a past instant ----
+
+/** The earliest instant `as_of` may name: the record starts on 2026-04-01 (UTC). */
+export const AS_OF_EARLIEST = '2026-04-01T00:00:00.000Z';
+
+const AS_OF_TEXT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2})))?$/;
+
+export const AS_OF_NOT_A_TIME =
+  'is not a date or timestamp: write a date YYYY-MM-DD (the end of that day, UTC) or an RFC 3339 timestamp such as 2026-06-01T12:00:00Z';
+export const AS_OF_TOO_EARLY = 'is before 2026-04-01, when the record starts';
+
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const daysIn = (year: number, month: number) =>
+  [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+
+/**
+ * The instant an `as_of` value names, in milliseconds since 1970-01-01 UTC, or null when it is not a real date or
+ * RFC 3339 timestamp. A date YYYY-MM-DD is the end of that day UTC (its last millisecond); a timestamp with an
+ * offset is that instant; digits past the millisecond are dropped (an instant inside a millisecond belongs to it,
+ * as stored times are kept to the millisecond). A leap second (`:60`) is refused: no stored time is in one.
+ */
+export function asOfInstant(text: string): number | null {
+  const m = AS_OF_TEXT.exec(text);
+  if (!m) return null;
+  const [year, month, day] = [m[1], m[2], m[3]].map(Number) as [number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
+  const at = (h: number, min: number, s: number, ms: number) => {
+    const d = new Date(0);
+    d.setUTCFullYear(year, month - 1, day);
+    d.setUTCHours(h, min, s, ms);
+    return d.getTime();
+  };
+  if (m[4] === undefined) return at(23, 59, 59, 999);
+  const [hour, minute, second] = [m[4], m[5], m[6]].map(Number) as [number, number, number];
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  let offset = 0;
+  if (m[8] === undefined) {
+    const [oh, om] = [Number(m[10]), Number(m[11])];
+    if (oh > 23 || om > 59) return null;
+    offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
+  }
+  return at(hour, minute, second, ms) - offset;
+}
+
+/**
+ * Why an `as_of` value cannot be served (a message for the parameter), or null: not a date or timestamp, before
+ * 2026-04-01, or, when `now` is given, after it (a date is the end of its day, so today's date is still to come).
+ */
+export function asOfProblem(text: string, now?: Date): string | null {
+  const instant = asOfInstant(text);
+  if (instant === null) return AS_OF_NOT_A_TIME;
+  if (instant < Date.parse(AS_OF_EARLIEST)) return AS_OF_TOO_EARLY;
+  if (now !== undefined && instant > now.getTime()) {
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(text);
+    return day
+      ? `is in the future: a date means the end of that day (UTC), ${new Date(instant).toISOString()}, which is still to come; give a timestamp, or leave as_of out for the indicators in force now`
+      : `is in the future: ${new Date(instant).toISOString()} is after the present (${now.toISOString()})`;
+  }
+  return null;
+}
+
+/** `as_of` as the routes and tools take it: checked here for form and the earliest date; the future is the service's. */
+export const AsOfSchema = z
+  .string()
+  .max(64, AS_OF_NOT_A_TIME)
+  .superRefine((value, ctx) => {
+    if (value.length > 64) return; // max's issue already says it
+    const problem = asOfProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({
+    description:
+      'The indicators in force at that instant, as they were published then: an RFC 3339 timestamp (any offset; ' +
+      'kept to the millisecond), or a date YYYY-MM-DD meaning the end of that day UTC. Not before 2026-04-01, not ' +
+      'in the future. A publication counts from its `published_at`, a withdrawal from its time on.',
+    example: '2026-06-30T12:00:00Z',
+  });

@@ -44,6 +44,7 @@ import {
   PublicScoresResponseSchema,
   RiskIndicatorSchema,
   ScoreHistoryResponseSchema,
+  ScoreQuerySchema,
   ScoresListResponseSchema,
   ScoresQuerySchema,
 } from './scores.js';
@@ -127,7 +128,10 @@ export const endpoints = withTransportErrors({
     method: 'get',
     path: '/api/v1/scores',
     summary: 'List current Risk Indicators',
-    description: 'Every provider with a published Risk Indicator, by name, with the full breakdown.',
+    description:
+      'Every provider with a published Risk Indicator, by name, with the full breakdown. With `as_of`, the ' +
+      'indicators in force at that instant, exactly as they were published then; providers with none then are left ' +
+      'out. A `next_cursor` holds the `as_of` it was made with and is refused with another one (or without).',
     tag: 'Scores',
     tier: 'PROFESSIONAL',
     limit: 'key',
@@ -145,13 +149,17 @@ export const endpoints = withTransportErrors({
     method: 'get',
     path: '/api/v1/scores/{providerId}',
     summary: "A provider's current Risk Indicator",
+    description:
+      'The Risk Indicator in force now; with `as_of`, the one in force at that instant, exactly as it was published ' +
+      'then (404 when the provider had none in force then: not yet published, or withdrawn).',
     tag: 'Scores',
     tier: 'PROFESSIONAL',
     limit: 'key',
     params: ProviderParamsSchema,
+    query: ScoreQuerySchema,
     success: {
       status: 200,
-      description: 'The current Risk Indicator.',
+      description: 'The Risk Indicator in force (now, or at `as_of`).',
       contentType: json,
       schema: RiskIndicatorSchema,
     },
@@ -248,7 +256,8 @@ export const endpoints = withTransportErrors({
     path: '/api/public/scores',
     summary: 'Headline scores and bands of every provider (public)',
     description:
-      'Rate limited per client IP (120/minute). Served from a snapshot with a strong ETag. Every provider by default; with `limit` or `cursor`, pages of the same list in name order.',
+      'Rate limited per client IP (120/minute). Served from a snapshot with a strong ETag. Every provider by default; with `limit` or `cursor`, pages of the same list in name order. ' +
+      'With `as_of`, the headlines in force at that instant (providers with none then left out), built once per `as_of` and publication; a `next_cursor` holds its `as_of`.',
     tag: 'Public',
     limit: 'public_scores',
     query: PublicScoresQuerySchema,

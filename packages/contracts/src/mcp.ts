@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ComparisonSchema, ProviderSearchResponseSchema } from './analysis.js';
-import { PageQuery, PlannerTypeSchema, RiskBandSchema, UuidSchema } from './common.js';
+import { AsOfSchema, PageQuery, PlannerTypeSchema, RiskBandSchema, UuidSchema } from './common.js';
 import { MethodologyResponseSchema } from './resources.js';
 import { RiskIndicatorSchema, ScoreHistoryResponseSchema } from './scores.js';
 
@@ -23,7 +23,15 @@ const ProviderNameSchema = z
       'A provider name as published, or part of one (case and accents are ignored), or a provider id from a candidate list.',
   });
 
-export const GetProviderScoreInputSchema = z.strictObject({ provider_name: ProviderNameSchema });
+export const GetProviderScoreInputSchema = z.strictObject({
+  provider_name: ProviderNameSchema,
+  as_of: AsOfSchema.optional().meta({
+    description:
+      'The indicator in force at that instant, as it was published then, instead of the current one: an RFC 3339 ' +
+      'timestamp, or a date YYYY-MM-DD meaning the end of that day UTC; not before 2026-04-01, not in the future. ' +
+      'The name is then matched among the providers with an indicator in force at that instant.',
+  }),
+});
 
 export const CompareProvidersInputSchema = z.strictObject({
   provider_names: z
@@ -99,7 +107,8 @@ export const MCP_TOOLS = {
       'criterion scores, decision object and commentary, as GET /api/v1/scores/{providerId} serves it. ' +
       '`provider_name` is matched as the provider search matches (case and accents ignored): the exact name wins, ' +
       'else a single match; when several providers match, the answer is `status: "ambiguous"` with the candidates ' +
-      '(id, name, score, band) and no score, so ask which one was meant and call again with its name or id.',
+      '(id, name, score, band) and no score, so ask which one was meant and call again with its name or id. ' +
+      'With `as_of` (a date or timestamp), the indicator that was in force at that instant, as published then.',
     input: GetProviderScoreInputSchema,
     output: z.union([RiskIndicatorSchema, ProviderAmbiguitySchema]),
   },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  AsOfSchema,
   NextCursorSchema,
   PageLimitSchema,
   PageQuery,
@@ -140,6 +141,7 @@ export const PublicScoresQuerySchema = z.strictObject({
     description: 'Page size, 1 to 500 (100 when only `cursor` is given). Without `limit` and `cursor`: every provider.',
   }),
   cursor: PageQuery.cursor,
+  as_of: AsOfSchema.optional(),
 });
 
 export const PublicScoresResponseSchema = z
@@ -193,7 +195,11 @@ export const RiskIndicatorSchema = z
 export const ScoresQuerySchema = z.strictObject({
   planner_type: PlannerTypeSchema.optional(),
   ...PageQuery,
+  as_of: AsOfSchema.optional(),
 });
+
+/** A provider's indicator: the one in force now, or with `as_of` the one in force at that instant. */
+export const ScoreQuerySchema = z.strictObject({ as_of: AsOfSchema.optional() });
 
 export const ScoresListResponseSchema = z
   .object({
@@ -238,6 +244,7 @@ export type PublicScore = z.infer<typeof PublicScoreSchema>;
 export type PublicScoresResponse = z.infer<typeof PublicScoresResponseSchema>;
 export type RiskIndicatorResponse = z.infer<typeof RiskIndicatorSchema>;
 export type ScoresQuery = z.infer<typeof ScoresQuerySchema>;
+export type ScoreQuery = z.infer<typeof ScoreQuerySchema>;
 export type ScoresListResponse = z.infer<typeof ScoresListResponseSchema>;
 export type ScoreHistoryResponse = z.infer<typeof ScoreHistoryResponseSchema>;
 export type HistoryWithdrawal = z.infer<typeof HistoryWithdrawalSchema>;

@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { endpoints, PUBLIC_LIMITS } from '@svc/contracts';
 import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
+import { servableInstant } from '../services/as-of.js';
 import type { Services } from '../services/services.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
 import { rateLimitHeaders, standardHeaders } from './headers.js';
@@ -13,8 +14,8 @@ const PATH = endpoints.listPublicScores.path;
 const LIMIT = 'public_scores' satisfies typeof endpoints.listPublicScores.limit;
 
 /**
- * The server's request listener: `GET /api/public/scores`, exactly that (no query, no other method), answered
- * before Express, everything else by the app. It is the busiest route and the cheapest to answer (bytes built once
+ * The server's request listener: `GET /api/public/scores`, exactly that (no query but a servable `as_of` alone,
+ * no other method), answered before Express, everything else by the app. It is the busiest route and the cheapest to answer (bytes built once
  * per publication), so Express's own cost per request (its router and request and response objects, about four
  * times the answer's) was most of its time; decision 0014.
  *
@@ -22,7 +23,9 @@ const LIMIT = 'public_scores' satisfies typeof endpoints.listPublicScores.limit;
  * the same middleware, the request id, the limit spent from the same bucket, the ETag and 304, the log line.
  * Anything else is handed to Express before a byte is written: a refused limit (a refusal spends nothing, so
  * Express decides the same and writes the problem), a snapshot that cannot be read (the store is away: 503), a
- * client address that cannot be read.
+ * client address that cannot be read. An `as_of` alone is answered the same way from the list as of that instant
+ * (PublicSnapshot.asOf, the Express route's source too); one that cannot be served (not a time, too early, in the
+ * future) goes to Express, which refuses it.
  */
 export function withPublicScoresFastPath(app: Express, services: Services): RequestListener {
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
@@ -30,17 +33,17 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
   const deprecation = deprecationsOf(app).get(endpoints.listPublicScores.operationId);
   const fixed = [...standardHeaders().api.flat(), ...(deprecation ? deprecationHeaderList(deprecation).flat() : [])];
 
-  /** The snapshot and an allowed limit decision, or null when Express must answer. */
-  const admit = async (req: IncomingMessage) => {
-    const { body } = await services.snapshot.get();
+  /** The snapshot (now, or as of `instant`) and an allowed limit decision, or null when Express must answer. */
+  const admit = async (req: IncomingMessage, instant: string | null) => {
+    const { body } = instant === null ? await services.snapshot.get() : await services.snapshot.asOf(instant);
     const decision = await services.limiter.consume(`ip:${LIMIT}:${proxyaddr(req, trust)}`, limit, windowSeconds);
     return decision.allowed ? { body, decision } : null;
   };
 
-  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const answer = async (req: IncomingMessage, res: ServerResponse, instant: string | null): Promise<void> => {
     let admitted: Awaited<ReturnType<typeof admit>>;
     try {
-      admitted = await admit(req);
+      admitted = await admit(req, instant);
     } catch {
       admitted = null;
     }
@@ -63,11 +66,12 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
   };
 
   return (req, res) => {
-    if (req.method !== 'GET' || req.url !== PATH || !plainlyJson(req.headers.accept)) {
+    const instant = req.method === 'GET' && plainlyJson(req.headers.accept) ? listedAt(req.url, services) : undefined;
+    if (instant === undefined) {
       app(req, res);
       return;
     }
-    answer(req, res).catch((error: unknown) => {
+    answer(req, res, instant).catch((error: unknown) => {
       services.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'public scores failed');
       if (res.headersSent) res.destroy();
       else app(req, res);
@@ -78,4 +82,24 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
 /** Accept headers the fast path answers as they are; any other goes through Express's content negotiation. */
 function plainlyJson(accept: string | undefined): boolean {
   return accept === undefined || accept === '*/*' || accept === 'application/json';
+}
+
+const AS_OF_ALONE = /^\?as_of=([^&]*)$/;
+
+/**
+ * Which public list a URL asks for, when the fast path answers it: null for the plain list, the instant for a
+ * servable `as_of` given alone; undefined for anything else (another query, or an as_of Express must refuse).
+ */
+function listedAt(url: string | undefined, services: Services): string | null | undefined {
+  if (url === PATH) return null;
+  if (url === undefined || !url.startsWith(PATH)) return undefined;
+  const query = AS_OF_ALONE.exec(url.slice(PATH.length))?.[1];
+  if (query === undefined) return undefined;
+  let value: string;
+  try {
+    value = decodeURIComponent(query.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+  return servableInstant(value, services.clock.now()) ?? undefined;
 }

@@ -1,6 +1,6 @@
 import type { FieldProblem, ProviderAmbiguity, ProviderCandidate } from '@svc/contracts';
 import { ServiceError } from '../services/errors.js';
-import type { PublicSnapshot } from '../services/public-snapshot.js';
+import type { Headline, PublicSnapshot } from '../services/public-snapshot.js';
 import { exactlyNamed, hasHeadline, matchProviders } from '../services/search.js';
 
 /** How many candidates an ambiguous name lists. */
@@ -15,10 +15,10 @@ export type Resolution =
 /**
  * A provider as an agent names it, matched as the provider search matches: a provider id as it is, else the
  * providers whose folded name is the text exactly, else every match; one of them is the provider, several are
- * candidates to ask the user about, best match first.
+ * candidates to ask the user about, best match first; among `headlines`, the providers with an indicator in force
+ * (now, or at the instant asked about).
  */
-export async function resolveProvider(snapshot: PublicSnapshot, text: string): Promise<Resolution> {
-  const headlines = await snapshot.headlines();
+export function resolveProvider(headlines: readonly Headline[], text: string): Resolution {
   if (UUID.test(text)) {
     const id = text.toLowerCase();
     if (hasHeadline(headlines, id)) return { kind: 'found', id };
@@ -40,17 +40,21 @@ export async function resolveProvider(snapshot: PublicSnapshot, text: string): P
 
 /**
  * Several names resolved at once (`paths` names each in problems): the provider ids in order, or the answer for
- * the names that match several providers. A name that matches none is a not_found naming every such name.
+ * the names that match several providers. A name that matches none is a not_found naming every such name. Names
+ * are matched among the providers with an indicator in force now, or with `asOf` (an instant as stored) then.
  */
 export async function resolveProviders(
   snapshot: PublicSnapshot,
   names: readonly string[],
   paths: readonly string[],
+  asOf?: string,
 ): Promise<{ ids: string[] } | { ambiguity: ProviderAmbiguity }> {
-  const resolutions = await Promise.all(names.map((name) => resolveProvider(snapshot, name)));
+  const headlines = asOf === undefined ? await snapshot.headlines() : (await snapshot.asOf(asOf)).headlines;
+  const resolutions = names.map((name) => resolveProvider(headlines, name));
+  const published = asOf === undefined ? 'a published Risk Indicator' : `a Risk Indicator in force at ${asOf}`;
   const unknown: FieldProblem[] = resolutions.flatMap((r, i) =>
     r.kind === 'unknown'
-      ? [{ path: paths[i] ?? 'input', message: `"${names[i]}" matches no provider with a published Risk Indicator` }]
+      ? [{ path: paths[i] ?? 'input', message: `"${names[i]}" matches no provider with ${published}` }]
       : [],
   );
   if (unknown.length > 0) {

@@ -86,6 +86,7 @@ export function llmsTxt(
     '- Limited responses carry `RateLimit`, `RateLimit-Policy`, `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds); a spent limit answers 429 `rate_limited` with `Retry-After` in seconds.',
     '- Lists take `limit` (1 to 500, default 100) and `cursor` (the previous page\'s `next_cursor`); `next_cursor` is null on the last page and the next page is also linked in a `Link: <...>; rel="next"` header.',
     '- `GET /api/public/scores` lists every provider without parameters, or a page of them with `limit` or `cursor`; each answer has a strong `ETag`: send `If-None-Match` to get 304 when nothing changed.',
+    "- As of a past instant: `as_of` on `GET /api/public/scores`, `GET /api/v1/scores`, `GET /api/v1/scores/{providerId}` and the tool `get_provider_score` answers with the indicators in force at that instant, exactly as they were published then. `as_of` is an RFC 3339 timestamp with an offset (`2026-06-30T10:00:00Z`) or a date `YYYY-MM-DD` meaning the end of that day UTC; a publication counts from its `published_at` to the millisecond, a withdrawal from its `withdrawn_at`. A provider with nothing in force then is a 404 on the detail and absent from the lists. Not a date or timestamp, before 2026-04-01 or in the future (today's date included, until the day ends): 400 naming `as_of`. A list's `next_cursor` holds its `as_of` and is refused with another one or without.",
     '',
     '## Agent tools (preview)',
     '',

@@ -63,6 +63,42 @@ const positionTime = z.string().regex(/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\
 
 /** Lists in name order: the last row's name and provider id. */
 export const NamePosition = z.strictObject({ name: positionText, id: UuidSchema });
+/** Lists in name order as of a past instant (`as_of`): the last row's name and provider id, and the instant. */
+export const NameAsOfPosition = z.strictObject({ name: positionText, id: UuidSchema, t: positionTime });
+
+/**
+ * Reads the cursor of a list in name order back into its position: a cursor made with an `as_of` holds that instant
+ * and serves only the same one (the same list); a cursor made without serves only without. Anything else is an
+ * invalid_request naming `query.cursor`, saying which `as_of` the cursor was made for when that is the fault.
+ */
+export function decodeNameCursor(
+  cursor: string | undefined,
+  asOf: string | undefined,
+): { name: string; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const plain = cursorPosition(cursor, NamePosition);
+  const dated = plain === null ? cursorPosition(cursor, NameAsOfPosition) : null;
+  if (asOf === undefined ? plain !== null : dated !== null && dated.t === asOf) {
+    const { name, id } = (plain ?? dated) as { name: string; id: string };
+    return { name, id };
+  }
+  const restart = 'or start again without the cursor';
+  const message =
+    plain !== null
+      ? `was made without as_of: use it without as_of, ${restart}`
+      : dated !== null
+        ? `was made with as_of ${dated.t}${asOf === undefined ? '' : `, not ${asOf}`}: pass that as_of with it, ${restart}`
+        : NOT_A_CURSOR;
+  throw new ServiceError('invalid_request', `invalid query: query.cursor: ${message}`, [
+    { path: 'query.cursor', message },
+  ]);
+}
+
+/** A name-order list's next cursor position: with the `as_of` instant when the list is as of one. */
+export function namePosition(row: { name: string; id: string }, asOf: string | undefined) {
+  return asOf === undefined ? { name: row.name, id: row.id } : { name: row.name, id: row.id, t: asOf };
+}
+
 /** Lists in sequence order: the last row's sequence number. */
 export const NumberPosition = z.strictObject({ n: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 /** Lists in time order: the last row's timestamp (`a` announced, `c` created) and id. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LIMITATIONS_DISCLOSURE, type PublicScore } from '@svc/contracts';
 import type { Clock } from '../clock.js';
 import { PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
-import { listPublicHeadlines } from '../store/repositories/providers.js';
+import { listPublicHeadlines, listPublicHeadlinesAsOf } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
 
 export interface SnapshotBody {
@@ -29,6 +29,15 @@ interface Snapshot {
   fresh: SnapshotBody;
 }
 
+/** A public list as of a past instant, built from the history (see PublicSnapshot.asOf), as kept. */
+interface Dated {
+  headlines: readonly Headline[];
+  cached: SnapshotBody;
+}
+
+/** How many lists as of past instants an instance keeps (the most recently asked); each is about the size of the list. */
+const DATED_KEPT = 8;
+
 /**
  * The public scores envelope, serialised once per publication. Each instance
  * checks the store's publication version at most once per `checkEveryMs`
@@ -39,6 +48,9 @@ export class PublicSnapshot {
   private snapshot: Snapshot | null = null;
   private checkedAt = 0;
   private building: Promise<SnapshotRead> | null = null;
+  /** Lists as of past instants, by instant, least recently asked first; all built under `datedVersion`. */
+  private readonly dated = new Map<string, Promise<Dated>>();
+  private datedVersion: string | null = null;
 
   constructor(
     private readonly store: Store,
@@ -75,28 +87,78 @@ export class PublicSnapshot {
     if (this.snapshot && this.snapshot.version === version) {
       return { body: this.snapshot.cached, cached: true, headlines: this.snapshot.headlines };
     }
-    const rows = await listPublicHeadlines(this.store.db);
-    const data: Headline[] = rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      planner_type: r.planner_type as Headline['planner_type'],
-      provider_subtype: r.provider_subtype,
-      yield_min: r.yield_min,
-      yield_max: r.yield_max,
-      final_score: r.final_score,
-      risk_band: r.risk_band as Headline['risk_band'],
-      scored_at: r.scored_at,
-    }));
-    const body = (cached: boolean): SnapshotBody => {
-      const bytes = Buffer.from(JSON.stringify({ data, limitations_disclosure: LIMITATIONS_DISCLOSURE, cached }));
-      return { bytes, etag: strongEtag(bytes) };
-    };
-    // In position order by this process's own comparison, whatever the store's collation, so a page's cursor
-    // is found by the same rule the list was sorted by.
-    data.sort(byPosition);
-    this.snapshot = { version, headlines: data, cached: body(true), fresh: body(false) };
-    return { body: this.snapshot.fresh, cached: false, headlines: data };
+    const { headlines, cached, fresh } = listing(await listPublicHeadlines(this.store.db));
+    this.snapshot = { version, headlines, cached, fresh };
+    return { body: fresh, cached: false, headlines };
   }
+
+  /**
+   * The public list as of a past instant (`asOf`, ISO 8601 UTC with milliseconds): the headlines in force then, from
+   * the history, in the same form and order as the current list, built once per instant and publication version.
+   * The history before a past instant never changes; the version is kept all the same, since the descriptive fields
+   * are the providers' as recorded now. The building request reads `cached: false`, every later one `cached: true`.
+   */
+  async asOf(asOf: string): Promise<SnapshotRead> {
+    await this.get();
+    const version = this.snapshot?.version ?? null;
+    if (version !== this.datedVersion) {
+      this.dated.clear();
+      this.datedVersion = version;
+    }
+    const kept = this.dated.get(asOf);
+    if (kept) {
+      // The most recently asked go last: the first is the one let go.
+      this.dated.delete(asOf);
+      this.dated.set(asOf, kept);
+      const { cached, headlines } = await kept;
+      return { body: cached, cached: true, headlines };
+    }
+    const building = listPublicHeadlinesAsOf(this.store.db, asOf).then(listing);
+    const keeping = building.then(({ headlines, cached }): Dated => ({ headlines, cached }));
+    this.dated.set(asOf, keeping);
+    for (const [oldest] of this.dated) {
+      if (this.dated.size <= DATED_KEPT) break;
+      this.dated.delete(oldest);
+    }
+    // A build that fails (the store away) is not kept: the next request tries again.
+    keeping.catch(() => {
+      if (this.dated.get(asOf) === keeping) this.dated.delete(asOf);
+    });
+    const { fresh, headlines } = await building;
+    return { body: fresh, cached: false, headlines };
+  }
+}
+
+/** A provider's headline as the public lists serve it, from its row and the indicator's (now, or as of an instant). */
+function headlineOf(r: Awaited<ReturnType<typeof listPublicHeadlines>>[number]): Headline {
+  return {
+    id: r.id,
+    name: r.name,
+    planner_type: r.planner_type as Headline['planner_type'],
+    provider_subtype: r.provider_subtype,
+    yield_min: r.yield_min,
+    yield_max: r.yield_max,
+    final_score: r.final_score,
+    risk_band: r.risk_band as Headline['risk_band'],
+    scored_at: r.scored_at,
+  };
+}
+
+/** A whole public list: its headlines in position order and its bytes, as served after the first time and on it. */
+function listing(rows: Awaited<ReturnType<typeof listPublicHeadlines>>): {
+  headlines: Headline[];
+  cached: SnapshotBody;
+  fresh: SnapshotBody;
+} {
+  const data = rows.map(headlineOf);
+  // In position order by this process's own comparison, whatever the store's collation, so a page's cursor
+  // is found by the same rule the list was sorted by.
+  data.sort(byPosition);
+  const body = (cached: boolean): SnapshotBody => {
+    const bytes = Buffer.from(JSON.stringify({ data, limitations_disclosure: LIMITATIONS_DISCLOSURE, cached }));
+    return { bytes, etag: strongEtag(bytes) };
+  };
+  return { headlines: data, cached: body(true), fresh: body(false) };
 }
 
 /** A strong ETag of these bytes: 32 characters of their SHA-256. */

@@ -1,33 +1,70 @@
 import type { RiskIndicatorResponse } from '@svc/contracts';
 import type { NextBandPath, RiskIndicator } from '@svc/methodology';
-import { findCurrent, findIndicator, findProvider, listCurrent, listHistory } from '../store/repositories/providers.js';
+import {
+  findCurrent,
+  findIndicator,
+  findInForce,
+  findProvider,
+  listCurrent,
+  listHistory,
+} from '../store/repositories/providers.js';
+import { pastInstant } from './as-of.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { decodeCursor, NamePosition, pageOf } from './paging.js';
+import { decodeNameCursor, namePosition, pageOf } from './paging.js';
+import type { SnapshotRead } from './public-snapshot.js';
 import { servedIndicatorJson } from './served.js';
 import { type CheckedStatement, checkedPublicationStatement } from './statements.js';
 
 /** Published Risk Indicators as the API and the pages read them: in force, listed, packaged, verified. */
 
-/** The provider's Risk Indicator in force, as served (JSON text); `not_found` when it has none. */
-export async function currentIndicator(ctx: ServiceContext, input: { providerId: string }): Promise<string> {
-  const row = await findCurrent(ctx.store.db, input.providerId.toLowerCase());
-  if (!row) throw new ServiceError('not_found', `no published Risk Indicator for provider ${input.providerId}`);
+/**
+ * The provider's Risk Indicator in force, as served (JSON text): now, or with `asOf` (an `as_of` value) the one in
+ * force at that instant as it was published then; `not_found` when it has none.
+ */
+export async function currentIndicator(
+  ctx: ServiceContext,
+  input: { providerId: string; asOf?: string | undefined },
+): Promise<string> {
+  const providerId = input.providerId.toLowerCase();
+  if (input.asOf === undefined) {
+    const row = await findCurrent(ctx.store.db, providerId);
+    if (!row) throw new ServiceError('not_found', `no published Risk Indicator for provider ${input.providerId}`);
+    return servedIndicatorJson(row);
+  }
+  const asOf = pastInstant(ctx, input.asOf);
+  const row = await findInForce(ctx.store.db, providerId, asOf);
+  if (!row)
+    throw new ServiceError('not_found', `no Risk Indicator of provider ${input.providerId} was in force at ${asOf}`);
   return servedIndicatorJson(row);
 }
 
 /**
  * A page of indicators in force by name, after the `cursor` of the previous page: each as served (JSON text), and the
- * cursor of the next page (null on the last).
+ * cursor of the next page (null on the last). With `asOf` (an `as_of` value), those in force at that instant as they
+ * were published then; its cursors hold the instant and serve no other.
  */
 export async function currentIndicatorsPage(
   ctx: ServiceContext,
-  input: { plannerType?: string | undefined; cursor?: string | undefined; limit: number },
+  input: { plannerType?: string | undefined; cursor?: string | undefined; limit: number; asOf?: string | undefined },
 ): Promise<{ data: string[]; nextCursor: string | null }> {
-  const after = decodeCursor(input.cursor, NamePosition);
-  const rows = await listCurrent(ctx.store.db, { plannerType: input.plannerType, after, limit: input.limit + 1 });
-  const { page, nextCursor } = pageOf(rows, input.limit, (r) => ({ name: r.name, id: r.id }));
+  const asOf = input.asOf === undefined ? undefined : pastInstant(ctx, input.asOf);
+  const after = decodeNameCursor(input.cursor, asOf);
+  const rows = await listCurrent(ctx.store.db, { plannerType: input.plannerType, after, limit: input.limit + 1, asOf });
+  const { page, nextCursor } = pageOf(rows, input.limit, (r) => namePosition(r, asOf));
   return { data: page.map(servedIndicatorJson), nextCursor };
+}
+
+/**
+ * The public list as of a past instant (an `as_of` value): the headlines in force then, in the current list's form
+ * and order, with the instant (ISO 8601 UTC with milliseconds) its cursors hold.
+ */
+export async function publicScoresAsOf(
+  ctx: ServiceContext,
+  input: { asOf: string },
+): Promise<SnapshotRead & { asOf: string }> {
+  const asOf = pastInstant(ctx, input.asOf);
+  return { ...(await ctx.snapshot.asOf(asOf)), asOf };
 }
 
 /** Every indicator in force, by name, optionally of one planner type (the export). */

@@ -28,6 +28,7 @@ import * as recordHistory from './migrations/0007-record-history.js';
 import * as keysAndBestBandPaths from './migrations/0008-keys-and-best-band-paths.js';
 import * as operatorsAndAudit from './migrations/0009-operators-and-audit.js';
 import * as signedStatements from './migrations/0010-signed-statements.js';
+import * as asOfIndex from './migrations/0011-as-of-index.js';
 import { readAtOnceWith } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -224,6 +225,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0008-keys-and-best-band-paths': keysAndBestBandPaths,
   '0009-operators-and-audit': operatorsAndAudit,
   '0010-signed-statements': signedStatements,
+  '0011-as-of-index': asOfIndex,
 };
 
 /** The migrations this code knows, oldest first. */

@@ -201,6 +201,31 @@ describe.each(engines)('GET /api/public/scores on %s', (engine) => {
       }
     });
 
+    it('an as_of alone too: the same status, bytes and headers as the Express route (reached with another query)', async () => {
+      const s = server();
+      const asOf = encodeURIComponent(new Date().toISOString());
+      // The first answer builds the list as of that instant (cached: false); every later one has the same bytes.
+      const built = await s.get(`/api/public/scores?as_of=${asOf}`, { headers: { 'x-forwarded-for': clientIp(310) } });
+      expect(((await built.json()) as { cached: boolean }).cached).toBe(false);
+      const fast = await s.get(`/api/public/scores?as_of=${asOf}`, { headers: { 'x-forwarded-for': clientIp(311) } });
+      const routed = await s.get(`/api/public/scores?as_of=${asOf}&`, {
+        headers: { 'x-forwarded-for': clientIp(312) },
+      });
+      expect([fast.status, routed.status]).toEqual([200, 200]);
+      const text = await fast.text();
+      expect(text).toBe(await routed.text());
+      expect(JSON.parse(text)).toMatchObject({ cached: true, data: [{ name: 'Example Sats Lending' }] });
+      expect(comparable(fast)).toEqual(comparable(routed));
+      const conditional = (ip: number) => ({
+        'x-forwarded-for': clientIp(ip),
+        'if-none-match': fast.headers.get('etag') ?? '',
+      });
+      const fast304 = await s.get(`/api/public/scores?as_of=${asOf}`, { headers: conditional(313) });
+      const routed304 = await s.get(`/api/public/scores?as_of=${asOf}&`, { headers: conditional(314) });
+      expect([fast304.status, routed304.status]).toEqual([304, 304]);
+      expect(comparable(fast304)).toEqual(comparable(routed304));
+    });
+
     it('304: the same headers both ways; HEAD (answered by Express) carries the GET headers', async () => {
       const s = server();
       const { etag } = await getScores(s, { 'x-forwarded-for': clientIp(303) });
@@ -251,7 +276,19 @@ describe.each(engines)('GET /api/public/scores on %s', (engine) => {
         const first = await fetch(`${url}/api/public/scores`);
         expect(first.status).toBe(200);
         expect(await first.text()).toContain('Example Sats Lending');
+        // A servable as_of alone, written as a date or a timestamp, is answered here too.
+        for (const asOf of [new Date().toISOString(), encodeURIComponent(new Date().toISOString()), '2026-04-01']) {
+          const dated = await fetch(`${url}/api/public/scores?as_of=${asOf}`);
+          expect(dated.status, asOf).toBe(200);
+          await dated.body?.cancel();
+        }
         for (const [method, path] of [
+          ['GET', '/api/public/scores?as_of=yesterday'],
+          ['GET', '/api/public/scores?as_of=2999-01-01'],
+          ['GET', '/api/public/scores?as_of=2026-03-31'],
+          ['GET', '/api/public/scores?as_of=%E0%A4%A'],
+          ['GET', '/api/public/scores?as_of=2026-04-01&limit=1'],
+          ['GET', '/api/public/scores?as_of=2026-04-01&as_of=2026-04-02'],
           ['GET', '/api/public/scores?x=1'],
           ['HEAD', '/api/public/scores'],
           ['OPTIONS', '/api/public/scores'],
@@ -260,13 +297,13 @@ describe.each(engines)('GET /api/public/scores on %s', (engine) => {
         ] as const) {
           expect((await fetch(`${url}${path}`, { method })).status).toBe(418);
         }
-        // The same client address, one budget: 119 more served before the app is asked to refuse.
-        for (let i = 0; i < 119; i++) {
+        // The same client address, one budget: 116 more served before the app is asked to refuse.
+        for (let i = 0; i < 116; i++) {
           const res = await fetch(`${url}/api/public/scores`);
           expect(res.status).toBe(200);
           await res.body?.cancel();
         }
-        expect(reached).toHaveLength(5);
+        expect(reached).toHaveLength(11);
         expect((await fetch(`${url}/api/public/scores`)).status).toBe(418);
         expect(reached.at(-1)).toBe('GET /api/public/scores');
       } finally {

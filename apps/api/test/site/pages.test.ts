@@ -296,6 +296,9 @@ describe.each(engines)('site pages (%s)', (engine) => {
     for (const e of Object.values(endpoints)) {
       expect(text).toContain(`[${e.method.toUpperCase()} ${e.path}](${server.url}/docs#/`);
     }
+    // as_of, where it is taken, what it means and what is refused.
+    expect(text).toMatch(/As of a past instant: `as_of` on `GET \/api\/public\/scores`, `GET \/api\/v1\/scores`/);
+    expect(text).toContain('before 2026-04-01 or in the future');
     const fw = currentFramework().definition;
     expect(text).toContain(fw.framework_version);
     for (const m of fw.modules) expect(text).toContain(`${m.id} ${m.label}: weight ${m.weight}`);

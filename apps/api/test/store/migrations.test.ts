@@ -5,6 +5,7 @@ import { backfillNextBand } from '../../src/services/packaged.js';
 import { withdrawProvider } from '../../src/services/providers.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { insertCoverageRequest } from '../../src/store/repositories/coverage-requests.js';
+import { findInForce } from '../../src/store/repositories/providers.js';
 import { insertWorkspace } from '../../src/store/repositories/workspaces.js';
 import { migrate, openStore, type Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
@@ -24,6 +25,7 @@ const MIGRATIONS = [
   '0008-keys-and-best-band-paths',
   '0009-operators-and-audit',
   '0010-signed-statements',
+  '0011-as-of-index',
 ];
 
 const TABLES = [
@@ -64,9 +66,16 @@ async function undo0009(store: Store): Promise<void> {
 
 /** Takes the store back to before 0010: no statements, no signing keys, nothing signed after the fact. */
 async function undo0010(store: Store): Promise<void> {
+  await undo0011(store);
   for (const table of ['statements', 'signing_keys']) await store.db.schema.dropTable(table).execute();
   await sql`delete from store_meta where key = 'statements_backfilled'`.execute(store.db);
   await sql`delete from kysely_migration where name = '0010-signed-statements'`.execute(store.db);
+}
+
+/** Takes the store back to before 0011: no index of publications by the time they count from. */
+async function undo0011(store: Store): Promise<void> {
+  await store.db.schema.dropIndex('indicator_history_in_force').execute();
+  await sql`delete from kysely_migration where name = '0011-as-of-index'`.execute(store.db);
 }
 
 /** The tables of the store's own schema (a PostgreSQL database holds other tests' schemas too). */
@@ -233,6 +242,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0008-keys-and-best-band-paths',
       '0009-operators-and-audit',
       '0010-signed-statements',
+      '0011-as-of-index',
     ]);
     expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
       {
@@ -280,6 +290,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0008-keys-and-best-band-paths',
       '0009-operators-and-audit',
       '0010-signed-statements',
+      '0011-as-of-index',
     ]);
     expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
       {
@@ -345,6 +356,7 @@ describe.each(engines)('migrations on %s', (engine) => {
         '0008-keys-and-best-band-paths',
         '0009-operators-and-audit',
         '0010-signed-statements',
+        '0011-as-of-index',
       ]);
       expect(await paths()).toEqual({ LOW: null, MEDIUM: now.MEDIUM });
       expect(await backfillNextBand(store)).toBe(1);
@@ -352,6 +364,44 @@ describe.each(engines)('migrations on %s', (engine) => {
     } finally {
       await store.dispose();
     }
+  });
+
+  it('0011 indexes the publications of a store made before it: each as of an instant is found through the index', async () => {
+    const store = open(await place());
+    await migrateBesideOtherTests(store);
+    const clock = manualClock(AFTER_EXAMPLES);
+    const publish = () =>
+      publishIndicator(ctxOf(store, { clock }), {
+        document: exampleDocument('worked-example'),
+        framework,
+        approvedAt: '2026-06-02T10:00:00.000Z',
+      });
+    await publish();
+    const published = clock.now().toISOString();
+    clock.advance(60_000);
+    await withdrawProvider(ctxOf(store, { clock }), { providerId: WORKED_ID, reason: 'ceased lending' });
+    const withdrawn = clock.now().toISOString();
+    await undo0011(store);
+
+    expect(await migrateBesideOtherTests(store)).toEqual(['0011-as-of-index']);
+    expect((await findInForce(store.db, WORKED_ID, published))?.published_at).toBe(published);
+    expect(await findInForce(store.db, WORKED_ID, new Date(Date.parse(published) - 1).toISOString())).toBeUndefined();
+    expect(
+      (await findInForce(store.db, WORKED_ID, new Date(Date.parse(withdrawn) - 1).toISOString()))?.published_at,
+    ).toBe(published);
+    expect(await findInForce(store.db, WORKED_ID, withdrawn)).toBeUndefined();
+    const plan =
+      engine === 'sqlite'
+        ? (
+            await sql<{ detail: string }>`explain query plan select seq from indicator_history
+            where provider_id = ${WORKED_ID} and published_at <= ${withdrawn}
+            order by published_at desc, seq desc limit 1`.execute(store.db)
+          ).rows.map((r) => r.detail)
+        : (
+            await sql<{ indexname: string }>`select indexname from pg_indexes
+            where schemaname = current_schema() and tablename = 'indicator_history'`.execute(store.db)
+          ).rows.map((r) => r.indexname);
+    expect(plan.join('\n')).toContain('indicator_history_in_force');
   });
 
   it('ping answers on an open store and fails once it is closed', async () => {

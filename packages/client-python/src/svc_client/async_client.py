@@ -90,11 +90,15 @@ class AsyncClient:
 
     # ---- public ----
 
-    async def public_scores(self, limit: Optional[int] = None, cursor: Optional[str] = None) -> PublicScoresResponse:
-        return await self._run(self._client.public_scores, limit, cursor)
+    async def public_scores(
+        self, limit: Optional[int] = None, cursor: Optional[str] = None, as_of: Optional[str] = None
+    ) -> PublicScoresResponse:
+        return await self._run(self._client.public_scores, limit, cursor, as_of)
 
-    def iter_public_scores(self, page_size: Optional[int] = None) -> AsyncIterator[PublicScore]:
-        return _async_items(lambda cursor: self.public_scores(page_size or 100, cursor))
+    def iter_public_scores(
+        self, page_size: Optional[int] = None, as_of: Optional[str] = None
+    ) -> AsyncIterator[PublicScore]:
+        return _async_items(lambda cursor: self.public_scores(page_size or 100, cursor, as_of))
 
     async def changelog(
         self, since: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None
@@ -142,17 +146,21 @@ class AsyncClient:
     # ---- scores ----
 
     async def scores(
-        self, planner_type: Optional[PlannerType] = None, limit: Optional[int] = None, cursor: Optional[str] = None
+        self,
+        planner_type: Optional[PlannerType] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        as_of: Optional[str] = None,
     ) -> ScoresListResponse:
-        return await self._run(self._client.scores, planner_type, limit, cursor)
+        return await self._run(self._client.scores, planner_type, limit, cursor, as_of)
 
     def iter_scores(
-        self, planner_type: Optional[PlannerType] = None, page_size: Optional[int] = None
+        self, planner_type: Optional[PlannerType] = None, page_size: Optional[int] = None, as_of: Optional[str] = None
     ) -> AsyncIterator[RiskIndicator]:
-        return _async_items(lambda cursor: self.scores(planner_type, page_size, cursor))
+        return _async_items(lambda cursor: self.scores(planner_type, page_size, cursor, as_of))
 
-    async def score(self, provider_id: str) -> RiskIndicator:
-        return await self._run(self._client.score, provider_id)
+    async def score(self, provider_id: str, as_of: Optional[str] = None) -> RiskIndicator:
+        return await self._run(self._client.score, provider_id, as_of)
 
     async def history(
         self, provider_id: str, limit: Optional[int] = None, cursor: Optional[str] = None

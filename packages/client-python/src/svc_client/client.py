@@ -88,15 +88,20 @@ class Client:
 
     # ---- public ----
 
-    def public_scores(self, limit: Optional[int] = None, cursor: Optional[str] = None) -> PublicScoresResponse:
+    def public_scores(
+        self, limit: Optional[int] = None, cursor: Optional[str] = None, as_of: Optional[str] = None
+    ) -> PublicScoresResponse:
         """Headline score and band of every provider, or with ``limit`` or ``cursor`` one page of them in name
-        order (``next_cursor`` then set). No key; 120 requests a minute per client IP."""
-        query = {"limit": limit, "cursor": cursor}
+        order (``next_cursor`` then set). With ``as_of`` (an RFC 3339 timestamp, or a date YYYY-MM-DD meaning the
+        end of that day UTC), the headlines in force at that instant; a page's cursor goes with the same ``as_of``.
+        No key; 120 requests a minute per client IP."""
+        query = {"limit": limit, "cursor": cursor, "as_of": as_of}
         return cast(PublicScoresResponse, self._get_json("/api/public/scores", query))
 
-    def iter_public_scores(self, page_size: Optional[int] = None) -> Iterator[PublicScore]:
-        """Every provider's headline, page by page (``page_size`` per request, default 100)."""
-        return _items(lambda cursor: self.public_scores(page_size or 100, cursor))
+    def iter_public_scores(self, page_size: Optional[int] = None, as_of: Optional[str] = None) -> Iterator[PublicScore]:
+        """Every provider's headline (as of ``as_of``, if given), page by page (``page_size`` per request, default
+        100)."""
+        return _items(lambda cursor: self.public_scores(page_size or 100, cursor, as_of))
 
     def changelog(
         self, since: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None
@@ -156,21 +161,30 @@ class Client:
     # ---- scores (PROFESSIONAL and above; computation packages ENTERPRISE) ----
 
     def scores(
-        self, planner_type: Optional[PlannerType] = None, limit: Optional[int] = None, cursor: Optional[str] = None
+        self,
+        planner_type: Optional[PlannerType] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        as_of: Optional[str] = None,
     ) -> ScoresListResponse:
-        """One page of current Risk Indicators, by provider name (``limit`` 1 to 500, default 100)."""
-        query = {"planner_type": planner_type, "limit": limit, "cursor": cursor}
+        """One page of current Risk Indicators, by provider name (``limit`` 1 to 500, default 100); with ``as_of``,
+        those in force at that instant, as published then (a page's cursor goes with the same ``as_of``)."""
+        query = {"planner_type": planner_type, "limit": limit, "cursor": cursor, "as_of": as_of}
         return cast(ScoresListResponse, self._get_json("/api/v1/scores", query))
 
     def iter_scores(
-        self, planner_type: Optional[PlannerType] = None, page_size: Optional[int] = None
+        self, planner_type: Optional[PlannerType] = None, page_size: Optional[int] = None, as_of: Optional[str] = None
     ) -> Iterator[RiskIndicator]:
-        """Every current Risk Indicator, by provider name, fetching the pages as they are needed."""
-        return _items(lambda cursor: self.scores(planner_type, page_size, cursor))
+        """Every current Risk Indicator (or every one in force at ``as_of``), by provider name, fetching the pages
+        as they are needed."""
+        return _items(lambda cursor: self.scores(planner_type, page_size, cursor, as_of))
 
-    def score(self, provider_id: str) -> RiskIndicator:
-        """A provider's current Risk Indicator; 404 ``not_found`` when it has none."""
-        return cast(RiskIndicator, self._get_json(f"/api/v1/scores/{path_segment(provider_id)}"))
+    def score(self, provider_id: str, as_of: Optional[str] = None) -> RiskIndicator:
+        """A provider's current Risk Indicator; with ``as_of`` (an RFC 3339 timestamp, or a date YYYY-MM-DD meaning
+        the end of that day UTC), the one in force at that instant, as published then. 404 ``not_found`` when it
+        has none (then)."""
+        path = f"/api/v1/scores/{path_segment(provider_id)}"
+        return cast(RiskIndicator, self._get_json(path, {"as_of": as_of}))
 
     def history(
         self, provider_id: str, limit: Optional[int] = None, cursor: Optional[str] = None

@@ -3,6 +3,9 @@ import { currentIndicator } from '../../services/scores.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 
-export default defineRoute(endpoints.getScore, async ({ params, caller, services, req }) => ({
-  jsonText: await currentIndicator(serviceContextOf({ caller, services, req }), params),
+export default defineRoute(endpoints.getScore, async ({ params, query, caller, services, req }) => ({
+  jsonText: await currentIndicator(serviceContextOf({ caller, services, req }), {
+    providerId: params.providerId,
+    asOf: query.as_of,
+  }),
 }));

@@ -1,10 +1,11 @@
 import { endpoints, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
-import { decodeCursor, encodeCursor, NamePosition } from '../../services/paging.js';
+import { decodeNameCursor, encodeCursor, namePosition } from '../../services/paging.js';
 import { headlinesAfter, strongEtag } from '../../services/public-snapshot.js';
+import { publicScoresAsOf } from '../../services/scores.js';
 import { nextLink } from '../pagination.js';
 import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from '../public-scores.js';
 import type { Reply } from '../route.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, serviceContextOf } from '../route.js';
 
 const DEFAULT_PAGE = 100;
 
@@ -12,16 +13,22 @@ const DEFAULT_PAGE = 100;
  * Every provider's headline from the snapshot, with a strong ETag; a matching If-None-Match gets 304 and no body.
  * A plain GET is answered before Express (fast-path.ts) with the same headers; this route serves the rest: HEAD,
  * and pages (`limit` or `cursor`), cut from the same snapshot in name order, each with an ETag of its own bytes.
+ * With `as_of`, the same from the list as of that instant (built from the history once per instant and
+ * publication), whose cursors hold the instant.
  */
-export default defineRoute(endpoints.listPublicScores, async ({ query, services, req }) => {
-  const read = await services.snapshot.get();
+export default defineRoute(endpoints.listPublicScores, async (route) => {
+  const { query, services, req } = route;
+  const dated =
+    query.as_of === undefined ? null : await publicScoresAsOf(serviceContextOf(route), { asOf: query.as_of });
+  const read = dated ?? (await services.snapshot.get());
   if (query.limit === undefined && query.cursor === undefined) {
     return conditional(req.get('if-none-match'), read.body.etag, read.body.bytes);
   }
+  const asOf = dated?.asOf;
   const limit = query.limit ?? DEFAULT_PAGE;
-  const { page, more } = headlinesAfter(read.headlines, decodeCursor(query.cursor, NamePosition), limit);
+  const { page, more } = headlinesAfter(read.headlines, decodeNameCursor(query.cursor, asOf), limit);
   const last = page[page.length - 1];
-  const nextCursor = more && last ? encodeCursor({ name: last.name, id: last.id }) : null;
+  const nextCursor = more && last ? encodeCursor(namePosition(last, asOf)) : null;
   const bytes = Buffer.from(
     JSON.stringify({
       data: page,

@@ -11,6 +11,7 @@ export default defineRoute(endpoints.listScores, async (route) => {
     plannerType: query.planner_type,
     cursor: query.cursor,
     limit: query.limit,
+    asOf: query.as_of,
   });
   const frameworkVersion = JSON.stringify((await frameworkInForce(ctx)).definition.framework_version);
   return {

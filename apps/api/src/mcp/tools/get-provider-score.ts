@@ -1,16 +1,22 @@
 import type { McpToolInput } from '@svc/contracts';
+import { pastInstant } from '../../services/as-of.js';
 import type { ServiceContext } from '../../services/context.js';
 import { currentIndicator } from '../../services/scores.js';
 import { resolveProviders } from '../resolve.js';
 
-/** The current indicator of the provider named, exactly as GET /api/v1/scores/{providerId} serves it. */
+/**
+ * The indicator of the provider named, exactly as GET /api/v1/scores/{providerId} serves it: the current one, or with
+ * `as_of` the one in force at that instant (the name matched among the providers in force then).
+ */
 export async function getProviderScore(
   ctx: ServiceContext,
   input: McpToolInput<'get_provider_score'>,
 ): Promise<string> {
-  const resolved = await resolveProviders(ctx.snapshot, [input.provider_name], ['input.provider_name']);
+  // as_of is judged first, and named as the tool's argument.
+  const asOf = input.as_of === undefined ? undefined : pastInstant(ctx, input.as_of, 'input.as_of');
+  const resolved = await resolveProviders(ctx.snapshot, [input.provider_name], ['input.provider_name'], asOf);
   if ('ambiguity' in resolved) return JSON.stringify(resolved.ambiguity);
   const [id = ''] = resolved.ids;
   // A provider withdrawn since the snapshot was read is a not_found.
-  return currentIndicator(ctx, { providerId: id });
+  return currentIndicator(ctx, { providerId: id, asOf });
 }
