@@ -168,6 +168,14 @@ class Analysis(unittest.IsolatedAsyncioTestCase):
         self.assertIn(indicator["name"], await aclient.memo(indicator["provider_id"]))
         self.assertIn("<html", (await aclient.memo(indicator["provider_id"], format="html")).lower())
 
+    async def test_track_record(self) -> None:
+        aclient, client = clients()
+        self.assertEqual(await aclient.band_counts("2026-06-30"), client.band_counts("2026-06-30"))
+        self.assertEqual(await aclient.transitions("2026-06-30", "2026-07-31"), client.transitions("2026-06-30", "2026-07-31"))
+        self.assertEqual(await aclient.band_counts_csv("2026-06-30"), client.band_counts_csv("2026-06-30"))
+        csv = await aclient.transitions_csv("2026-06-30", "2026-07-31")
+        self.assertTrue(csv.startswith("from,to,band,"))
+
     async def test_evidence_schedule(self) -> None:
         aclient, client = clients()
         provider_id = client.scores(limit=1)["data"][0]["provider_id"]

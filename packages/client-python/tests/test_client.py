@@ -345,6 +345,25 @@ class Analysis(unittest.TestCase):
         self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
 
 
+class TrackRecord(unittest.TestCase):
+    def test_transitions_and_band_counts_answer_json_and_csv_without_a_key(self) -> None:
+        anonymous = client(None)
+        counts = anonymous.band_counts()
+        self.assertEqual(sum(b["count"] for b in counts["bands"]), counts["total"])
+        self.assertEqual([b["band"] for b in counts["bands"]], ["LOW", "MEDIUM", "ELEVATED", "HIGH", "SEVERE"])
+        self.assertEqual(anonymous.band_counts("2026-04-01")["total"], 0)
+        matrix = anonymous.transitions("2026-04-01")
+        self.assertEqual(matrix["from"], "2026-04-01T23:59:59.999Z")
+        self.assertEqual(matrix["columns"][-1], "WITHDRAWN")
+        self.assertEqual(matrix["summary"]["rated_at_from"], 0)
+        self.assertEqual(matrix["summary"]["rated_since"], counts["total"])
+        self.assertTrue(anonymous.transitions_csv("2026-04-01").startswith("from,to,band,total,LOW,"))
+        self.assertTrue(anonymous.band_counts_csv().startswith("as_of,band,count,share\r\n"))
+        with self.assertRaises(SvcApiError) as caught:
+            anonymous.transitions("2026-05-01", "2026-04-15")
+        self.assertEqual([e["path"] for e in caught.exception.errors], ["query.from"])
+
+
 class Errors(unittest.TestCase):
     def test_no_key_gets_401_missing_api_key_with_the_problem_fields(self) -> None:
         with self.assertRaises(SvcApiError) as caught:

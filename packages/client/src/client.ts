@@ -3,6 +3,8 @@ import type { RateLimitInfo } from './rate-limit.js';
 import { type RetryOptions, retryPolicy } from './retry.js';
 import { type Call, type QueryValue, type RequestOptions, Transport } from './transport.js';
 import type {
+  BandsParams,
+  BandsResponse,
   ChangelogEntry,
   ChangelogParams,
   ChangelogResponse,
@@ -46,6 +48,8 @@ import type {
   SignedStatementResponse,
   SigningKeysResponse,
   StatusResponse,
+  TransitionsParams,
+  TransitionsResponse,
   Unpaged,
   WebhookCreateBody,
   WebhookDelivery,
@@ -158,6 +162,29 @@ export class SvcClient {
   /** GET /.well-known/svc-signing-keys.json: the public keys statements are signed with (a JWKS). No key needed. */
   signingKeys(options?: RequestOptions): Promise<SigningKeysResponse> {
     return this.#http.json(get('/.well-known/svc-signing-keys.json'), options);
+  }
+
+  /**
+   * GET /api/public/statistics/transitions: the band transition matrix of the providers rated at `from` against
+   * their band at `to` (the present when left out) or WITHDRAWN, with counts, row shares and a summary. No key.
+   */
+  transitions(params: TransitionsParams, options?: RequestOptions): Promise<TransitionsResponse> {
+    return this.#http.json(get('/api/public/statistics/transitions', params), options);
+  }
+
+  /** The transition matrix as CSV text (`format=csv`): one row per band, counts then shares to 4 places. No key. */
+  transitionsCsv(params: TransitionsParams, options?: RequestOptions): Promise<string> {
+    return this.#http.text(get('/api/public/statistics/transitions', { ...params, format: 'csv' }), options);
+  }
+
+  /** GET /api/public/statistics/bands: providers per band at `as_of` (the present when left out). No key. */
+  bandCounts(params: BandsParams = {}, options?: RequestOptions): Promise<BandsResponse> {
+    return this.#http.json(get('/api/public/statistics/bands', params), options);
+  }
+
+  /** The band counts as CSV text (`format=csv`). No key. */
+  bandCountsCsv(params: BandsParams = {}, options?: RequestOptions): Promise<string> {
+    return this.#http.text(get('/api/public/statistics/bands', { ...params, format: 'csv' }), options);
   }
 
   /** GET /api/public/frameworks: every released framework with its `framework_sha256` and sign-off. No key. */

@@ -1,4 +1,5 @@
 import type {
+  BandsQuery,
   ChangelogQuery,
   ChangelogResponseSchema,
   ComputationPackageSchema,
@@ -22,6 +23,7 @@ import type {
   ScoreHistoryResponse,
   ScoreQuery,
   ScoresQuery,
+  TransitionsQuery,
   WebhooksListResponseSchema,
   WhatIfBody,
 } from '@svc/contracts';
@@ -37,6 +39,7 @@ type Parsed<S> = S extends { _zod: { output: infer O } } ? O : never;
 type Accepted<S> = S extends { _zod: { input: infer I } } ? I : never;
 
 export type {
+  BandsResponse,
   ChangelogEntry,
   Comparison,
   CoverageRequestBody,
@@ -67,6 +70,7 @@ export type {
   SigningKeysResponse,
   StatusResponse,
   Tier,
+  TransitionsResponse,
   WebhookCreateBody,
   WebhookDelivery,
   WebhookEndpoint,
@@ -91,6 +95,10 @@ export type ProviderSearchParams = Pick<ProviderSearchQuery, 'q'> & Partial<Omit
 export type MemoParams = Partial<Parsed<typeof MemoQuerySchema>>;
 export type EvidenceScheduleParams = Partial<Parsed<typeof EvidenceScheduleQuerySchema>>;
 export type ExportParams = Parsed<typeof ExportQuerySchema>;
+/** The transition matrix's instants: `from`, and `to` (the present when left out). */
+export type TransitionsParams = Omit<TransitionsQuery, 'format'>;
+/** The band counts' instant: `as_of` (the present when left out). */
+export type BandsParams = Partial<Omit<BandsQuery, 'format'>>;
 
 /** An iteration's query: a page size perhaps, but no cursor (the iteration follows `next_cursor` itself). */
 export type Unpaged<P> = Omit<P, 'cursor'>;

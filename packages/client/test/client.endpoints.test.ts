@@ -91,6 +91,26 @@ describe('public endpoints, without a key', () => {
     expect(definition.framework_version).toBe(first?.framework_version);
   });
 
+  it('transitions and bandCounts: the track record of the four providers, as JSON and as CSV', async () => {
+    const counts = await anonymous.bandCounts();
+    conforms('getBandStatistics', counts);
+    expect(counts.total).toBe(4);
+    expect(counts.bands.reduce((sum, b) => sum + b.count, 0)).toBe(4);
+    const before = await anonymous.bandCounts({ as_of: '2026-04-01' });
+    expect(before.total).toBe(0);
+    // Nothing was rated at the start: the matrix is empty and the four are rated since.
+    const matrix = await anonymous.transitions({ from: '2026-04-01' });
+    conforms('getTransitionStatistics', matrix);
+    expect(matrix.summary).toMatchObject({ rated_at_from: 0, rated_since: 4 });
+    const csv = await anonymous.transitionsCsv({ from: '2026-04-01' });
+    expect(csv.split('\r\n')[0]).toMatch(/^from,to,band,total,LOW,/);
+    expect(await anonymous.bandCountsCsv()).toMatch(/^as_of,band,count,share\r\n/);
+    await expect(anonymous.transitions({ from: '2026-03-01' })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+    });
+  });
+
   it('changelog lists the changes, newest first: four new providers, then the republished one', async () => {
     const feed = await anonymous.changelog({ limit: 50 });
     conforms('getChangelog', feed);

@@ -21,6 +21,8 @@ const METHOD_OF: Record<EndpointName, keyof SvcClient> = {
   getScoreRequest: 'scoreRequestStatus',
   getPublicationStatement: 'publicationStatement',
   getSigningKeys: 'signingKeys',
+  getTransitionStatistics: 'transitions',
+  getBandStatistics: 'bandCounts',
   createWebhook: 'createWebhook',
   listWebhooks: 'listWebhooks',
   deleteWebhook: 'deleteWebhook',

@@ -50,6 +50,12 @@ import {
 } from './scores.js';
 import { PublicationParamsSchema, SignedStatementSchema, SigningKeysResponseSchema } from './statements.js';
 import {
+  BandsQuerySchema,
+  BandsResponseSchema,
+  TransitionsQuerySchema,
+  TransitionsResponseSchema,
+} from './statistics.js';
+import {
   DeliveriesQuerySchema,
   DeliveriesResponseSchema,
   DeliveryParamsSchema,
@@ -376,6 +382,51 @@ export const endpoints = withTransportErrors({
     params: PublicationParamsSchema,
     success: { status: 200, description: 'The signed statement.', contentType: json, schema: SignedStatementSchema },
     errors: ['invalid_request', 'not_found', 'rate_limited', 'unavailable'],
+  },
+  getTransitionStatistics: {
+    operationId: 'getTransitionStatistics',
+    method: 'get',
+    path: '/api/public/statistics/transitions',
+    summary: 'The band transition matrix between two instants (public)',
+    description:
+      'The track record: the providers whose rating was in force at `from`, by their band then (rows), against their ' +
+      'band at `to` (default: the present) or WITHDRAWN when none was in force then (columns); counts and row shares, ' +
+      'with the upgrades, downgrades, unchanged, withdrawn and newly rated providers counted. In force means as for ' +
+      '`as_of`: the latest publication at or before the instant, unless withdrawn by then. `format=csv` answers one ' +
+      'row per band. Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'public_records',
+    query: TransitionsQuerySchema,
+    success: {
+      status: 200,
+      description: 'The transition matrix.',
+      contentType: json,
+      otherContentTypes: ['text/csv'],
+      schema: TransitionsResponseSchema,
+    },
+    bodiless: [{ status: 304, description: 'Not modified: `If-None-Match` names the current ETag.' }],
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
+  },
+  getBandStatistics: {
+    operationId: 'getBandStatistics',
+    method: 'get',
+    path: '/api/public/statistics/bands',
+    summary: 'Providers per band at an instant (public)',
+    description:
+      'How many providers had a rating in force in each band at `as_of` (default: the present), with their shares. ' +
+      '`format=csv` answers one row per band. Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'public_records',
+    query: BandsQuerySchema,
+    success: {
+      status: 200,
+      description: 'The band counts.',
+      contentType: json,
+      otherContentTypes: ['text/csv'],
+      schema: BandsResponseSchema,
+    },
+    bodiless: [{ status: 304, description: 'Not modified: `If-None-Match` names the current ETag.' }],
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
   },
   getSigningKeys: {
     operationId: 'getSigningKeys',

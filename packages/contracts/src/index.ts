@@ -8,4 +8,5 @@ export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from 
 export * from './resources.js';
 export * from './scores.js';
 export * from './statements.js';
+export * from './statistics.js';
 export * from './webhooks.js';

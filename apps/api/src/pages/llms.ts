@@ -113,6 +113,7 @@ export function llmsTxt(
     `## Methodology: ${fw.framework_version}`,
     '',
     `${fw.name} ${fw.version}, effective ${fw.effective_date}. The full definition (criteria, scales, rounding) and its \`framework_sha256\` are served by \`GET /api/v1/methodology\`; without a key, \`GET /api/public/frameworks/${fw.version}\` serves the definition's canonical bytes, whose SHA-256 is \`framework_sha256\`; the whole specification (every rule, text template, package member and hash, and a worked example) is the page [${site}/methodology](${site}/methodology).`,
+    '- Track record, no key: `GET /api/public/statistics/transitions?from=DATE&to=DATE` is the band transition matrix of the providers rated at `from` against their band at `to` (default now) or WITHDRAWN, with counts, row shares and a summary (upgraded, downgraded, unchanged, withdrawn, rated since); `GET /api/public/statistics/bands?as_of=DATE` counts providers per band; `format=csv` for both.',
     '',
     `- Score: ${fw.score_range.min} to ${fw.score_range.max}, higher means lower risk; ${fw.criteria.length} criteria weighted to 100 in ${fw.modules.length} modules:`,
     ...fw.modules.map((m) => `  - ${m.id} ${m.label}: weight ${m.weight}`),

@@ -325,6 +325,8 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
     },
     getPublicationStatement: () => ({ method: 'GET', path: `/api/public/publications/${RI_ID}` }),
     getSigningKeys: () => ({ method: 'GET', path: '/.well-known/svc-signing-keys.json' }),
+    getTransitionStatistics: () => ({ method: 'GET', path: '/api/public/statistics/transitions?from=2026-04-01' }),
+    getBandStatistics: () => ({ method: 'GET', path: '/api/public/statistics/bands' }),
     createWebhook: () => ({
       method: 'POST',
       path: WEBHOOKS,

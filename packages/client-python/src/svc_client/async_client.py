@@ -19,6 +19,8 @@ from .types import (
     DeliveriesResponse,
     DeliveryStatus,
     EvidenceScheduleResponse,
+    BandsResponse,
+    TransitionsResponse,
     HistoryEntry,
     Issuance,
     IssuancesResponse,
@@ -228,6 +230,18 @@ class AsyncClient:
 
     async def memo(self, provider_id: str, format: Optional[MemoFormat] = None) -> str:
         return await self._run(self._client.memo, provider_id, format)
+
+    async def transitions(self, from_: str, to: Optional[str] = None) -> TransitionsResponse:
+        return await self._run(self._client.transitions, from_, to)
+
+    async def transitions_csv(self, from_: str, to: Optional[str] = None) -> str:
+        return await self._run(self._client.transitions_csv, from_, to)
+
+    async def band_counts(self, as_of: Optional[str] = None) -> BandsResponse:
+        return await self._run(self._client.band_counts, as_of)
+
+    async def band_counts_csv(self, as_of: Optional[str] = None) -> str:
+        return await self._run(self._client.band_counts_csv, as_of)
 
     async def evidence_schedule(self, provider_id: str, days: Optional[int] = None) -> EvidenceScheduleResponse:
         return await self._run(self._client.evidence_schedule, provider_id, days)

@@ -15,6 +15,8 @@ from .types import (
     DeliveriesResponse,
     DeliveryStatus,
     EvidenceScheduleResponse,
+    BandsResponse,
+    TransitionsResponse,
     HistoryEntry,
     Holding,
     InputOverride,
@@ -149,6 +151,27 @@ class Client:
         RFC 8785 bytes by the key ``kid`` of signing_keys(). No key."""
         path = f"/api/public/publications/{path_segment(risk_indicator_id)}"
         return cast(SignedStatement, self._get_json(path, {}))
+
+    def transitions(self, from_: str, to: Optional[str] = None) -> TransitionsResponse:
+        """The band transition matrix of the providers rated at ``from_`` (a date, meaning the end of that day UTC,
+        or an RFC 3339 timestamp) against their band at ``to`` (the present when ``None``) or WITHDRAWN. No key."""
+        query = {"from": from_, "to": to}
+        return cast(TransitionsResponse, self._get_json("/api/public/statistics/transitions", query))
+
+    def transitions_csv(self, from_: str, to: Optional[str] = None) -> str:
+        """The transition matrix as CSV text: one row per band, counts then shares to 4 places. No key."""
+        query = {"from": from_, "to": to, "format": "csv"}
+        path = "/api/public/statistics/transitions"
+        return self._http.request("GET", path, query=query, accept=_text("text/csv")).text()
+
+    def band_counts(self, as_of: Optional[str] = None) -> BandsResponse:
+        """Providers per band at ``as_of`` (the present when ``None``), with their shares. No key."""
+        return cast(BandsResponse, self._get_json("/api/public/statistics/bands", {"as_of": as_of}))
+
+    def band_counts_csv(self, as_of: Optional[str] = None) -> str:
+        """The band counts as CSV text. No key."""
+        query = {"as_of": as_of, "format": "csv"}
+        return self._http.request("GET", "/api/public/statistics/bands", query=query, accept=_text("text/csv")).text()
 
     def signing_keys(self) -> SigningKeys:
         """The public keys statements are signed with, as a JWKS (active and retired). No key."""

@@ -616,3 +616,41 @@ class WebhookEvent(TypedDict):
     type: str
     created_at: str
     data: Dict[str, Any]
+
+
+class TransitionRow(TypedDict):
+    band: RiskBand
+    total: int
+    counts: Dict[str, int]
+    shares: Dict[str, float]
+
+
+class TransitionSummary(TypedDict):
+    rated_at_from: int
+    upgraded: int
+    downgraded: int
+    unchanged: int
+    withdrawn: int
+    rated_since: int
+
+
+# The functional form: `from` is a keyword in Python.
+TransitionsResponse = TypedDict(
+    "TransitionsResponse",
+    {"from": str, "to": str, "columns": List[str], "rows": List[TransitionRow], "summary": TransitionSummary},
+)
+"""The band transition matrix between two instants (columns: the five bands, then WITHDRAWN)."""
+
+
+class BandCount(TypedDict):
+    band: RiskBand
+    count: int
+    share: float
+
+
+class BandsResponse(TypedDict):
+    """Providers per band at one instant."""
+
+    as_of: str
+    total: int
+    bands: List[BandCount]

@@ -17,6 +17,7 @@ import getScoreHistory from './get-score-history.js';
 import getScoreMemo from './get-score-memo.js';
 import getScoreRequest from './get-score-request.js';
 import getSigningKeys from './get-signing-keys.js';
+import { getBandStatistics, getTransitionStatistics } from './get-statistics.js';
 import getStatus from './get-status.js';
 import listDeliveries from './list-deliveries.js';
 import listFrameworks from './list-frameworks.js';
@@ -57,6 +58,8 @@ export const routes: RouteModule[] = [
   getScoreRequest,
   getPublicationStatement,
   getSigningKeys,
+  getTransitionStatistics,
+  getBandStatistics,
   createWebhook,
   listWebhooks,
   deleteWebhook,

@@ -1,0 +1,32 @@
+import { endpoints } from '@svc/contracts';
+import { strongEtag } from '../../services/public-snapshot.js';
+import { bandCounts, bandsCsv, transitionMatrix, transitionsCsv } from '../../services/track-record.js';
+import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from '../public-scores.js';
+import { defineRoute, type Reply, serviceContextOf } from '../route.js';
+
+/** JSON or CSV bytes with a strong ETag of their own; a matching If-None-Match gets 304 and no body. */
+function answer(ifNoneMatch: string | undefined, format: 'json' | 'csv', json: unknown, csv: () => string): Reply {
+  const [bytes, contentType] =
+    format === 'csv'
+      ? [Buffer.from(csv()), 'text/csv; charset=utf-8']
+      : [Buffer.from(JSON.stringify(json)), 'application/json'];
+  const etag = strongEtag(bytes);
+  // As the public list: an answer that includes the present changes with the next publication, within the minute.
+  const headers = { ETag: etag, 'Cache-Control': PUBLIC_SCORES_CACHE_CONTROL };
+  if (matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
+  return { body: bytes, contentType, headers };
+}
+
+/** GET /api/public/statistics/transitions: the band transition matrix between two instants. */
+export const getTransitionStatistics = defineRoute(endpoints.getTransitionStatistics, async (route) => {
+  const { query, req } = route;
+  const matrix = await transitionMatrix(serviceContextOf(route), { from: query.from, to: query.to });
+  return answer(req.get('if-none-match'), query.format, matrix, () => transitionsCsv(matrix));
+});
+
+/** GET /api/public/statistics/bands: providers per band at an instant. */
+export const getBandStatistics = defineRoute(endpoints.getBandStatistics, async (route) => {
+  const { query, req } = route;
+  const counts = await bandCounts(serviceContextOf(route), { asOf: query.as_of });
+  return answer(req.get('if-none-match'), query.format, counts, () => bandsCsv(counts));
+});
