@@ -18,6 +18,7 @@ import type {
   ProviderSearchQuery,
   ProviderSearchResponseSchema,
   PublicScoresQuerySchema,
+  RatingActionsQuery,
   ScoreHistoryResponse,
   ScoresQuery,
   WebhooksListResponseSchema,
@@ -54,6 +55,9 @@ export type {
   ProviderMatch,
   PublicScore,
   PublicScoresResponse,
+  RatingAction,
+  RatingActionsQuery,
+  RatingActionsResponse,
   RiskBand,
   RiskIndicatorResponse,
   ScoreHistoryResponse,
@@ -79,6 +83,7 @@ export type HistoryParams = Partial<Parsed<typeof HistoryQuerySchema>>;
 export type MethodologyParams = Parsed<typeof MethodologyQuerySchema>;
 export type IssuancesParams = Partial<IssuancesQuery>;
 export type ChangelogParams = Partial<ChangelogQuery>;
+export type RatingActionsParams = Partial<RatingActionsQuery>;
 export type DeliveriesParams = Partial<DeliveriesQuery>;
 export type ProviderSearchParams = Pick<ProviderSearchQuery, 'q'> & Partial<Omit<ProviderSearchQuery, 'q'>>;
 export type MemoParams = Partial<Parsed<typeof MemoQuerySchema>>;

@@ -21,6 +21,9 @@ const METHOD_OF: Record<EndpointName, keyof SvcClient> = {
   getScoreRequest: 'scoreRequestStatus',
   getPublicationStatement: 'publicationStatement',
   getSigningKeys: 'signingKeys',
+  listRatingActions: 'ratingActions',
+  getRatingActionsAtom: 'ratingActionsAtom',
+  getRatingActionStatement: 'ratingActionStatement',
   createWebhook: 'createWebhook',
   listWebhooks: 'listWebhooks',
   deleteWebhook: 'deleteWebhook',
@@ -44,6 +47,7 @@ const ITERATOR_OF: Partial<Record<EndpointName, keyof SvcClient>> = {
   getScoreHistory: 'iterHistory',
   listIssuances: 'iterIssuances',
   getChangelog: 'iterChangelog',
+  listRatingActions: 'iterRatingActions',
   listDeliveries: 'iterDeliveries',
   listPublicScores: 'iterPublicScores',
 };

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
 import { listPublicHeadlines } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
+import { watchOf } from './served.js';
 
 export interface SnapshotBody {
   bytes: Buffer;
@@ -86,6 +87,8 @@ export class PublicSnapshot {
       final_score: r.final_score,
       risk_band: r.risk_band as Headline['risk_band'],
       scored_at: r.scored_at,
+      outlook: r.outlook as Headline['outlook'],
+      watch: watchOf(r),
     }));
     const body = (cached: boolean): SnapshotBody => {
       const bytes = Buffer.from(JSON.stringify({ data, limitations_disclosure: LIMITATIONS_DISCLOSURE, cached }));

@@ -28,6 +28,7 @@ import * as recordHistory from './migrations/0007-record-history.js';
 import * as keysAndBestBandPaths from './migrations/0008-keys-and-best-band-paths.js';
 import * as operatorsAndAudit from './migrations/0009-operators-and-audit.js';
 import * as signedStatements from './migrations/0010-signed-statements.js';
+import * as ratingActions from './migrations/0012-rating-actions.js';
 import { readAtOnceWith } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -207,6 +208,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0008-keys-and-best-band-paths': keysAndBestBandPaths,
   '0009-operators-and-audit': operatorsAndAudit,
   '0010-signed-statements': signedStatements,
+  '0012-rating-actions': ratingActions,
 };
 
 /** Brings the schema up to date; safe to run again and from several processes at once. */

@@ -11,6 +11,7 @@ import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework, WORKED_ID } from '../support/documents.js';
 import { engines, freshLocation, freshStore, migrateBesideOtherTests, type TestLocation } from '../support/stores.js';
+import { undo0012 } from '../support/undo-migrations.js';
 
 /** Every migration, in order: a fresh store runs them all. */
 const MIGRATIONS = [
@@ -24,6 +25,7 @@ const MIGRATIONS = [
   '0008-keys-and-best-band-paths',
   '0009-operators-and-audit',
   '0010-signed-statements',
+  '0012-rating-actions',
 ];
 
 const TABLES = [
@@ -38,6 +40,7 @@ const TABLES = [
   'issuances',
   'operators',
   'providers',
+  'rating_actions',
   'risk_indicators',
   'signing_keys',
   'statements',
@@ -62,8 +65,9 @@ async function undo0009(store: Store): Promise<void> {
   await sql`delete from kysely_migration where name = '0009-operators-and-audit'`.execute(store.db);
 }
 
-/** Takes the store back to before 0010: no statements, no signing keys, nothing signed after the fact. */
+/** Takes the store back to before 0010 (so before 0012): no statements, no signing keys, nothing signed after the fact. */
 async function undo0010(store: Store): Promise<void> {
+  await undo0012(store, null);
   for (const table of ['statements', 'signing_keys']) await store.db.schema.dropTable(table).execute();
   await sql`delete from store_meta where key = 'statements_backfilled'`.execute(store.db);
   await sql`delete from kysely_migration where name = '0010-signed-statements'`.execute(store.db);
@@ -233,6 +237,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0008-keys-and-best-band-paths',
       '0009-operators-and-audit',
       '0010-signed-statements',
+      '0012-rating-actions',
     ]);
     expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
       {
@@ -280,6 +285,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0008-keys-and-best-band-paths',
       '0009-operators-and-audit',
       '0010-signed-statements',
+      '0012-rating-actions',
     ]);
     expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
       {
@@ -345,6 +351,7 @@ describe.each(engines)('migrations on %s', (engine) => {
         '0008-keys-and-best-band-paths',
         '0009-operators-and-audit',
         '0010-signed-statements',
+        '0012-rating-actions',
       ]);
       expect(await paths()).toEqual({ LOW: null, MEDIUM: now.MEDIUM });
       expect(await backfillNextBand(store)).toBe(1);

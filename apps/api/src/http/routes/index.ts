@@ -9,6 +9,8 @@ import getComputation from './get-computation.js';
 import getFramework from './get-framework.js';
 import getMethodology from './get-methodology.js';
 import getPublicationStatement from './get-publication-statement.js';
+import getRatingActionStatement from './get-rating-action-statement.js';
+import getRatingActionsAtom from './get-rating-actions-atom.js';
 import getScore from './get-score.js';
 import getScoreHistory from './get-score-history.js';
 import getScoreMemo from './get-score-memo.js';
@@ -19,6 +21,7 @@ import listDeliveries from './list-deliveries.js';
 import listFrameworks from './list-frameworks.js';
 import listIssuances from './list-issuances.js';
 import listPublicScores from './list-public-scores.js';
+import listRatingActions from './list-rating-actions.js';
 import listScores from './list-scores.js';
 import listWebhooks from './list-webhooks.js';
 import { callMcpTool, getMcpManifest } from './mcp.js';
@@ -51,6 +54,9 @@ export const routes: RouteModule[] = [
   getScoreRequest,
   getPublicationStatement,
   getSigningKeys,
+  listRatingActions,
+  getRatingActionsAtom,
+  getRatingActionStatement,
   createWebhook,
   listWebhooks,
   deleteWebhook,

@@ -106,3 +106,19 @@ export async function approvedWithSha(
     .orderBy('id', 'desc')
     .executeTakeFirst();
 }
+
+/** The submission approved at an instant (a publication's score_verified_at): who made and who checked its inputs. */
+export async function approvedAtInstant(
+  db: Kysely<Database>,
+  providerId: string,
+  approvedAt: string,
+): Promise<Pick<ApprovedInputsRow, 'submitted_by' | 'approved_by'> | undefined> {
+  return db
+    .selectFrom('approved_inputs')
+    .select(['submitted_by', 'approved_by'])
+    .where('provider_id', '=', providerId)
+    .where('approved_at', '=', approvedAt)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

@@ -20,6 +20,10 @@ export function providerRowOf(p: Provider, now: string): ProviderRow {
     created_at: now,
     updated_at: now,
     withdrawn_at: null,
+    outlook: 'STABLE',
+    watch_direction: null,
+    watch_since: null,
+    watch_review_by: null,
   };
 }
 
@@ -78,7 +82,7 @@ export async function insertHistory(db: Kysely<Database>, row: IndicatorHistoryT
 }
 
 /** The fields a served Risk Indicator is assembled from: the stored JSON and the publication's times. */
-const servedColumns = [
+const publicationColumns = [
   'risk_indicators.indicator',
   'risk_indicators.path_to_next_band',
   'indicator_history.score_verified_at',
@@ -87,6 +91,18 @@ const servedColumns = [
   'statements.signature as statement_signature',
   'statements.statement_sha256',
 ] as const;
+
+/** ... with the outlook and watch in force, kept on the provider's row. */
+const servedColumns = [
+  ...publicationColumns,
+  'providers.outlook',
+  'providers.watch_direction',
+  'providers.watch_since',
+  'providers.watch_review_by',
+] as const;
+
+/** The rating actions a publication makes (its action names the outlook and watch in force when it was published). */
+export const PUBLICATION_ACTION_TYPES = ['NEW', 'UPGRADE', 'DOWNGRADE', 'AFFIRM', 'REINSTATE'] as const;
 
 /** Providers in force (not withdrawn) joined to the publication in force and its indicator. */
 function current(db: Kysely<Database>) {
@@ -164,6 +180,10 @@ export async function listPublicHeadlines(db: Kysely<Database>) {
       'risk_indicators.final_score',
       'risk_indicators.risk_band',
       'risk_indicators.scored_at',
+      'providers.outlook',
+      'providers.watch_direction',
+      'providers.watch_since',
+      'providers.watch_review_by',
     ])
     .orderBy('providers.name')
     .orderBy('providers.id')
@@ -182,7 +202,20 @@ export async function listHistory(
     .leftJoin('statements', (j) =>
       j.onRef('statements.publication_seq', '=', 'indicator_history.seq').on('statements.type', '=', 'publication'),
     )
-    .select([...servedColumns, 'indicator_history.seq'])
+    // Each publication as it was published: the outlook and watch its action recorded.
+    .leftJoin('rating_actions', (j) =>
+      j
+        .onRef('rating_actions.publication_seq', '=', 'indicator_history.seq')
+        .on('rating_actions.type', 'in', PUBLICATION_ACTION_TYPES),
+    )
+    .select([
+      ...publicationColumns,
+      'rating_actions.outlook',
+      'rating_actions.watch_direction',
+      'rating_actions.watch_since',
+      'rating_actions.watch_review_by',
+      'indicator_history.seq',
+    ])
     .where('indicator_history.provider_id', '=', providerId);
   if (options.beforeSeq !== undefined) query = query.where('indicator_history.seq', '<', options.beforeSeq);
   return query.orderBy('indicator_history.seq', 'desc').limit(options.limit).execute();
@@ -221,4 +254,13 @@ export async function listProvidersWithIndicator(db: Kysely<Database>) {
     .orderBy('providers.name')
     .orderBy('providers.id')
     .execute();
+}
+
+/** The outlook and watch in force for a provider (an approved action, or a withdrawal ending them). */
+export async function setStanding(
+  db: Kysely<Database>,
+  providerId: string,
+  standing: Pick<ProviderRow, 'outlook' | 'watch_direction' | 'watch_since' | 'watch_review_by'>,
+): Promise<void> {
+  await db.updateTable('providers').set(standing).where('id', '=', providerId).execute();
 }
