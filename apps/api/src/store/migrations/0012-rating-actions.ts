@@ -103,19 +103,22 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   }
   if (actions.length === 0) return;
   await sql`insert into store_meta (key, value) values ('rating_action_seq', ${String(actions.length)})`.execute(db);
-  const linked = await sql`update changelog set rating_action_id = (
+  await sql`update changelog set rating_action_id = (
       select ra.id from rating_actions ra
       where ra.provider_id = changelog.provider_id and ra.effective_at = changelog.changed_at
         and ((changelog.change_type = 'WITHDRAWN' and ra.type = 'WITHDRAW')
           or (changelog.change_type <> 'WITHDRAWN' and ra.type <> 'WITHDRAW' and ra.risk_indicator_id = changelog.risk_indicator_id))
       order by ra.seq desc limit 1)`.execute(db);
+  const linked = await sql<{
+    n: number | string;
+  }>`select count(*) as n from changelog where rating_action_id is not null`.execute(db);
   // Their statements are to sign: the next process that can sign does it (services/statements.ts ensureStatements).
   await sql`delete from store_meta where key = 'statements_backfilled'`.execute(db);
   const byType: Record<string, number> = {};
   for (const a of actions) byType[a.type] = (byType[a.type] ?? 0) + 1;
   await appendEntry(db, {
     action: 'rating_actions.derived_at_migration',
-    details: { actions: actions.length, by_type: byType, changelog_entries: Number(linked.numAffectedRows ?? 0) },
+    details: { actions: actions.length, by_type: byType, changelog_entries: Number(linked.rows[0]?.n ?? 0) },
   });
 }
 

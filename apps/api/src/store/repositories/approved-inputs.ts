@@ -113,12 +113,13 @@ export async function approvedAtInstant(
   providerId: string,
   approvedAt: string,
 ): Promise<Pick<ApprovedInputsRow, 'submitted_by' | 'approved_by'> | undefined> {
-  return db
+  const rows = await db
     .selectFrom('approved_inputs')
-    .select(['submitted_by', 'approved_by'])
+    .select(['id', 'submitted_by', 'approved_by'])
     .where('provider_id', '=', providerId)
     .where('approved_at', '=', approvedAt)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
+    .execute();
+  // One in practice (a provider's approvals are one at a time); the first by id if ever not, as migration 0012 takes.
+  const [first] = rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return first && { submitted_by: first.submitted_by, approved_by: first.approved_by };
 }
