@@ -111,32 +111,35 @@ async function effectiveRow(
   return full;
 }
 
+/** What a publication's action is derived from. */
+export interface PublishedAction {
+  /** The provider's row before this publication (undefined for a provider not stored before). */
+  provider: ProviderRow | undefined;
+  providerName: string;
+  publicationSeq: number;
+  indicator: {
+    risk_indicator_id: string;
+    provider_id: string;
+    final_score: number;
+    risk_band: string;
+    framework_version: string;
+  };
+  /** The indicator in force before, if any. */
+  previous: { risk_band: string; final_score: number } | undefined;
+  now: string;
+}
+
 /**
- * Records the action a publication is, in its transaction, before its audit entry: NEW for the provider's first
- * publication, REINSTATE for the first after a withdrawal, else UPGRADE, DOWNGRADE or AFFIRM by the band of the
- * indicator it replaced. Its maker and checker are the submission's (the inputs approved at the publication's
- * score_verified_at); the outlook and watch in force carry on (a publication does not end a watch).
+ * The row of the action a publication is, numbered `seq`: NEW for the provider's first publication, REINSTATE for
+ * the first after a withdrawal, else UPGRADE, DOWNGRADE or AFFIRM by the band of the indicator it replaced; the
+ * outlook and watch in force carry on (a publication does not end a watch). Built here for the verb and for bulk
+ * loads (the bench data set).
  */
-export async function recordPublicationAction(
-  tx: Kysely<Database>,
-  p: {
-    /** The provider's row before this publication (undefined for a provider not stored before). */
-    provider: ProviderRow | undefined;
-    providerName: string;
-    publicationSeq: number;
-    indicator: {
-      risk_indicator_id: string;
-      provider_id: string;
-      final_score: number;
-      risk_band: string;
-      framework_version: string;
-    };
-    /** The indicator in force before, if any. */
-    previous: { risk_band: string; final_score: number } | undefined;
-    approvedAt: string;
-    now: string;
-  },
-): Promise<RatingActionsTable> {
+export function publicationActionRow(
+  p: PublishedAction,
+  seq: number,
+  maker: { submitted_by: string; approved_by: string | null } | undefined,
+): RatingActionsTable {
   const { provider, indicator, previous } = p;
   const type: PublicationActionType = publicationActionType(
     provider?.withdrawn_at != null
@@ -146,14 +149,15 @@ export async function recordPublicationAction(
         : { published: false },
     indicator.risk_band,
   );
-  const maker = await approvedAtInstant(tx, indicator.provider_id, p.approvedAt);
-  return effectiveRow(tx, {
+  return {
     id: derivedActionId('publication', {
       seq: p.publicationSeq,
       providerId: indicator.provider_id,
       riskIndicatorId: indicator.risk_indicator_id,
       at: p.now,
     }),
+    seq,
+    status: 'EFFECTIVE',
     type,
     provider_id: indicator.provider_id,
     provider_name: p.providerName,
@@ -166,10 +170,28 @@ export async function recordPublicationAction(
     risk_indicator_id: indicator.risk_indicator_id,
     framework_version: indicator.framework_version,
     publication_seq: p.publicationSeq,
+    proposal: null,
     proposed_by: maker?.submitted_by ?? null,
+    proposed_by_id: null,
+    proposed_at: null,
     approved_by: maker?.approved_by ?? null,
+    approved_by_id: null,
     effective_at: p.now,
-  });
+  };
+}
+
+/**
+ * Records the action a publication is (publicationActionRow), in its transaction, before its audit entry. Its maker
+ * and checker are the submission's: the inputs approved at the publication's score_verified_at (`approvedAt`).
+ */
+export async function recordPublicationAction(
+  tx: Kysely<Database>,
+  p: PublishedAction & { approvedAt: string },
+): Promise<RatingActionsTable> {
+  const maker = await approvedAtInstant(tx, p.indicator.provider_id, p.approvedAt);
+  const row = publicationActionRow(p, await increment(tx, RATING_ACTION_SEQ), maker);
+  await insertRatingAction(tx, row);
+  return row;
 }
 
 /**
