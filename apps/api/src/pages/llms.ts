@@ -5,9 +5,12 @@ import {
   endpoints,
   MCP_TOOL_NAMES,
   MCP_TOOLS,
+  OUTLOOKS,
   PUBLIC_LIMITS,
+  RATING_ACTION_TYPES,
   TIER_HOURLY_LIMIT,
   TIERS,
+  WATCH_DIRECTIONS,
 } from '@svc/contracts';
 import type { Framework } from '@svc/methodology';
 
@@ -73,6 +76,12 @@ export function llmsTxt(site: string, framework: Framework): string {
     '- Lists take `limit` (1 to 500, default 100) and `cursor` (the previous page\'s `next_cursor`); `next_cursor` is null on the last page and the next page is also linked in a `Link: <...>; rel="next"` header.',
     '- `GET /api/public/scores` lists every provider without parameters, or a page of them with `limit` or `cursor`; each answer has a strong `ETag`: send `If-None-Match` to get 304 when nothing changed.',
     '',
+    '## Rating actions, outlook and watch',
+    '',
+    `- Every change to a provider's rating is a typed rating action (\`ra_\` followed by 24 hex digits): ${RATING_ACTION_TYPES.map((t) => `\`${t}\``).join(', ')}. Publications make NEW (the first), UPGRADE (to a lower-risk band), DOWNGRADE, AFFIRM (band kept) and REINSTATE (the first after a withdrawal); a withdrawal makes WITHDRAW; WATCH_PLACED, WATCH_REMOVED and OUTLOOK_CHANGED are proposed by an analyst and take effect only when another person of the risk team approves them.`,
+    `- \`GET ${site}/api/public/rating-actions\` lists them newest first (filters \`provider_id\`, \`type\`, \`since\`; paginated), \`/api/public/rating-actions.atom\` is the Atom form, and \`/api/public/rating-actions/{id}/statement\` the signed statement of each (Ed25519 over its RFC 8785 bytes, keys at ${site}/.well-known/svc-signing-keys.json). Webhook event: \`rating_action.created\`.`,
+    `- Every indicator form (public list, keyed list and detail, history, search, agent tools, CSV export) carries \`outlook\` (${OUTLOOKS.join(', ')}; STABLE unless an approved action set another) and \`watch\`: null, or \`{direction, since, review_by}\` with direction ${WATCH_DIRECTIONS.join(', ')} (a rating under review). A publication does not end a watch. \`GET /api/v1/status\` counts the watches on and those past their \`review_by\`.`,
+    '',
     '## Agent tools (preview)',
     '',
     `- \`GET ${site}/api/mcp\` is the manifest: the tools with the JSON Schema of their inputs. \`POST /api/mcp\` with the key and \`{"tool_name": ..., "input": {...}}\` answers \`{"tool_name", "output"}\`, the output being what the matching REST endpoint serves; a JSON-RPC body is served as the Model Context Protocol (streamable HTTP, stateless). Not generally available: the operator enables it per workspace, else 403 \`mcp_not_enabled\`.`,
@@ -103,6 +112,7 @@ export function llmsTxt(site: string, framework: Framework): string {
     '## Optional',
     '',
     `- [Public change feed (Atom)](${site}/api/public/changelog.atom): the latest Risk Indicator changes`,
+    `- [Rating actions (Atom)](${site}/api/public/rating-actions.atom): the latest rating actions`,
     `- [Platform status](${site}/api/v1/status): status, data freshness and framework version`,
     '',
   ];
