@@ -35,7 +35,7 @@ import { actingPerson, samePerson } from './operators.js';
 import { decodeCursor, NumberPosition, pageOf } from './paging.js';
 import { actionFormOf, type RatingActionForm } from './rating-action-form.js';
 import { DEFAULT_OUTLOOK, watchOf } from './served.js';
-import { ensureStatements, type SignedStatement, signedOf, signStatement } from './statements.js';
+import { ensureStatements, type SignedStatement, signActionStatement, signedOf } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
 
 /**
@@ -246,17 +246,7 @@ export async function completeAction(
   row: RatingActionsTable,
   auditHead: { seq: number; hash: string },
 ): Promise<RatingAction> {
-  const action = actionFormOf(row);
-  const signed = await signStatement(ctx, tx, {
-    facts: {
-      type: 'rating_action',
-      provider_id: action.provider_id,
-      risk_indicator_id: action.risk_indicator_id,
-      action,
-    },
-    publicationSeq: Number(row.publication_seq),
-    auditHead,
-  });
+  const { action, ...signed } = await signActionStatement(ctx, tx, row, auditHead);
   const served: RatingAction = {
     ...action,
     signature: { kid: signed.kid, value: signed.signature, statement_sha256: signed.statement_sha256 },

@@ -12,7 +12,7 @@ import {
   type StatementRow,
   statementsAfter,
 } from '../store/repositories/statements.js';
-import type { Database } from '../store/schema.js';
+import type { Database, RatingActionsTable } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
@@ -175,6 +175,27 @@ export async function signStatement(
     rating_action_id: statement.type === 'rating_action' ? statement.action.id : null,
   });
   return { statement, signature, kid: signer.kid, alg: 'EdDSA', statement_sha256: statementSha256 };
+}
+
+/** Signs an effective rating action's statement (signStatement): the action as it took effect, in its chain. */
+export async function signActionStatement(
+  ctx: ServiceContext,
+  tx: Kysely<Database>,
+  row: RatingActionsTable,
+  auditHead: { seq: number; hash: string },
+): Promise<SignedStatement & { action: RatingActionForm }> {
+  const action = actionFormOf(row);
+  const signed = await signStatement(ctx, tx, {
+    facts: {
+      type: 'rating_action',
+      provider_id: action.provider_id,
+      risk_indicator_id: action.risk_indicator_id,
+      action,
+    },
+    publicationSeq: Number(row.publication_seq),
+    auditHead,
+  });
+  return { ...signed, action };
 }
 
 export function signedOf(row: StatementRow): SignedStatement {
@@ -372,17 +393,7 @@ export async function backfillStatements(ctx: ServiceContext): Promise<number> {
     let signed = 0;
     const signAction = async (row: (typeof actions)[number] | undefined): Promise<number> => {
       if (!row) return 0;
-      const action = actionFormOf(row);
-      await signStatement(ctx, tx, {
-        facts: {
-          type: 'rating_action',
-          provider_id: action.provider_id,
-          risk_indicator_id: action.risk_indicator_id,
-          action,
-        },
-        publicationSeq: Number(row.publication_seq),
-        auditHead,
-      });
+      await signActionStatement(ctx, tx, row, auditHead);
       return 1;
     };
     for (const h of history) {

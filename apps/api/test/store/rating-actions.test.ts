@@ -24,14 +24,13 @@ import { currentIndicator } from '../../src/services/scores.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { signPastPublications, verifyStatements } from '../../src/services/statements.js';
 import { latestActionAt } from '../../src/store/repositories/rating-actions.js';
-import { TABLES } from '../../src/store/schema.js';
-import type { Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf, TEST_SIGNER } from '../support/context.js';
 import { exampleDocument, framework, newProvider } from '../support/documents.js';
 import { chainFaults, sha256, signatureHolds, storedStatements } from '../support/statements.js';
 import { engines, migrateBesideOtherTests, useFreshStore } from '../support/stores.js';
 import { undo0012 } from '../support/undo-migrations.js';
+import { everything } from './contents.js';
 
 /**
  * Rating actions in the store (issue 15, DESIGN-record section 4, decision 0030): the actions a scripted history makes,
@@ -48,15 +47,6 @@ const MORE_COLLATERAL = { collateral_coverage_ratio: 1.5 };
 const MINUTE = 60_000;
 
 type Operator = Pick<IssuedOperator, 'operator_id' | 'name'>;
-
-/** Every row of every table, sorted: "nothing was written" compares two of these. */
-async function everything(store: Store): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const table of TABLES) {
-    out[table] = (await store.db.selectFrom(table).selectAll().execute()).map((r) => JSON.stringify(r)).sort();
-  }
-  return out;
-}
 
 /** The fields of an action that say what happened, for comparing a history with the one expected. */
 function gist(a: RatingActionForm) {
