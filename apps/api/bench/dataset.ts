@@ -27,7 +27,9 @@ import {
   PUBLICATION_VERSION,
   PublicSnapshot,
   providerRowOf,
+  publicationActionRow,
   publishedEventData,
+  RATING_ACTION_SEQ,
   readMeta,
   subscribedEndpoints,
 } from '@svc/api/bench';
@@ -191,6 +193,7 @@ export class Dataset {
         await db.transaction().execute(async (tx) => {
           await increment(tx, PUBLICATION_VERSION);
           const base = Number((await readMeta(tx, PUBLICATION_SEQ)) ?? 0);
+          const actionBase = Number((await readMeta(tx, RATING_ACTION_SEQ)) ?? 0);
           const now = this.bench.clock.now().toISOString();
           const facts = items.map(({ indicator, n }) => ({
             indicator,
@@ -229,9 +232,30 @@ export class Dataset {
             .insertInto('indicator_history')
             .values(items.map(({ indicator }, i) => historyRowOf(base + i + 1, indicator, APPROVED_AT, now)))
             .execute();
+          // Each a NEW rating action (a first publication, inputs approved by nobody recorded), the feed naming it.
+          const actions = facts.map((f, i) =>
+            publicationActionRow(
+              {
+                provider: undefined,
+                providerName: f.providerName,
+                publicationSeq: base + i + 1,
+                indicator: f.indicator,
+                previous: undefined,
+                now,
+              },
+              actionBase + i + 1,
+              undefined,
+            ),
+          );
+          await tx.insertInto('rating_actions').values(actions).execute();
           await tx
             .insertInto('changelog')
-            .values(facts.map((f) => changeRowOf(f.providerName, f.change ?? 'NEW', f.previous, f.indicator, now)))
+            .values(
+              facts.map((f, i) => ({
+                ...changeRowOf(f.providerName, f.change ?? 'NEW', f.previous, f.indicator, now),
+                rating_action_id: actions[i]?.id ?? null,
+              })),
+            )
             .execute();
           // The outbox as the verb leaves it: one event per publication, one delivery per subscribed endpoint.
           const endpoints = await subscribedEndpoints(tx, 'risk_indicator.published');
@@ -244,6 +268,7 @@ export class Dataset {
             await tx.insertInto('webhook_deliveries').values(deliveries).execute();
           }
           await setPublicationSeq(tx, base + items.length);
+          await setMeta(tx, RATING_ACTION_SEQ, String(actionBase + items.length));
         });
       }
     });
@@ -375,10 +400,15 @@ export class Dataset {
  * thousands sets the total once.
  */
 async function setPublicationSeq(tx: Store['db'], value: number): Promise<void> {
+  await setMeta(tx, PUBLICATION_SEQ, String(value));
+}
+
+/** Sets a store_meta value, inserting its key when new (the first batch of a store with nothing published). */
+async function setMeta(tx: Store['db'], key: string, value: string): Promise<void> {
   await tx
-    .updateTable('store_meta')
-    .set({ value: String(value) })
-    .where('key', '=', PUBLICATION_SEQ)
+    .insertInto('store_meta')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
     .execute();
 }
 

@@ -73,6 +73,19 @@ export { listProviders, providerStanding, withdrawProvider } from './services/pr
 export { publishRun, type RunOutcome, type RunReport } from './services/publication-run.js';
 export { type ChangeType, type PublishOutcome, publishIndicator } from './services/publishing.js';
 export {
+  approveRatingActions,
+  listRatingActions,
+  type Proposal,
+  proposeOutlook,
+  proposeWatch,
+  proposeWatchRemoval,
+  type RatingActionForm,
+  type RatingActionRecord,
+  ratingActionStatement,
+  ratingActionsPage,
+  watchesInForce,
+} from './services/rating-actions.js';
+export {
   diffPending,
   type InputChange,
   type PendingDiff,

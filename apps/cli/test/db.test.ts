@@ -66,7 +66,7 @@ describe('svc db migrate', () => {
     const vars = await embedded();
     const first = svcIn(vars, 'db', 'migrate');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 10 migrations`);
+    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 11 migrations`);
     expect(first.stdout).toContain('0001-initial');
     const second = svcIn(vars, 'db', 'migrate');
     expect(second.status).toBe(0);
@@ -95,6 +95,7 @@ describe('svc db migrate', () => {
         '0008-keys-and-best-band-paths',
         '0009-operators-and-audit',
         '0010-signed-statements',
+        '0012-rating-actions',
       ],
       up_to_date: false,
       // Nothing was published before statements existed: nothing to sign after the fact.

@@ -226,8 +226,9 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
       changelog: (before.counts.changelog ?? 0) + 1,
       indicator_history: (before.counts.indicator_history ?? 0) + 1,
       audit_log: (before.counts.audit_log ?? 0) + 1,
-      // The reinstatement's signed statement.
-      statements: (before.counts.statements ?? 0) + 1,
+      // The reinstatement's signed statement, and its REINSTATE rating action's.
+      statements: (before.counts.statements ?? 0) + 2,
+      rating_actions: (before.counts.rating_actions ?? 0) + 1,
     });
     expect(await lastAuditEntry(store)).toMatchObject({
       actor_type: 'system',

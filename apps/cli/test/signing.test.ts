@@ -506,13 +506,23 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
     const vars = await fresh();
     const dir = await tempDir();
     expect(svcIn(vars, 'db', 'seed', '--demo').status).toBe(0);
-    // The store as migration 0009 left it: no keys, no statements, migration 0010 not recorded.
+    // The store as migration 0009 left it: no keys, no statements, no rating actions, migrations 0010 and 0012 not
+    // recorded.
     await withStoreOf(vars, async (store) => {
+      await store.db.schema.dropTable('rating_actions').execute();
+      await store.db.schema.alterTable('changelog').dropColumn('rating_action_id').execute();
+      for (const column of ['outlook', 'watch_direction', 'watch_since', 'watch_review_by']) {
+        await store.db.schema.alterTable('providers').dropColumn(column).execute();
+      }
+      await store.db.deleteFrom('store_meta').where('key', '=', 'rating_action_seq').execute();
       await store.db.schema.dropTable('statements').execute();
       await store.db.schema.dropTable('signing_keys').execute();
       await store.db.deleteFrom('store_meta').where('key', '=', 'statements_backfilled').execute();
       const migrations = store.db.withTables<{ kysely_migration: { name: string; timestamp: string } }>();
-      await migrations.deleteFrom('kysely_migration').where('name', '=', '0010-signed-statements').execute();
+      await migrations
+        .deleteFrom('kysely_migration')
+        .where('name', 'in', ['0010-signed-statements', '0012-rating-actions'])
+        .execute();
     });
     const publications = await withStoreOf(vars, async (store) =>
       Number(
@@ -530,8 +540,12 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
       'migrate',
     );
     expect(migrated.status, migrated.stderr).toBe(0);
-    expect(migrated.json.applied).toEqual(['0010-signed-statements']);
-    expect(migrated.json.statements).toEqual({ signed: publications, kid: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(migrated.json.applied).toEqual(['0010-signed-statements', '0012-rating-actions']);
+    // Each publication's statement and its rating action's (the demo withdraws nothing).
+    expect(migrated.json.statements).toEqual({
+      signed: 2 * publications,
+      kid: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
     const again = svcJsonIn<{ applied: string[]; statements: unknown }>(vars, 'db', 'migrate');
     expect(again.json).toMatchObject({ applied: [], statements: { signed: 0, kid: null } });
     expect(svcIn(vars, 'audit', 'verify').status).toBe(0);

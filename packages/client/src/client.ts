@@ -40,6 +40,9 @@ import type {
   PublicScore,
   PublicScoresParams,
   PublicScoresResponse,
+  RatingAction,
+  RatingActionsParams,
+  RatingActionsResponse,
   RiskIndicatorResponse,
   ScoreHistoryResponse,
   ScoreParams,
@@ -136,6 +139,29 @@ export class SvcClient {
   /** GET /api/public/changelog.atom: the latest 100 changes as an Atom feed (XML text). No key needed. */
   changelogAtom(options?: RequestOptions): Promise<string> {
     return this.#http.text(get('/api/public/changelog.atom'), options);
+  }
+
+  /**
+   * GET /api/public/rating-actions: one page of rating actions, newest first, optionally one provider's, one type's,
+   * since a date or time. No key needed.
+   */
+  ratingActions(params: RatingActionsParams = {}, options?: RequestOptions): Promise<RatingActionsResponse> {
+    return this.#http.json(get('/api/public/rating-actions', params), options);
+  }
+
+  /** Every rating action (with the filters given), page after page. */
+  iterRatingActions(params: Unpaged<RatingActionsParams> = {}, options?: RequestOptions): AsyncGenerator<RatingAction> {
+    return eachItem((cursor) => this.ratingActions({ ...params, cursor }, options));
+  }
+
+  /** GET /api/public/rating-actions.atom: the latest 100 rating actions as an Atom feed (XML text). No key needed. */
+  ratingActionsAtom(options?: RequestOptions): Promise<string> {
+    return this.#http.text(get('/api/public/rating-actions.atom'), options);
+  }
+
+  /** GET /api/public/rating-actions/{ratingActionId}/statement: a rating action's signed statement. No key needed. */
+  ratingActionStatement(ratingActionId: string, options?: RequestOptions): Promise<SignedStatementResponse> {
+    return this.#http.json(get(path`/api/public/rating-actions/${ratingActionId}/statement`), options);
   }
 
   /**

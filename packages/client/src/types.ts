@@ -20,6 +20,7 @@ import type {
   ProviderSearchQuery,
   ProviderSearchResponseSchema,
   PublicScoresQuerySchema,
+  RatingActionsQuery,
   ScoreHistoryResponse,
   ScoreQuery,
   ScoresQuery,
@@ -62,6 +63,9 @@ export type {
   ProviderMatch,
   PublicScore,
   PublicScoresResponse,
+  RatingAction,
+  RatingActionsQuery,
+  RatingActionsResponse,
   RiskBand,
   RiskIndicatorResponse,
   ScoreHistoryResponse,
@@ -90,6 +94,7 @@ export type HistoryParams = Partial<Parsed<typeof HistoryQuerySchema>>;
 export type MethodologyParams = Parsed<typeof MethodologyQuerySchema>;
 export type IssuancesParams = Partial<IssuancesQuery>;
 export type ChangelogParams = Partial<ChangelogQuery>;
+export type RatingActionsParams = Partial<RatingActionsQuery>;
 export type DeliveriesParams = Partial<DeliveriesQuery>;
 export type ProviderSearchParams = Pick<ProviderSearchQuery, 'q'> & Partial<Omit<ProviderSearchQuery, 'q'>>;
 export type MemoParams = Partial<Parsed<typeof MemoQuerySchema>>;

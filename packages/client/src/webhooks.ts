@@ -37,6 +37,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'risk_indicator.withdrawn',
   'issuance.updated',
   'methodology.published',
+  'rating_action.created',
   'ping',
 ] as const;
 

@@ -23,6 +23,9 @@ const METHOD_OF: Record<EndpointName, keyof SvcClient> = {
   getSigningKeys: 'signingKeys',
   getTransitionStatistics: 'transitions',
   getBandStatistics: 'bandCounts',
+  listRatingActions: 'ratingActions',
+  getRatingActionsAtom: 'ratingActionsAtom',
+  getRatingActionStatement: 'ratingActionStatement',
   createWebhook: 'createWebhook',
   listWebhooks: 'listWebhooks',
   deleteWebhook: 'deleteWebhook',
@@ -47,6 +50,7 @@ const ITERATOR_OF: Partial<Record<EndpointName, keyof SvcClient>> = {
   getScoreHistory: 'iterHistory',
   listIssuances: 'iterIssuances',
   getChangelog: 'iterChangelog',
+  listRatingActions: 'iterRatingActions',
   listDeliveries: 'iterDeliveries',
   listPublicScores: 'iterPublicScores',
 };

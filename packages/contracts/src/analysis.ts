@@ -1,6 +1,14 @@
 import { EVIDENCE_REASONS } from '@svc/methodology';
 import { z } from 'zod';
-import { PlannerTypeSchema, RiskBandSchema, RiskIndicatorIdSchema, TimestampSchema, UuidSchema } from './common.js';
+import {
+  OutlookSchema,
+  PlannerTypeSchema,
+  RiskBandSchema,
+  RiskIndicatorIdSchema,
+  TimestampSchema,
+  UuidSchema,
+  WatchSchema,
+} from './common.js';
 import { RiskIndicatorSchema } from './scores.js';
 
 // ---- search ----
@@ -34,6 +42,8 @@ export const ProviderMatchSchema = z
     final_score: z.number(),
     risk_band: RiskBandSchema,
     scored_at: TimestampSchema,
+    outlook: OutlookSchema,
+    watch: WatchSchema,
     match: z.enum(MATCH_KINDS).meta({
       description: 'How the name matched, best first: the whole name, its start, the start of a word, anywhere.',
     }),
@@ -194,6 +204,8 @@ export const HypotheticalIndicatorSchema = RiskIndicatorSchema.omit({
   score_verified_at: true,
   published_at: true,
   signature: true,
+  outlook: true,
+  watch: true,
   limitations_disclosure: true,
 }).meta({ id: 'HypotheticalIndicator', description: 'An indicator the engine computed and nobody published.' });
 

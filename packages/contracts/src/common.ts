@@ -11,6 +11,39 @@ export const RiskBandSchema = z
   .meta({ id: 'RiskBand', description: 'From lowest risk (LOW) to highest (SEVERE).' });
 export type RiskBand = z.infer<typeof RiskBandSchema>;
 
+/** A provider's outlook: where its rating is likely to go over the medium term (an analyst action sets it). */
+export const OUTLOOKS = ['POSITIVE', 'STABLE', 'NEGATIVE', 'DEVELOPING'] as const;
+export const OutlookSchema = z
+  .enum(OUTLOOKS)
+  .meta({ id: 'Outlook', description: 'STABLE unless an approved analyst action set another.' });
+export type Outlook = z.infer<typeof OutlookSchema>;
+
+/** Which way a rating on watch may move at its review. */
+export const WATCH_DIRECTIONS = ['POSITIVE', 'NEGATIVE', 'DEVELOPING'] as const;
+export const WatchDirectionSchema = z.enum(WATCH_DIRECTIONS).meta({ id: 'WatchDirection' });
+export type WatchDirection = z.infer<typeof WatchDirectionSchema>;
+
+/** A calendar date, YYYY-MM-DD. */
+export const DateSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .meta({ description: 'A date, YYYY-MM-DD', example: '2026-09-30' });
+
+/** A watch in force: its direction, since when (the approval of its WATCH_PLACED action) and its review date. */
+export const WatchSchema = z
+  .object({
+    direction: WatchDirectionSchema,
+    since: z.string().meta({ description: 'When the watch took effect (ISO 8601 UTC).' }),
+    review_by: DateSchema.meta({ description: 'The date by which the analysts review it; overdue after that day.' }),
+  })
+  .nullable()
+  .meta({
+    id: 'Watch',
+    description:
+      'The watch in force (a rating under review for a possible change), or null. A publication does not end it; only an approved WATCH_REMOVED does (or a withdrawal).',
+  });
+export type Watch = z.infer<typeof WatchSchema>;
+
 export const UuidSchema = z
   .string()
   .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
@@ -22,6 +55,11 @@ export const RiskIndicatorIdSchema = z
     description: 'Verification identifier of a published Risk Indicator (content-addressed).',
     example: 'ri_999362cb4dd093d94a9ac28e',
   });
+
+export const RatingActionIdSchema = z
+  .string()
+  .regex(/^ra_[0-9a-f]{24}$/, 'must be a rating action id: ra_ followed by 24 lower-case hex digits')
+  .meta({ description: 'Identifier of a rating action.', example: 'ra_3f1c2a9e0b7d4c3a8e6f1b2d' });
 
 export const TimestampSchema = z
   .string()

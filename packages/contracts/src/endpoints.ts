@@ -18,6 +18,7 @@ import type { Tier } from './common.js';
 import { checkedDeprecation, type Deprecation } from './deprecation.js';
 import type { ErrorCode } from './errors.js';
 import { McpManifestSchema, McpPostResponseSchema, McpRequestBodySchema } from './mcp.js';
+import { RatingActionParamsSchema, RatingActionsQuerySchema, RatingActionsResponseSchema } from './rating-actions.js';
 import {
   ChangelogQuerySchema,
   ChangelogResponseSchema,
@@ -427,6 +428,58 @@ export const endpoints = withTransportErrors({
     },
     bodiless: [{ status: 304, description: 'Not modified: `If-None-Match` names the current ETag.' }],
     errors: ['invalid_request', 'rate_limited', 'unavailable'],
+  },
+  listRatingActions: {
+    operationId: 'listRatingActions',
+    method: 'get',
+    path: '/api/public/rating-actions',
+    summary: 'Rating actions, newest first (public)',
+    description:
+      'Every rating action that took effect: those of publications (NEW, UPGRADE, DOWNGRADE, AFFIRM, REINSTATE) and ' +
+      'withdrawals (WITHDRAW), and the analyst actions approved by another person of the risk team (WATCH_PLACED, ' +
+      'WATCH_REMOVED, OUTLOOK_CHANGED), each with the outlook and watch in force after it and its signature. Newest ' +
+      'first, in the order they took effect; filter by provider, type and time. Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'public_records',
+    query: RatingActionsQuerySchema,
+    success: {
+      status: 200,
+      description: 'A page of rating actions.',
+      contentType: json,
+      schema: RatingActionsResponseSchema,
+    },
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
+  },
+  getRatingActionsAtom: {
+    operationId: 'getRatingActionsAtom',
+    method: 'get',
+    path: '/api/public/rating-actions.atom',
+    summary: 'Rating actions as Atom (public)',
+    description: 'The latest 100 rating actions as an Atom 1.0 feed. Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'public_records',
+    success: {
+      status: 200,
+      description: 'An Atom feed of the latest 100 rating actions.',
+      contentType: 'application/atom+xml',
+    },
+    errors: ['invalid_request', 'rate_limited', 'unavailable'],
+  },
+  getRatingActionStatement: {
+    operationId: 'getRatingActionStatement',
+    method: 'get',
+    path: '/api/public/rating-actions/{ratingActionId}/statement',
+    summary: "A rating action's signed statement (public)",
+    description:
+      'The statement of a rating action, signed with Ed25519 over its RFC 8785 bytes: the action as it took effect ' +
+      '(`action`, the fields the feed serves), the previous statement of the provider and the audit trail head. Check ' +
+      'it against the key of `kid` at /.well-known/svc-signing-keys.json (docs/auditing.md). A pending proposal has ' +
+      'none (404). Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'public_records',
+    params: RatingActionParamsSchema,
+    success: { status: 200, description: 'The signed statement.', contentType: json, schema: SignedStatementSchema },
+    errors: ['invalid_request', 'not_found', 'rate_limited', 'unavailable'],
   },
   getSigningKeys: {
     operationId: 'getSigningKeys',

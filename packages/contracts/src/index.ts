@@ -5,6 +5,7 @@ export * from './endpoints.js';
 export * from './errors.js';
 export * from './mcp.js';
 export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './openapi.js';
+export * from './rating-actions.js';
 export * from './resources.js';
 export * from './scores.js';
 export * from './statements.js';

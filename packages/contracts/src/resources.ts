@@ -4,6 +4,7 @@ import {
   NextCursorSchema,
   PageQuery,
   PlannerTypeSchema,
+  RatingActionIdSchema,
   RiskBandSchema,
   RiskIndicatorIdSchema,
   TimestampSchema,
@@ -157,6 +158,16 @@ export const StatusResponseSchema = z
       store: z.enum(['ok', 'unavailable']),
       rate_limit_store: z.enum(['in_process', 'ok', 'degraded']),
     }),
+    watches: z
+      .object({
+        on_watch: z.number().int().meta({ description: 'Providers with an indicator in force and a watch on.' }),
+        overdue: z.number().int().meta({
+          description:
+            'Of those, the watches whose `review_by` is before today (UTC): due for review and not resolved.',
+        }),
+      })
+      .nullable()
+      .meta({ description: 'From the public snapshot; null while the store is unavailable.' }),
   })
   .meta({ id: 'StatusResponse' });
 
@@ -194,20 +205,21 @@ function isRealTime(text: string): boolean {
 
 export const CHANGE_TYPES = ['NEW', 'SCORE_CHANGE', 'BAND_CHANGE', 'WITHDRAWN'] as const;
 
+/** A `since` parameter: a date (its first instant, UTC) or a UTC timestamp, on the calendar. */
+export const SinceSchema = z
+  .string()
+  .regex(
+    /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z)?$/,
+    'is not a date or time: write a date YYYY-MM-DD or a UTC timestamp, such as 2026-06-01 or 2026-06-01T12:00:00Z',
+  )
+  // Only a value written as a date is checked against the calendar, so "yesterday" gets the one message above.
+  .refine(isRealTime, {
+    when: (payload) => payload.issues.length === 0,
+    error: (issue) => `must be a real date and time: ${String(issue.input)} does not exist on the calendar`,
+  });
+
 export const ChangelogQuerySchema = z.strictObject({
-  since: z
-    .string()
-    .regex(
-      /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z)?$/,
-      'is not a date or time: write a date YYYY-MM-DD or a UTC timestamp, such as 2026-06-01 or 2026-06-01T12:00:00Z',
-    )
-    // Only a value written as a date is checked against the calendar, so "yesterday" gets the one message above.
-    .refine(isRealTime, {
-      when: (payload) => payload.issues.length === 0,
-      error: (issue) => `must be a real date and time: ${String(issue.input)} does not exist on the calendar`,
-    })
-    .optional()
-    .meta({ description: 'Only changes at or after this date or UTC timestamp.' }),
+  since: SinceSchema.optional().meta({ description: 'Only changes at or after this date or UTC timestamp.' }),
   ...PageQuery,
 });
 
@@ -224,6 +236,10 @@ export const ChangelogEntrySchema = z
     framework_version: z.string(),
     risk_indicator_id: RiskIndicatorIdSchema.nullable(),
     changed_at: TimestampSchema,
+    rating_action_id: RatingActionIdSchema.nullable().meta({
+      description:
+        'The rating action this change is (GET /api/public/rating-actions); null only for an entry the store could not match when rating actions were introduced.',
+    }),
   })
   .meta({ id: 'ChangelogEntry' });
 

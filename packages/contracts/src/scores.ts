@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   AsOfSchema,
   NextCursorSchema,
+  OutlookSchema,
   PageLimitSchema,
   PageQuery,
   PlannerTypeSchema,
@@ -9,6 +10,7 @@ import {
   RiskIndicatorIdSchema,
   TimestampSchema,
   UuidSchema,
+  WatchSchema,
 } from './common.js';
 
 const InputValueSchema = z.union([z.string(), z.number(), z.boolean()]).nullable();
@@ -124,6 +126,8 @@ const publicFields = {
   final_score: z.number().min(0).max(100),
   risk_band: RiskBandSchema,
   scored_at: TimestampSchema,
+  outlook: OutlookSchema,
+  watch: WatchSchema,
 };
 
 /** The public form (GET /api/public/scores): headline score and band, no breakdown. */
@@ -156,6 +160,22 @@ export const PublicScoresResponseSchema = z
   })
   .meta({ id: 'PublicScoresResponse' });
 
+export const IndicatorSignatureSchema = z
+  .object({
+    kid: z.string().meta({ description: 'The signing key, in the JWKS at /.well-known/svc-signing-keys.json.' }),
+    value: z.string().meta({ description: 'base64url of the Ed25519 signature over the statement.' }),
+    statement_sha256: z.string().meta({
+      description:
+        'SHA-256 of the RFC 8785 bytes of the statement signed: GET /api/public/publications/{risk_indicator_id} for an indicator, GET /api/public/rating-actions/{ratingActionId}/statement for a rating action.',
+    }),
+  })
+  .nullable()
+  .meta({
+    id: 'IndicatorSignature',
+    description:
+      'The signed statement of a publication (in an indicator) or of a rating action, in short; null only until what was recorded before signing existed is signed.',
+  });
+
 /** The authenticated form (Professional and above). */
 export const RiskIndicatorSchema = z
   .strictObject({
@@ -173,21 +193,7 @@ export const RiskIndicatorSchema = z
     svc_decision_object: DecisionObjectSchema,
     score_commentary: ScoreCommentarySchema,
     path_to_next_band: PathToNextBandSchema,
-    signature: z
-      .object({
-        kid: z.string().meta({ description: 'The signing key, in the JWKS at /.well-known/svc-signing-keys.json.' }),
-        value: z.string().meta({ description: 'base64url of the Ed25519 signature over the statement.' }),
-        statement_sha256: z.string().meta({
-          description:
-            'SHA-256 of the RFC 8785 bytes of the statement signed: GET /api/public/publications/{risk_indicator_id}.',
-        }),
-      })
-      .nullable()
-      .meta({
-        id: 'IndicatorSignature',
-        description:
-          "The publication's signed statement, in short; null only until the statements of publications made before signing existed are signed.",
-      }),
+    signature: IndicatorSignatureSchema,
     limitations_disclosure: z.string(),
   })
   .meta({ id: 'RiskIndicator' });
@@ -234,7 +240,8 @@ export const ScoreHistoryResponseSchema = z
     data: z.array(z.union([RiskIndicatorSchema, HistoryWithdrawalSchema])).meta({
       description:
         'Every publication (a Risk Indicator) and every withdrawal (an entry with `entry_type: "withdrawal"`), newest first. ' +
-        'A withdrawal follows the publication it withdrew; a later publication reinstates the provider.',
+        'A withdrawal follows the publication it withdrew; a later publication reinstates the provider. ' +
+        'Each publication carries the `outlook` and `watch` in force when it was published (the rating actions feed says what changed them since).',
     }),
     next_cursor: NextCursorSchema,
   })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RiskBandSchema, RiskIndicatorIdSchema, TimestampSchema, UuidSchema } from './common.js';
+import { RatingActionFields } from './rating-actions.js';
 
 // ---- signed statements and the keys that sign them (decision 0026) ----
 
@@ -52,9 +53,26 @@ export const WithdrawalStatementSchema = z
   })
   .meta({ id: 'WithdrawalStatement' });
 
+export const RatingActionStatementSchema = z
+  .object({
+    type: z.literal('rating_action'),
+    provider_id: UuidSchema,
+    risk_indicator_id: RiskIndicatorIdSchema,
+    action: z.object(RatingActionFields).meta({
+      description:
+        'The action as it took effect: the fields GET /api/public/rating-actions serves for it, without `signature`.',
+    }),
+    ...ChainFields,
+  })
+  .meta({ id: 'RatingActionStatement' });
+
 export const SignedStatementSchema = z
   .object({
-    statement: z.discriminatedUnion('type', [PublicationStatementSchema, WithdrawalStatementSchema]),
+    statement: z.discriminatedUnion('type', [
+      PublicationStatementSchema,
+      WithdrawalStatementSchema,
+      RatingActionStatementSchema,
+    ]),
     signature: z
       .string()
       .meta({ description: 'base64url of the Ed25519 signature over the RFC 8785 bytes of `statement`.' }),

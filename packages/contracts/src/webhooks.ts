@@ -1,6 +1,7 @@
 import { plainText } from '@svc/methodology';
 import { z } from 'zod';
 import { PageQuery, RiskBandSchema, RiskIndicatorIdSchema, TimestampSchema, UuidSchema } from './common.js';
+import { RatingActionSchema } from './rating-actions.js';
 import { IssuanceSchema } from './resources.js';
 
 // ---- events ----
@@ -12,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'risk_indicator.withdrawn',
   'issuance.updated',
   'methodology.published',
+  'rating_action.created',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | 'ping';
 
@@ -137,6 +139,12 @@ export const WEBHOOK_EVENT_SCHEMAS = {
     'MethodologyPublishedEvent',
     'A framework version was signed off by the chief risk officer and published; re-scores follow as their own events.',
   ),
+  'rating_action.created': envelope(
+    'rating_action.created',
+    RatingActionSchema,
+    'RatingActionCreatedEvent',
+    'A rating action took effect: every publication (NEW, UPGRADE, DOWNGRADE, AFFIRM, REINSTATE), every withdrawal (WITHDRAW) and every approved analyst action (WATCH_PLACED, WATCH_REMOVED, OUTLOOK_CHANGED). The data is the action as GET /api/public/rating-actions serves it, signature included.',
+  ),
   ping: envelope('ping', PingDataSchema, 'PingEvent', 'Sent by `POST /api/v1/webhooks/{webhookId}/test`.'),
 } as const;
 
@@ -147,6 +155,7 @@ export const WebhookEventSchema = z
     WEBHOOK_EVENT_SCHEMAS['risk_indicator.withdrawn'],
     WEBHOOK_EVENT_SCHEMAS['issuance.updated'],
     WEBHOOK_EVENT_SCHEMAS['methodology.published'],
+    WEBHOOK_EVENT_SCHEMAS['rating_action.created'],
     WEBHOOK_EVENT_SCHEMAS.ping,
   ])
   .meta({ id: 'WebhookEvent' });

@@ -8,9 +8,12 @@ import {
   MCP_RESOURCE_TEMPLATES,
   MCP_TOOL_NAMES,
   MCP_TOOLS,
+  OUTLOOKS,
   PUBLIC_LIMITS,
+  RATING_ACTION_TYPES,
   TIER_HOURLY_LIMIT,
   TIERS,
+  WATCH_DIRECTIONS,
 } from '@svc/contracts';
 import { EVIDENCE_REASONS, type Framework } from '@svc/methodology';
 
@@ -88,6 +91,12 @@ export function llmsTxt(
     '- `GET /api/public/scores` lists every provider without parameters, or a page of them with `limit` or `cursor`; each answer has a strong `ETag`: send `If-None-Match` to get 304 when nothing changed.',
     "- As of a past instant: `as_of` on `GET /api/public/scores`, `GET /api/v1/scores`, `GET /api/v1/scores/{providerId}` and the tool `get_provider_score` answers with the indicators in force at that instant, exactly as they were published then. `as_of` is an RFC 3339 timestamp with an offset (`2026-06-30T10:00:00Z`) or a date `YYYY-MM-DD` meaning the end of that day UTC; a publication counts from its `published_at` to the millisecond, a withdrawal from its `withdrawn_at`. A provider with nothing in force then is a 404 on the detail and absent from the lists. Not a date or timestamp, before 2026-04-01 or in the future (today's date included, until the day ends): 400 naming `as_of`. A list's `next_cursor` holds its `as_of` and is refused with another one or without.",
     '',
+    '## Rating actions, outlook and watch',
+    '',
+    `- Every change to a provider's rating is a typed rating action (\`ra_\` followed by 24 hex digits): ${RATING_ACTION_TYPES.map((t) => `\`${t}\``).join(', ')}. Publications make NEW (the first), UPGRADE (to a lower-risk band), DOWNGRADE, AFFIRM (band kept) and REINSTATE (the first after a withdrawal); a withdrawal makes WITHDRAW; WATCH_PLACED, WATCH_REMOVED and OUTLOOK_CHANGED are proposed by an analyst and take effect only when another person of the risk team approves them.`,
+    `- \`GET ${site}/api/public/rating-actions\` lists them newest first (filters \`provider_id\`, \`type\`, \`since\`; paginated), \`/api/public/rating-actions.atom\` is the Atom form, and \`/api/public/rating-actions/{id}/statement\` the signed statement of each (Ed25519 over its RFC 8785 bytes, keys at ${site}/.well-known/svc-signing-keys.json). Webhook event: \`rating_action.created\`.`,
+    `- Every indicator form (public list, keyed list and detail, history, search, agent tools, CSV export) carries \`outlook\` (${OUTLOOKS.join(', ')}; STABLE unless an approved action set another) and \`watch\`: null, or \`{direction, since, review_by}\` with direction ${WATCH_DIRECTIONS.join(', ')} (a rating under review). A publication does not end a watch. \`GET /api/v1/status\` counts the watches on and those past their \`review_by\`.`,
+    '',
     '## Agent tools (preview)',
     '',
     `- \`GET ${site}/api/mcp\` is the manifest: the tools with the JSON Schema of their inputs. \`POST /api/mcp\` with the key and \`{"tool_name": ..., "input": {...}}\` answers \`{"tool_name", "output"}\`, the output being what the matching REST endpoint serves; a JSON-RPC body is served as the Model Context Protocol (streamable HTTP, stateless). Not generally available: the operator enables it per workspace, else 403 \`mcp_not_enabled\`.`,
@@ -127,6 +136,7 @@ export function llmsTxt(
     '## Optional',
     '',
     `- [Public change feed (Atom)](${site}/api/public/changelog.atom): the latest Risk Indicator changes`,
+    `- [Rating actions (Atom)](${site}/api/public/rating-actions.atom): the latest rating actions`,
     `- [Platform status](${site}/api/v1/status): status, data freshness and framework version`,
     '',
   ];

@@ -7,6 +7,7 @@
 export { appendAudit } from '../store/repositories/audit.js';
 export { increment, PUBLICATION_SEQ, PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
 export { providerRowOf } from '../store/repositories/providers.js';
+export { RATING_ACTION_SEQ } from '../store/repositories/rating-actions.js';
 export { subscribedEndpoints } from '../store/repositories/webhooks.js';
 export { newKeyRow } from './access.js';
 export { encodeCursor } from './paging.js';
@@ -19,4 +20,5 @@ export {
   type PublishedFacts,
   publishedEventData,
 } from './publishing.js';
+export { publicationActionRow } from './rating-actions.js';
 export { deliveryRowOf, eventRowOf } from './webhooks/events.js';

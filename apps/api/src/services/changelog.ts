@@ -20,6 +20,7 @@ function changeOf(row: Selectable<ChangelogTable>): ChangelogEntry {
     framework_version: row.framework_version,
     risk_indicator_id: row.risk_indicator_id,
     changed_at: row.changed_at,
+    rating_action_id: row.rating_action_id,
   };
 }
 

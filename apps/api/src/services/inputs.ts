@@ -1,6 +1,5 @@
 import {
   canonicalJson,
-  controlCharacterProblem,
   type Framework,
   futureDatedProblems,
   type InputsDocument,
@@ -22,7 +21,7 @@ import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { frameworkInForce } from './frameworks.js';
 import { newId } from './ids.js';
-import { authorise } from './operators.js';
+import { actingPerson, samePerson } from './operators.js';
 
 /** Maker-checker: an analyst submits approved-inputs documents (PENDING), another analyst approves them. */
 
@@ -56,36 +55,6 @@ export interface SubmissionRecord {
 }
 
 const newSubmissionId = () => newId('in');
-
-/** Who the workflow records as submitter or approver: the operator, by id when they presented a token. */
-interface Person {
-  id: string | null;
-  name: string;
-}
-
-/**
- * The person a submission or an approval is recorded under, once the context may do it: an operator with the role,
- * or in open mode the name given with --by (trimmed, 1 to 200 characters), or the system.
- */
-async function person(ctx: ServiceContext, role: 'analyst' | 'approver', doing: string): Promise<Person> {
-  await authorise(ctx, role, doing);
-  const { actor } = ctx;
-  if (actor.kind === 'system') return { id: null, name: actor.name ?? 'system' };
-  const name = actor.kind === 'operator' ? (actor.name ?? '') : '';
-  const id = actor.kind === 'operator' ? actor.id : null;
-  const what = role === 'analyst' ? 'submitter' : 'approver';
-  const trimmed = name.trim();
-  if (trimmed.length === 0) {
-    throw new ServiceError(
-      'invalid_value',
-      `name the ${what} with --by NAME (this store has no operators; once it has, SVC_OPERATOR_TOKEN says who you are)`,
-    );
-  }
-  if (trimmed.length > 200) throw new ServiceError('invalid_value', `the ${what}'s name (--by) is 1 to 200 characters`);
-  const unreadable = controlCharacterProblem(name);
-  if (unreadable) throw new ServiceError('invalid_value', `the ${what}'s name (--by) ${unreadable}`);
-  return { id, name: trimmed };
-}
 
 /** Every problem of every document under the framework in force (the engine's validation); empty when all are valid. */
 export async function submissionProblems(
@@ -121,7 +90,7 @@ export async function submitInputs(
   submission: { documents: readonly SubmittedDocument[] },
 ): Promise<SubmissionRecord[]> {
   const { store, clock } = ctx;
-  const by = await person(ctx, 'analyst', 'importing inputs');
+  const by = await actingPerson(ctx, 'analyst', 'importing inputs', 'submitter');
   if (submission.documents.length === 0) throw new ServiceError('invalid_value', 'no documents to submit');
   const { valid, problems } = validateAll(submission.documents, await frameworkInForce(ctx));
   // Nothing dated after the present enters the record: evidence cannot come from the future.
@@ -184,7 +153,7 @@ export async function approveInputs(
   approval: { providerIds: readonly string[] },
 ): Promise<SubmissionRecord[]> {
   const { store, clock } = ctx;
-  const by = await person(ctx, 'approver', 'approving inputs');
+  const by = await actingPerson(ctx, 'approver', 'approving inputs', 'approver');
   const ids = [...new Set(approval.providerIds)];
   if (ids.length === 0) throw new ServiceError('invalid_value', 'no provider to approve');
   return store.db.transaction().execute(async (tx) => {
@@ -202,7 +171,7 @@ export async function approveInputs(
           future.map((p) => ({ source: id, ...p })),
         );
       }
-      if (samePerson(pending, by)) {
+      if (samePerson({ name: pending.submitted_by, id: pending.submitted_by_id }, by)) {
         throw new ServiceError(
           'refused',
           `provider ${id}: ${by.name} submitted these inputs and cannot approve them; another analyst must`,
@@ -238,7 +207,7 @@ export async function approveAllPending(
   input: { submissionIds?: readonly string[] } = {},
 ): Promise<PendingApproval> {
   const { store, clock } = ctx;
-  const by = await person(ctx, 'approver', 'approving inputs');
+  const by = await actingPerson(ctx, 'approver', 'approving inputs', 'approver');
   const shown = input.submissionIds ? new Set(input.submissionIds) : null;
   return store.db.transaction().execute(async (tx) => {
     const now = isoNow(clock);
@@ -254,7 +223,7 @@ export async function approveAllPending(
         unreviewed.push(recordOf(pending, document));
         continue;
       }
-      if (samePerson(pending, by)) {
+      if (samePerson({ name: pending.submitted_by, id: pending.submitted_by_id }, by)) {
         const reason = `${by.name} submitted these inputs and cannot approve them; another analyst must`;
         refused.push({ ...recordOf(pending, document), reason });
         continue;
@@ -290,15 +259,6 @@ export async function listInputs(
       compare(b.submitted_at, a.submitted_at) ||
       compare(b.id, a.id),
   );
-}
-
-/**
- * Whether the approver submitted the inputs: the same operator by id; for a submission made without a token (open
- * mode, or before operators), the same name as people write it ("Alice" and " alice" are one analyst).
- */
-function samePerson(submission: { submitted_by: string; submitted_by_id: string | null }, approver: Person): boolean {
-  if (submission.submitted_by_id !== null && approver.id !== null) return submission.submitted_by_id === approver.id;
-  return submission.submitted_by.trim().toLowerCase() === approver.name.trim().toLowerCase();
 }
 
 function approvedNote(r: SubmissionRecord): AuditNote {

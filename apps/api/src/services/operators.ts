@@ -145,6 +145,50 @@ export async function authorise(
   }
 }
 
+/** Who the record names as having done something: the operator, by id when they presented a token. */
+export interface Person {
+  id: string | null;
+  name: string;
+}
+
+/**
+ * The person an act (a submission, a proposal, an approval) is recorded under, once the context may do it: an
+ * operator with the role, or in open mode the name given with --by (trimmed, 1 to 200 characters), or the system.
+ * `what` names them in refusals ("the submitter", "the approver").
+ */
+export async function actingPerson(
+  ctx: ServiceContext,
+  role: OperatorRole,
+  doing: string,
+  what: string,
+): Promise<Person> {
+  await authorise(ctx, role, doing);
+  const { actor } = ctx;
+  if (actor.kind === 'system') return { id: null, name: actor.name ?? 'system' };
+  const name = actor.kind === 'operator' ? (actor.name ?? '') : '';
+  const id = actor.kind === 'operator' ? actor.id : null;
+  const trimmed = name.trim();
+  if (trimmed.length === 0) {
+    throw new ServiceError(
+      'invalid_value',
+      `name the ${what} with --by NAME (this store has no operators; once it has, SVC_OPERATOR_TOKEN says who you are)`,
+    );
+  }
+  if (trimmed.length > 200) throw new ServiceError('invalid_value', `the ${what}'s name (--by) is 1 to 200 characters`);
+  const unreadable = controlCharacterProblem(name);
+  if (unreadable) throw new ServiceError('invalid_value', `the ${what}'s name (--by) ${unreadable}`);
+  return { id, name: trimmed };
+}
+
+/**
+ * Whether two records name one person (a maker and a checker): the same operator by id; for an act recorded
+ * without a token (open mode, or before operators), the same name as people write it ("Alice" and " alice").
+ */
+export function samePerson(maker: { id: string | null; name: string }, checker: Person): boolean {
+  if (maker.id !== null && checker.id !== null) return maker.id === checker.id;
+  return maker.name.trim().toLowerCase() === checker.name.trim().toLowerCase();
+}
+
 /**
  * The operator a command acts for: the holder of `token` when one is given, else the name typed after `--by` (open
  * mode only). Refused, naming the problem: a token that is malformed, unknown or revoked; a token in a store with

@@ -9,6 +9,7 @@ import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { authorise } from './operators.js';
+import { completeAction, recordWithdrawalAction } from './rating-actions.js';
 import { ensureStatements, signStatement } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
 
@@ -49,8 +50,9 @@ export interface Withdrawal {
 
 /**
  * Withdraws a published provider in one transaction: marks it withdrawn, takes its indicator out of
- * force, writes the WITHDRAWN change-feed entry and bumps the publication version, so every instance
- * rebuilds its public snapshot without it. Publishing it again reinstates it (a NEW entry).
+ * force, records its WITHDRAW rating action (its outlook and watch end with it), writes the WITHDRAWN
+ * change-feed entry and bumps the publication version, so every instance rebuilds its public snapshot
+ * without it. Publishing it again reinstates it (a NEW entry, a REINSTATE action).
  */
 export async function withdrawProvider(
   ctx: ServiceContext,
@@ -94,6 +96,13 @@ export async function withdrawProvider(
       .set({ withdrawn_at: now, current_indicator_id: null, current_seq: null, updated_at: now })
       .where('id', '=', providerId)
       .execute();
+    const action = await recordWithdrawalAction(ctx, tx, {
+      provider,
+      publicationSeq: provider.current_seq,
+      withdrawn: current,
+      reason: why,
+      now,
+    });
     await insertChange(tx, {
       provider_id: providerId,
       provider_name: provider.name,
@@ -105,6 +114,7 @@ export async function withdrawProvider(
       framework_version: current.framework_version,
       risk_indicator_id: null,
       changed_at: now,
+      rating_action_id: action.id,
     });
     const withdrawal = {
       provider_id: providerId,
@@ -124,10 +134,16 @@ export async function withdrawProvider(
       {
         action: 'provider.withdrawn',
         subject: { type: 'provider', id: providerId },
-        details: { risk_indicator_id: current.risk_indicator_id, publication_seq: provider.current_seq, reason: why },
+        details: {
+          risk_indicator_id: current.risk_indicator_id,
+          publication_seq: provider.current_seq,
+          reason: why,
+          rating_action: { id: action.id, type: action.type },
+        },
       },
     ]);
     if (!entry) throw new Error('the audit entry of a withdrawal was not written');
+    const auditHead = { seq: entry.seq, hash: entry.hash };
     await signStatement(ctx, tx, {
       facts: {
         type: 'withdrawal',
@@ -141,8 +157,9 @@ export async function withdrawProvider(
         withdrawn_at: now,
       },
       publicationSeq: provider.current_seq,
-      auditHead: { seq: entry.seq, hash: entry.hash },
+      auditHead,
     });
+    await completeAction(ctx, tx, action, auditHead);
     return withdrawal;
   });
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
 import { listPublicHeadlines, listPublicHeadlinesAsOf } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
+import { watchOf } from './served.js';
 
 export interface SnapshotBody {
   bytes: Buffer;
@@ -129,8 +130,13 @@ export class PublicSnapshot {
   }
 }
 
+/** A headline's row: now, or as of an instant (whose outlook is null if no action had taken effect by then). */
+type HeadlineRow = Omit<Awaited<ReturnType<typeof listPublicHeadlines>>[number], 'outlook'> & {
+  outlook: string | null;
+};
+
 /** A provider's headline as the public lists serve it, from its row and the indicator's (now, or as of an instant). */
-function headlineOf(r: Awaited<ReturnType<typeof listPublicHeadlines>>[number]): Headline {
+function headlineOf(r: HeadlineRow): Headline {
   return {
     id: r.id,
     name: r.name,
@@ -141,11 +147,13 @@ function headlineOf(r: Awaited<ReturnType<typeof listPublicHeadlines>>[number]):
     final_score: r.final_score,
     risk_band: r.risk_band as Headline['risk_band'],
     scored_at: r.scored_at,
+    outlook: (r.outlook ?? 'STABLE') as Headline['outlook'],
+    watch: watchOf(r),
   };
 }
 
 /** A whole public list: its headlines in position order and its bytes, as served after the first time and on it. */
-function listing(rows: Awaited<ReturnType<typeof listPublicHeadlines>>): {
+function listing(rows: readonly HeadlineRow[]): {
   headlines: Headline[];
   cached: SnapshotBody;
   fresh: SnapshotBody;

@@ -167,6 +167,7 @@ async function preview(store: Store, framework: Framework, document: InputsDocum
     change: changeOf(previous, indicator),
     previousBand: previous?.risk_band ?? null,
     previousScore: previous?.final_score ?? null,
+    ratingAction: null,
   };
 }
 

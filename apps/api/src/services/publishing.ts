@@ -1,4 +1,4 @@
-import type { RiskBand, WebhookEventData } from '@svc/contracts';
+import type { RatingAction, RiskBand, WebhookEventData } from '@svc/contracts';
 import {
   assertPublishable,
   type ComputationPackage,
@@ -29,6 +29,7 @@ import type { ChangelogTable, Database, IndicatorHistoryTable } from '../store/s
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { authorise } from './operators.js';
+import { completeAction, recordPublicationAction } from './rating-actions.js';
 import { ensureStatements, packageSha256, signStatement } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
 
@@ -42,6 +43,8 @@ export type PublishOutcome =
       previousBand: string | null;
       /** The score of the indicator it replaced; null for a first publication (or after a withdrawal). */
       previousScore: number | null;
+      /** The rating action it is (NEW, UPGRADE, DOWNGRADE, AFFIRM or REINSTATE), signed; null in a dry run. */
+      ratingAction: RatingAction | null;
     }
   | { status: 'unchanged'; indicator: RiskIndicator }
   | { status: 'refused'; indicator: RiskIndicator; reason: string };
@@ -66,8 +69,8 @@ export function publishingRole(p: { releaseRescore?: boolean | undefined }): 'ap
 
 /**
  * Scores approved inputs and, in one transaction, stores the indicator with its
- * computation package, points the provider at it, writes the change-feed entry
- * and bumps the publication version. Re-publishing unchanged inputs is a no-op
+ * computation package, points the provider at it, records its rating action,
+ * writes the change-feed entry naming it and bumps the publication version. Re-publishing unchanged inputs is a no-op
  * (the risk_indicator_id is content-addressed); unpublishable results are refused.
  */
 export async function publishIndicator(ctx: ServiceContext, publication: Publication): Promise<PublishOutcome> {
@@ -115,9 +118,21 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
       const seq = await increment(tx, PUBLICATION_SEQ);
       await insertHistory(tx, historyRowOf(seq, indicator, publication.approvedAt, now));
       await setCurrent(tx, p.id, indicator.risk_indicator_id, seq, now);
+      const action = await recordPublicationAction(tx, {
+        provider,
+        providerName: p.name,
+        publicationSeq: seq,
+        indicator,
+        previous,
+        approvedAt: publication.approvedAt,
+        now,
+      });
       const change = changeOf(previous, indicator);
       if (change) {
-        await insertChange(tx, changeRowOf(p.name, change, previous, indicator, now));
+        await insertChange(tx, {
+          ...changeRowOf(p.name, change, previous, indicator, now),
+          rating_action_id: action.id,
+        });
       }
       await emitPublished(tx, {
         indicator,
@@ -139,10 +154,12 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
             confidence: indicator.confidence,
             framework_version: indicator.framework_version,
             change,
+            rating_action: { id: action.id, type: action.type },
           },
         },
       ]);
       if (!entry) throw new Error('the audit entry of a publication was not written');
+      const auditHead = { seq: entry.seq, hash: entry.hash };
       await signStatement(ctx, tx, {
         facts: {
           type: 'publication',
@@ -161,14 +178,17 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
           published_at: now,
         },
         publicationSeq: seq,
-        auditHead: { seq: entry.seq, hash: entry.hash },
+        auditHead,
       });
+      // The action's statement follows the publication's in the provider's chain.
+      const ratingAction = await completeAction(ctx, tx, action, auditHead);
       return {
         status: 'published' as const,
         indicator,
         change,
         previousBand: previous?.risk_band ?? null,
         previousScore: previous?.final_score ?? null,
+        ratingAction,
       };
     })
     .catch((error: unknown) => {

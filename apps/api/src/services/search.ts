@@ -115,6 +115,8 @@ export function matchProviders(
     final_score: h.final_score,
     risk_band: h.risk_band,
     scored_at: h.scored_at,
+    outlook: h.outlook,
+    watch: h.watch,
     match,
   }));
 }

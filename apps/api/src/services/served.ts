@@ -1,4 +1,4 @@
-import { type Issuance, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
+import { type Issuance, LIMITATIONS_DISCLOSURE, type Outlook, type Watch, type WatchDirection } from '@svc/contracts';
 import type { IssuanceRow } from '../store/repositories/issuances.js';
 
 /**
@@ -14,8 +14,29 @@ export function servedIndicatorJson(row: {
   statement_kid: string | null;
   statement_signature: string | null;
   statement_sha256: string | null;
+  outlook: string | null;
+  watch_direction: string | null;
+  watch_since: string | null;
+  watch_review_by: string | null;
 }): string {
-  return `${row.indicator.slice(0, -1)},"score_verified_at":${JSON.stringify(row.score_verified_at)},"published_at":${JSON.stringify(row.published_at)},"path_to_next_band":${row.path_to_next_band ?? 'null'},"signature":${signatureJson(row)},"limitations_disclosure":${DISCLOSURE_JSON}}`;
+  return `${row.indicator.slice(0, -1)},"score_verified_at":${JSON.stringify(row.score_verified_at)},"published_at":${JSON.stringify(row.published_at)},"outlook":${JSON.stringify(row.outlook ?? DEFAULT_OUTLOOK)},"watch":${JSON.stringify(watchOf(row))},"path_to_next_band":${row.path_to_next_band ?? 'null'},"signature":${signatureJson(row)},"limitations_disclosure":${DISCLOSURE_JSON}}`;
+}
+
+/** The outlook a rating has until an approved action sets another. */
+export const DEFAULT_OUTLOOK: Outlook = 'STABLE';
+
+/** The watch in force as the forms carry it: null, or its direction, since when and its review date. */
+export function watchOf(row: {
+  watch_direction: string | null;
+  watch_since: string | null;
+  watch_review_by: string | null;
+}): Watch {
+  if (row.watch_direction === null || row.watch_since === null || row.watch_review_by === null) return null;
+  return {
+    direction: row.watch_direction as WatchDirection,
+    since: row.watch_since,
+    review_by: row.watch_review_by,
+  };
 }
 
 /** The publication's signature as the indicator carries it: the key, the value and the hash of the statement signed. */

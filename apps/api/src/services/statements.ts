@@ -2,6 +2,7 @@ import { canonicalJson, readJson, sha256Hex } from '@svc/methodology';
 import type { Kysely } from 'kysely';
 import { auditHashesAt } from '../store/repositories/audit.js';
 import { increment, PUBLICATION_VERSION, readMeta, setMeta } from '../store/repositories/meta.js';
+import { PUBLICATION_ACTION_TYPES } from '../store/repositories/providers.js';
 import {
   findSigningKey,
   insertStatement,
@@ -11,11 +12,12 @@ import {
   type StatementRow,
   statementsAfter,
 } from '../store/repositories/statements.js';
-import type { Database } from '../store/schema.js';
+import type { Database, RatingActionsTable } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
+import { actionFormOf, type RatingActionForm } from './rating-action-form.js';
 import type { SecretBox } from './secrets.js';
 import { standaloneContext } from './services.js';
 import { registerSigner, resolveSigner, signatureVerifies, signerOf } from './signing.js';
@@ -55,9 +57,20 @@ export interface WithdrawalFacts {
   withdrawn_at: string;
 }
 
-export type Statement =
-  | ({ type: 'publication' } & PublicationFacts & StatementChain)
-  | ({ type: 'withdrawal' } & WithdrawalFacts & StatementChain);
+/** What a rating action states: its provider and indicator, and the action as it took effect (decision 0030). */
+export interface RatingActionFacts {
+  provider_id: string;
+  risk_indicator_id: string;
+  action: RatingActionForm;
+}
+
+/** What a statement states, before its chain fields. */
+export type StatementFacts =
+  | ({ type: 'publication' } & PublicationFacts)
+  | ({ type: 'withdrawal' } & WithdrawalFacts)
+  | ({ type: 'rating_action' } & RatingActionFacts);
+
+export type Statement = StatementFacts & StatementChain;
 
 interface StatementChain {
   /** The statement_sha256 of the provider's previous statement; null for its first. */
@@ -76,8 +89,14 @@ export interface SignedStatement {
   statement_sha256: string;
 }
 
-/** Set once every publication and withdrawal made before statements existed has its statement. */
+/**
+ * Set once every publication, withdrawal and derived rating action recorded before statements (or before rating
+ * actions, migration 0012) existed has its statement.
+ */
 const STATEMENTS_BACKFILLED = 'statements_backfilled';
+
+/** The backfill is an upgrade step, whoever's act brought it about: recorded as the system's. */
+const BACKFILL_ACTOR = { kind: 'system', name: 'migration 0010' } as const;
 
 /**
  * Signs what was published before statements existed, once, before a process first signs (a chain must start with
@@ -85,8 +104,7 @@ const STATEMENTS_BACKFILLED = 'statements_backfilled';
  */
 export async function ensureStatements(ctx: ServiceContext): Promise<void> {
   if ((await readMeta(ctx.store.db, STATEMENTS_BACKFILLED)) === '1') return;
-  // An upgrade step, whoever's act brought it about: recorded as the system's.
-  await backfillStatements({ ...ctx, actor: { kind: 'system', name: 'migration 0010' } });
+  await backfillStatements({ ...ctx, actor: BACKFILL_ACTOR });
 }
 
 /**
@@ -103,9 +121,7 @@ export async function signPastPublications(
   try {
     const box = options.box();
     const signer = await resolveSigner(store, { configured: options.configured, box });
-    const signed = await backfillStatements(
-      standaloneContext(store, { actor: { kind: 'system', name: 'migration 0010' }, box, signer }),
-    );
+    const signed = await backfillStatements(standaloneContext(store, { actor: BACKFILL_ACTOR, box, signer }));
     return { signed, kid: signer.kid };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
@@ -124,7 +140,7 @@ export async function signStatement(
   ctx: ServiceContext,
   tx: Kysely<Database>,
   input: {
-    facts: ({ type: 'publication' } & PublicationFacts) | ({ type: 'withdrawal' } & WithdrawalFacts);
+    facts: StatementFacts;
     publicationSeq: number;
     auditHead: { seq: number; hash: string };
     signedAt?: string;
@@ -156,8 +172,30 @@ export async function signStatement(
     signature,
     kid: signer.kid,
     signed_at: signedAt,
+    rating_action_id: statement.type === 'rating_action' ? statement.action.id : null,
   });
   return { statement, signature, kid: signer.kid, alg: 'EdDSA', statement_sha256: statementSha256 };
+}
+
+/** Signs an effective rating action's statement (signStatement): the action as it took effect, in its chain. */
+export async function signActionStatement(
+  ctx: ServiceContext,
+  tx: Kysely<Database>,
+  row: RatingActionsTable,
+  auditHead: { seq: number; hash: string },
+): Promise<SignedStatement & { action: RatingActionForm }> {
+  const action = actionFormOf(row);
+  const signed = await signStatement(ctx, tx, {
+    facts: {
+      type: 'rating_action',
+      provider_id: action.provider_id,
+      risk_indicator_id: action.risk_indicator_id,
+      action,
+    },
+    publicationSeq: Number(row.publication_seq),
+    auditHead,
+  });
+  return { ...signed, action };
 }
 
 export function signedOf(row: StatementRow): SignedStatement {
@@ -322,10 +360,26 @@ export async function backfillStatements(ctx: ServiceContext): Promise<number> {
         's.id as statement_id',
       ])
       .execute();
-    const unsigned =
+    // The actions of publications and withdrawals derived by migration 0012 (live ones are signed as they are made).
+    const actions = await tx
+      .selectFrom('rating_actions as a')
+      .leftJoin('statements as s', 's.rating_action_id', 'a.id')
+      .selectAll('a')
+      .where('s.id', 'is', null)
+      .where('a.status', '=', 'EFFECTIVE')
+      .where('a.type', 'in', [...PUBLICATION_ACTION_TYPES, 'WITHDRAW'])
+      .execute();
+    const actionAfter = new Map(
+      actions.map((a) => [`${a.type === 'WITHDRAW' ? 'withdrawal' : 'publication'} ${Number(a.publication_seq)}`, a]),
+    );
+    const actionOf = (kind: 'publication' | 'withdrawal', seq: number) => actionAfter.get(`${kind} ${seq}`);
+    const pastUnsigned =
       history.filter((h) => h.statement_id === null).length + withdrawals.filter((w) => w.statement_id === null).length;
+    const unsigned = pastUnsigned + actions.length;
     if (unsigned === 0) return 0;
-    const [entry] = await recordAudit(ctx, tx, [
+    // Publications before 0010 make this 0010's step; only actions to sign, 0012's.
+    const actor = pastUnsigned > 0 ? ctx.actor : { kind: 'system' as const, name: 'migration 0012' };
+    const [entry] = await recordAudit({ ...ctx, actor }, tx, [
       {
         action: 'statements.signed_at_migration',
         subject: { type: 'store', id: 'store' },
@@ -337,6 +391,11 @@ export async function backfillStatements(ctx: ServiceContext): Promise<number> {
     // Each withdrawal comes right after the publication it ended, as the provider's history lists them.
     const withdrawalAfter = new Map(withdrawals.map((w) => [Number(w.after_seq), w]));
     let signed = 0;
+    const signAction = async (row: (typeof actions)[number] | undefined): Promise<number> => {
+      if (!row) return 0;
+      await signActionStatement(ctx, tx, row, auditHead);
+      return 1;
+    };
     for (const h of history) {
       const seq = Number(h.seq);
       if (h.statement_id === null) {
@@ -364,6 +423,7 @@ export async function backfillStatements(ctx: ServiceContext): Promise<number> {
         });
         signed++;
       }
+      signed += await signAction(actionOf('publication', seq));
       const w = withdrawalAfter.get(seq);
       if (w && w.statement_id === null) {
         await signStatement(ctx, tx, {
@@ -383,6 +443,7 @@ export async function backfillStatements(ctx: ServiceContext): Promise<number> {
         });
         signed++;
       }
+      if (w) signed += await signAction(actionOf('withdrawal', seq));
     }
     return signed;
   });

@@ -29,6 +29,7 @@ export interface Database {
   audit_head: AuditHeadTable;
   signing_keys: SigningKeysTable;
   statements: StatementsTable;
+  rating_actions: RatingActionsTable;
 }
 
 /** Every table, in dependency order. */
@@ -55,6 +56,7 @@ export const TABLES = [
   'audit_head',
   'signing_keys',
   'statements',
+  'rating_actions',
 ] as const satisfies readonly (keyof Database)[];
 
 // A table added to Database but not to TABLES fails to compile here.
@@ -104,6 +106,12 @@ export interface ProvidersTable {
   created_at: string;
   updated_at: string;
   withdrawn_at: string | null;
+  /** The outlook in force (POSITIVE, STABLE, NEGATIVE, DEVELOPING): STABLE until an approved action sets another. */
+  outlook: string;
+  /** The watch in force, or all three null: its direction, since when, and its review date (YYYY-MM-DD). */
+  watch_direction: string | null;
+  watch_since: string | null;
+  watch_review_by: string | null;
 }
 
 export interface ApprovedInputsTable {
@@ -182,6 +190,8 @@ export interface ChangelogTable {
   framework_version: string;
   risk_indicator_id: string | null;
   changed_at: string;
+  /** The rating action this change is (null only for an entry migration 0012 could not match). */
+  rating_action_id: string | null;
 }
 
 export interface IssuancesTable {
@@ -362,4 +372,44 @@ export interface StatementsTable {
   signature: string;
   kid: string;
   signed_at: string;
+  /** The rating action a `rating_action` statement states; null for a publication's or a withdrawal's. */
+  rating_action_id: string | null;
+}
+
+/**
+ * A rating action (decision 0030): derived from a publication or a withdrawal, effective at once; or proposed by an
+ * analyst (PENDING, its `proposal` kept) and effective once another person approves it. The effective fields are
+ * null while pending.
+ */
+export interface RatingActionsTable {
+  id: string;
+  /** The order actions took effect in (1, 2, 3…, across the store); null while pending. */
+  seq: number | null;
+  /** PENDING or EFFECTIVE. */
+  status: string;
+  type: string;
+  provider_id: string;
+  provider_name: string;
+  previous_band: string | null;
+  new_band: string | null;
+  previous_score: number | null;
+  new_score: number | null;
+  /** The outlook and the watch in force once the action took effect. */
+  outlook: string | null;
+  watch_direction: string | null;
+  watch_since: string | null;
+  watch_review_by: string | null;
+  rationale: string | null;
+  risk_indicator_id: string | null;
+  framework_version: string | null;
+  /** The publication (indicator_history.seq) published, withdrawn, or in force when an analyst action took effect. */
+  publication_seq: number | null;
+  /** What an analyst proposed (`direction`, `review_by`, `outlook`), RFC 8785 JSON text; null for derived actions. */
+  proposal: string | null;
+  proposed_by: string | null;
+  proposed_by_id: string | null;
+  proposed_at: string | null;
+  approved_by: string | null;
+  approved_by_id: string | null;
+  effective_at: string | null;
 }

@@ -29,6 +29,7 @@ import * as keysAndBestBandPaths from './migrations/0008-keys-and-best-band-path
 import * as operatorsAndAudit from './migrations/0009-operators-and-audit.js';
 import * as signedStatements from './migrations/0010-signed-statements.js';
 import * as asOfIndex from './migrations/0011-as-of-index.js';
+import * as ratingActions from './migrations/0012-rating-actions.js';
 import { readAtOnceWith } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -226,6 +227,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0009-operators-and-audit': operatorsAndAudit,
   '0010-signed-statements': signedStatements,
   '0011-as-of-index': asOfIndex,
+  '0012-rating-actions': ratingActions,
 };
 
 /** The migrations this code knows, oldest first. */

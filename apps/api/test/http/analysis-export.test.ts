@@ -130,6 +130,11 @@ describe.each(engines)('GET /api/v1/scores/export.csv on %s', (engine) => {
         score_verified_at: i.score_verified_at,
         published_at: i.published_at,
         risk_indicator_id: i.risk_indicator_id,
+        // The outlook and the watch in force (empty cells: no watch).
+        outlook: i.outlook,
+        watch_direction: i.watch?.direction ?? '',
+        watch_since: i.watch?.since ?? '',
+        watch_review_by: i.watch?.review_by ?? '',
       });
       expect(Number(cell.final_score)).toBe(i.final_score);
       const moduleScores = row.slice(HEADLINE.length).map(Number);

@@ -131,7 +131,7 @@ describe.each(engines)('GET /api/v1/providers/search on %s', (engine) => {
       expect(await found('q=i&limit=20')).toEqual(every.slice(0, 20));
     });
 
-    it("each result's score, band, planner type and evaluation time are those of GET /api/v1/scores/{id}", async () => {
+    it("each result's score, band, planner type, evaluation time, outlook and watch are those of GET /api/v1/scores/{id}", async () => {
       const body = await search('q=i&limit=50');
       expect(body.data.map((m) => m.id).sort()).toEqual(PROVIDERS.map(idOf).sort());
       for (const match of body.data) {
@@ -145,6 +145,8 @@ describe.each(engines)('GET /api/v1/providers/search on %s', (engine) => {
           final_score: detail.final_score,
           risk_band: detail.risk_band,
           scored_at: detail.scored_at,
+          outlook: detail.outlook,
+          watch: detail.watch,
           match: match.match,
         });
       }

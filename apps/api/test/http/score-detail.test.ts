@@ -63,9 +63,13 @@ describe.each(engines)('GET /api/v1/scores/{providerId} on %s', (engine) => {
         limitations_disclosure: _l,
         path_to_next_band,
         signature,
+        outlook,
+        watch,
         ...served
       } = r;
       expect(served).toEqual(JSON.parse(JSON.stringify(engineIndicator(example('worked-example')))));
+      // The outlook and watch in force: the defaults, as no analyst action was approved.
+      expect({ outlook, watch }).toEqual({ outlook: 'STABLE', watch: null });
       // The publication's signed statement, in short (the statements suite checks it verifies).
       expect(signature).toMatchObject({ kid: expect.stringMatching(/^[0-9a-f]{16}$/) });
       expect(signature?.statement_sha256).toMatch(/^[0-9a-f]{64}$/);

@@ -203,13 +203,28 @@ describe.each(engines)('signed statements over HTTP on %s', (engine) => {
       });
       byProvider.set(body.statement.provider_id, list);
     }
-    // Publications only (withdrawals are not served here): each provider's first names null, and the later
-    // ones name a statement of the same provider.
+    // Publications and their rating actions (withdrawals are not served here): each provider's first names null,
+    // each action names a statement of its provider, and each later publication names its previous action's.
     for (const [provider, list] of byProvider) {
       list.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt));
       expect(list[0]?.prev, provider).toBeNull();
-      const shas = new Set(list.map((l) => l.sha));
-      for (const l of list.slice(1)) expect(shas.has(l.prev ?? ''), provider).toBe(true);
+      const actions = (await (await s.get(`/api/public/rating-actions?provider_id=${provider}`)).json()) as {
+        data: { id: string; type: string; signature: { statement_sha256: string } }[];
+      };
+      const actionStatements = [];
+      const shasOfWithdrawals = new Set<string>();
+      for (const a of actions.data) {
+        const res = await s.get(`/api/public/rating-actions/${a.id}/statement`);
+        expect(res.status).toBe(200);
+        const signed = (await res.json()) as { statement_sha256: string; statement: { prev_statement_sha256: string } };
+        expect(signed.statement_sha256).toBe(a.signature.statement_sha256);
+        // A WITHDRAW action names its withdrawal's statement, which this route does not serve.
+        if (a.type !== 'WITHDRAW') {
+          actionStatements.push({ sha: signed.statement_sha256, prev: signed.statement.prev_statement_sha256 });
+        } else shasOfWithdrawals.add(signed.statement_sha256);
+      }
+      const shas = new Set([...list.map((l) => l.sha), ...actionStatements.map((a) => a.sha), ...shasOfWithdrawals]);
+      for (const l of [...list.slice(1), ...actionStatements]) expect(shas.has(l.prev ?? ''), provider).toBe(true);
     }
   });
 

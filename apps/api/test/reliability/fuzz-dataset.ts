@@ -95,6 +95,13 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
   );
   const all = await api<{ data: { risk_indicator_id: string }[] }>('GET', '/api/v1/scores?limit=500');
   const changes = await api<{ next_cursor: string | null }>('GET', '/api/public/changelog?limit=1');
+  const actions = await api<{ data: { id: string }[]; next_cursor: string | null }>(
+    'GET',
+    '/api/public/rating-actions?limit=1',
+  );
+  const actionIds = (await api<{ data: { id: string }[] }>('GET', '/api/public/rating-actions?limit=500')).data.map(
+    (a) => a.id,
+  );
   const deliveries = await api<{ next_cursor: string | null }>(
     'GET',
     `/api/v1/webhooks/${webhookIds[0]}/deliveries?limit=1`,
@@ -103,9 +110,13 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
   const providerIds = [...new Set([...DEMO, withdrawn].map(idOf))];
   const names = [...new Set(DEMO.map((d) => d.provider.name)), 'sats', 'Nord', 'zurich', 'societe', 'Crédit', 'pro'];
   const riIds = [...new Set([...all.data, ...history.data].map((i) => i.risk_indicator_id))];
-  const cursors = [scores.next_cursor, history.next_cursor, changes.next_cursor, deliveries.next_cursor].filter(
-    (c): c is string => typeof c === 'string',
-  );
+  const cursors = [
+    scores.next_cursor,
+    history.next_cursor,
+    changes.next_cursor,
+    actions.next_cursor,
+    deliveries.next_cursor,
+  ].filter((c): c is string => typeof c === 'string');
   // Cursors of the right shape whose fields no list ever writes: NUL and escape characters, a negative position.
   const cursorOf = (position: unknown) => Buffer.from(JSON.stringify(position)).toString('base64url');
   const hostileCursors = [
@@ -136,6 +147,7 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
     provider_id: providerIds,
     id: riIds,
     webhookId: webhookIds,
+    ratingActionId: actionIds,
     deliveryId: deliveryIds,
     ids: [
       `${idOf(SATS)},${idOf(SOCIETE)}`,

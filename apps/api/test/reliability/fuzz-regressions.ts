@@ -39,6 +39,7 @@ const NO_QUERY = [
   ['getStatus', '/api/v1/status'],
   ['listPublicScores', '/api/public/scores'],
   ['getChangelogAtom', '/api/public/changelog.atom'],
+  ['getRatingActionsAtom', '/api/public/rating-actions.atom'],
   ['listWebhooks', '/api/v1/webhooks'],
   ['getMcpManifest', '/api/mcp'],
 ] as const;

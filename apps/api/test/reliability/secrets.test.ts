@@ -327,6 +327,16 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
     getSigningKeys: () => ({ method: 'GET', path: '/.well-known/svc-signing-keys.json' }),
     getTransitionStatistics: () => ({ method: 'GET', path: '/api/public/statistics/transitions?from=2026-04-01' }),
     getBandStatistics: () => ({ method: 'GET', path: '/api/public/statistics/bands' }),
+    listRatingActions: () => ({ method: 'GET', path: '/api/public/rating-actions' }),
+    getRatingActionsAtom: () => ({ method: 'GET', path: '/api/public/rating-actions.atom' }),
+    getRatingActionStatement: async () => {
+      const { id } = await server()
+        .services.store.db.selectFrom('rating_actions')
+        .select('id')
+        .orderBy('seq')
+        .executeTakeFirstOrThrow();
+      return { method: 'GET', path: `/api/public/rating-actions/${id}/statement` };
+    },
     createWebhook: () => ({
       method: 'POST',
       path: WEBHOOKS,

@@ -22,12 +22,12 @@ import { withdrawProvider } from '../../src/services/providers.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { deleteWebhook, pingWebhook, redeliver, registerWebhook } from '../../src/services/webhooks/endpoints.js';
-import { TABLES } from '../../src/store/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { example, ISSUANCE, validated, variantOf } from '../support/documents.js';
 import { engines, type FreshStore, freshStore, useFreshStore } from '../support/stores.js';
+import { everything } from './contents.js';
 
 /**
  * The audit trail (issue 13, DESIGN-record section 1): every change appends exactly one entry naming its actor and
@@ -41,16 +41,6 @@ const API_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const WRITER = fileURLToPath(new URL('../support/audit-writer.ts', import.meta.url));
 
 type Operator = Pick<IssuedOperator, 'operator_id' | 'name' | 'token'>;
-
-/** Every row of every table, each table's rows sorted: "nothing was written" compares two of these. */
-async function everything(store: Store): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const table of TABLES) {
-    const rows = await store.db.selectFrom(table).selectAll().execute();
-    out[table] = rows.map((r) => JSON.stringify(r)).sort();
-  }
-  return out;
-}
 
 async function auditRows(store: Store) {
   return store.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();

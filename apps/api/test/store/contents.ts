@@ -16,3 +16,13 @@ export async function storeContents(store: Store): Promise<Record<string, string
   }
   return out;
 }
+
+/** Every row of every table, each table's rows sorted: "nothing was written" compares two of these. */
+export async function everything(store: Store): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const table of TABLES) {
+    const rows = await store.db.selectFrom(table).selectAll().execute();
+    out[table] = rows.map((r) => JSON.stringify(r)).sort();
+  }
+  return out;
+}

@@ -20,6 +20,7 @@ import {
   touchApiKey,
 } from '../../src/store/repositories/api-keys.js';
 import {
+  approvedAtInstant,
   insertApprovedInputs,
   latestApproved,
   latestPending,
@@ -52,7 +53,15 @@ import {
   listPublicHeadlines,
   listPublicHeadlinesAsOf,
   setCurrent,
+  setStanding,
 } from '../../src/store/repositories/providers.js';
+import {
+  findRatingAction,
+  latestActionAt,
+  listEffectiveActions,
+  listPendingActions,
+  makeEffective,
+} from '../../src/store/repositories/rating-actions.js';
 import {
   attemptsOf,
   claimDue,
@@ -110,6 +119,7 @@ const LARGE = new Set([
   'webhook_events',
   'webhook_deliveries',
   'webhook_attempts',
+  'rating_actions',
 ]);
 
 type Kind = 'lookup' | 'ordered' | 'whole';
@@ -221,6 +231,46 @@ const CASES: Case[] = [
     run: (db) => listChanges(db, { beforeId: 9, limit: 51 }),
   },
   { name: 'listChanges, since a time', kind: 'ordered', run: (db) => listChanges(db, { since: AT, limit: 51 }) },
+  // rating actions
+  { name: 'findRatingAction', kind: 'lookup', run: (db) => findRatingAction(db, 'ra_1') },
+  {
+    name: 'makeEffective',
+    kind: 'lookup',
+    run: (db) => makeEffective(db, 'ra_1', { seq: 99, effective_at: AT }),
+  },
+  { name: 'listPendingActions', kind: 'ordered', run: (db) => listPendingActions(db) },
+  { name: 'listEffectiveActions, newest', kind: 'ordered', run: (db) => listEffectiveActions(db, { limit: 101 }) },
+  {
+    name: 'listEffectiveActions, before a seq',
+    kind: 'ordered',
+    seek: { table: 'rating_actions', column: 'seq' },
+    run: (db) => listEffectiveActions(db, { beforeSeq: 3, limit: 101 }),
+  },
+  {
+    name: "listEffectiveActions, one provider's, before a seq",
+    kind: 'ordered',
+    seek: { table: 'rating_actions', column: 'provider_id' },
+    run: (db) => listEffectiveActions(db, { providerId: P1, beforeSeq: 3, limit: 101 }),
+  },
+  {
+    name: "listEffectiveActions, one type's, before a seq",
+    kind: 'ordered',
+    seek: { table: 'rating_actions', column: 'type' },
+    run: (db) => listEffectiveActions(db, { type: 'NEW', beforeSeq: 3, limit: 101 }),
+  },
+  {
+    name: 'listEffectiveActions, since a time',
+    kind: 'ordered',
+    run: (db) => listEffectiveActions(db, { since: AT, limit: 101 }),
+  },
+  { name: 'latestActionAt (what was in force then)', kind: 'lookup', run: (db) => latestActionAt(db, P1, AT) },
+  {
+    name: 'setStanding',
+    kind: 'lookup',
+    run: (db) =>
+      setStanding(db, P1, { outlook: 'NEGATIVE', watch_direction: null, watch_since: null, watch_review_by: null }),
+  },
+  { name: 'approvedAtInstant', kind: 'lookup', run: (db) => approvedAtInstant(db, P1, AT) },
   // issuances
   { name: 'findIssuance', kind: 'lookup', run: (db) => findIssuance(db, 'iss_1') },
   { name: 'upsertIssuance', kind: 'lookup', run: (db) => upsertIssuance(db, issuance('iss_1')) },

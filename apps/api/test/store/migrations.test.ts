@@ -12,6 +12,7 @@ import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework, WORKED_ID } from '../support/documents.js';
 import { engines, freshLocation, freshStore, migrateBesideOtherTests, type TestLocation } from '../support/stores.js';
+import { undo0012 } from '../support/undo-migrations.js';
 
 /** Every migration, in order: a fresh store runs them all. */
 const MIGRATIONS = [
@@ -26,6 +27,7 @@ const MIGRATIONS = [
   '0009-operators-and-audit',
   '0010-signed-statements',
   '0011-as-of-index',
+  '0012-rating-actions',
 ];
 
 const TABLES = [
@@ -40,6 +42,7 @@ const TABLES = [
   'issuances',
   'operators',
   'providers',
+  'rating_actions',
   'risk_indicators',
   'signing_keys',
   'statements',
@@ -64,16 +67,17 @@ async function undo0009(store: Store): Promise<void> {
   await sql`delete from kysely_migration where name = '0009-operators-and-audit'`.execute(store.db);
 }
 
-/** Takes the store back to before 0010: no statements, no signing keys, nothing signed after the fact. */
+/** Takes the store back to before 0010 (so before 0012): no statements, no signing keys, nothing signed after the fact. */
 async function undo0010(store: Store): Promise<void> {
-  await undo0011(store);
+  await undo0011(store, null);
   for (const table of ['statements', 'signing_keys']) await store.db.schema.dropTable(table).execute();
   await sql`delete from store_meta where key = 'statements_backfilled'`.execute(store.db);
   await sql`delete from kysely_migration where name = '0010-signed-statements'`.execute(store.db);
 }
 
-/** Takes the store back to before 0011: no index of publications by the time they count from. */
-async function undo0011(store: Store): Promise<void> {
+/** Takes the store back to before 0011 (so before 0012): no index of publications by the time they count from. */
+async function undo0011(store: Store, signer?: Parameters<typeof undo0012>[1]): Promise<void> {
+  await undo0012(store, signer);
   await store.db.schema.dropIndex('indicator_history_in_force').execute();
   await sql`delete from kysely_migration where name = '0011-as-of-index'`.execute(store.db);
 }
@@ -243,6 +247,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0009-operators-and-audit',
       '0010-signed-statements',
       '0011-as-of-index',
+      '0012-rating-actions',
     ]);
     expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
       {
@@ -291,6 +296,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0009-operators-and-audit',
       '0010-signed-statements',
       '0011-as-of-index',
+      '0012-rating-actions',
     ]);
     expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
       {
@@ -357,6 +363,7 @@ describe.each(engines)('migrations on %s', (engine) => {
         '0009-operators-and-audit',
         '0010-signed-statements',
         '0011-as-of-index',
+        '0012-rating-actions',
       ]);
       expect(await paths()).toEqual({ LOW: null, MEDIUM: now.MEDIUM });
       expect(await backfillNextBand(store)).toBe(1);
@@ -383,7 +390,7 @@ describe.each(engines)('migrations on %s', (engine) => {
     const withdrawn = clock.now().toISOString();
     await undo0011(store);
 
-    expect(await migrateBesideOtherTests(store)).toEqual(['0011-as-of-index']);
+    expect(await migrateBesideOtherTests(store)).toEqual(['0011-as-of-index', '0012-rating-actions']);
     expect((await findInForce(store.db, WORKED_ID, published))?.published_at).toBe(published);
     expect(await findInForce(store.db, WORKED_ID, new Date(Date.parse(published) - 1).toISOString())).toBeUndefined();
     expect(

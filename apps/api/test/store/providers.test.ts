@@ -36,6 +36,10 @@ const provider = (id: string, over: Partial<ProviderRow> = {}): ProviderRow => (
   created_at: AT,
   updated_at: AT,
   withdrawn_at: null,
+  outlook: 'STABLE',
+  watch_direction: null,
+  watch_since: null,
+  watch_review_by: null,
   ...over,
 });
 
@@ -168,6 +172,11 @@ describe.each(engines)('providers repository on %s', (engine) => {
       statement_kid: null,
       statement_signature: null,
       statement_sha256: null,
+      // The outlook and watch in force, from the provider's row.
+      outlook: 'STABLE',
+      watch_direction: null,
+      watch_since: null,
+      watch_review_by: null,
     });
     expect(await findIndicator(store.db, ri.risk_indicator_id)).toEqual(ri);
     expect(await findProvider(store.db, 'p1')).toMatchObject({
@@ -228,6 +237,10 @@ describe.each(engines)('providers repository on %s', (engine) => {
         final_score: 78.46,
         risk_band: 'MEDIUM',
         scored_at: '2026-06-30T00:00:00Z',
+        outlook: 'STABLE',
+        watch_direction: null,
+        watch_since: null,
+        watch_review_by: null,
       },
       {
         id: 'p2',
@@ -239,6 +252,10 @@ describe.each(engines)('providers repository on %s', (engine) => {
         final_score: 34.99,
         risk_band: 'SEVERE',
         scored_at: '2026-06-29T00:00:00Z',
+        outlook: 'STABLE',
+        watch_direction: null,
+        watch_since: null,
+        watch_review_by: null,
       },
     ]);
   });
@@ -274,6 +291,11 @@ describe.each(engines)('providers repository on %s', (engine) => {
       statement_kid: null,
       statement_signature: null,
       statement_sha256: null,
+      // Written through the repositories: no rating action names its outlook and watch.
+      outlook: null,
+      watch_direction: null,
+      watch_since: null,
+      watch_review_by: null,
     });
     expect(page3[0]).toEqual({
       indicator: first.indicator,
@@ -284,6 +306,11 @@ describe.each(engines)('providers repository on %s', (engine) => {
       statement_kid: null,
       statement_signature: null,
       statement_sha256: null,
+      // Written through the repositories: no rating action names its outlook and watch.
+      outlook: null,
+      watch_direction: null,
+      watch_since: null,
+      watch_review_by: null,
     });
     expect(await listHistory(store.db, 'nope', { limit: 10 })).toEqual([]);
   });

@@ -53,6 +53,10 @@ describe.each(engines)('publishing on %s', (engine) => {
       created_at: '2026-07-01T09:00:00.000Z',
       updated_at: '2026-07-01T09:00:00.000Z',
       withdrawn_at: null,
+      outlook: 'STABLE',
+      watch_direction: null,
+      watch_since: null,
+      watch_review_by: null,
     });
     const row = await findIndicator(store.db, indicator.risk_indicator_id);
     expect(row).toMatchObject({
@@ -90,6 +94,8 @@ describe.each(engines)('publishing on %s', (engine) => {
         framework_version: indicator.framework_version,
         risk_indicator_id: indicator.risk_indicator_id,
         changed_at: '2026-07-01T09:00:00.000Z',
+        // The entry names the publication's rating action.
+        rating_action_id: outcome.status === 'published' ? outcome.ratingAction?.id : undefined,
       },
     ]);
     expect(Number(await readMeta(store.db, PUBLICATION_VERSION))).toBe(1);
@@ -312,6 +318,10 @@ describe.each(engines)('publishing on %s', (engine) => {
       statement_kid: TEST_SIGNER.kid,
       statement_signature: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/),
       statement_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      outlook: 'STABLE',
+      watch_direction: null,
+      watch_since: null,
+      watch_review_by: null,
     });
   });
 

@@ -34,6 +34,7 @@ const change = (n: number, changed_at: string, provider_id = 'p1') => ({
   framework_version: 'DCRF v1.0',
   risk_indicator_id: `ri_${String(n).padStart(24, '0')}`,
   changed_at,
+  rating_action_id: null,
 });
 
 const issuance = (id: string, over: Partial<IssuanceRow> = {}): IssuanceRow => ({
@@ -261,6 +262,10 @@ describe.each(engines)('change feed, issuances, coverage requests, approved inpu
           created_at: '2026-07-01T09:00:00.000Z',
           updated_at: '2026-07-01T09:00:00.000Z',
           withdrawn_at: null,
+          outlook: 'STABLE',
+          watch_direction: null,
+          watch_since: null,
+          watch_review_by: null,
         });
       }
     });

@@ -33,6 +33,7 @@ import {
   storedStatements,
 } from '../support/statements.js';
 import { engines, freshStore, migrateBesideOtherTests, useFreshStore } from '../support/stores.js';
+import { undo0012 } from '../support/undo-migrations.js';
 import { storeContents } from './contents.js';
 
 /**
@@ -92,7 +93,7 @@ describe.each(engines)('signed statements on %s', (engine) => {
     publishIndicator(ctxOf(store, { clock, signer }), { document, framework, approvedAt: APPROVED_AT });
 
   describe('a publication', () => {
-    it('writes one statement stating the indicator, the package hash and its audit entry, signed by the key it names', async () => {
+    it('writes one statement stating the indicator, the package hash and its audit entry, signed by the key it names, then its NEW rating action chained after it', async () => {
       const started = new Date().toISOString();
       const outcome = await publish(exampleDocument('worked-example'));
       const ended = new Date().toISOString();
@@ -112,8 +113,8 @@ describe.each(engines)('signed statements on %s', (engine) => {
       const audit = await auditEntryOf(store, 'indicator.published');
 
       const statements = await storedStatements(store);
-      expect(statements).toHaveLength(1);
-      const [s] = statements as [StoredStatement];
+      expect(statements).toHaveLength(2);
+      const [s, action] = statements as [StoredStatement, StoredStatement];
       expect(s.statement).toEqual({
         type: 'publication',
         risk_indicator_id: indicator.risk_indicator_id,
@@ -151,6 +152,35 @@ describe.each(engines)('signed statements on %s', (engine) => {
       });
       expect(s.kid).toBe(kidRule(TEST_SIGNER.publicKey));
       expect(signatureHolds(s.text, s.signature, TEST_SIGNER.publicKey)).toBe(true);
+      // The publication is a NEW rating action: its statement follows, naming the same audit entry.
+      expect(action.statement).toEqual({
+        type: 'rating_action',
+        provider_id: indicator.provider_id,
+        risk_indicator_id: indicator.risk_indicator_id,
+        action: {
+          id: outcome.ratingAction?.id,
+          provider_id: indicator.provider_id,
+          provider_name: 'Example Sats Lending',
+          type: 'NEW',
+          previous_band: null,
+          new_band: 'MEDIUM',
+          previous_score: null,
+          new_score: 78.46,
+          outlook: 'STABLE',
+          watch: null,
+          rationale: null,
+          risk_indicator_id: indicator.risk_indicator_id,
+          framework_version: 'DCRF v1.0',
+          proposed_by: null,
+          approved_by: null,
+          effective_at: '2026-08-01T09:00:00.000Z',
+        },
+        prev_statement_sha256: sha256(s.text),
+        audit_head: { seq: audit.seq, hash: audit.hash },
+        signed_at: expect.any(String),
+      });
+      expect(action).toMatchObject({ type: 'rating_action', publication_seq: 1, kid: TEST_SIGNER.kid });
+      expect(audit.details).toMatchObject({ rating_action: { id: outcome.ratingAction?.id, type: 'NEW' } });
       expect(await statementFaults(store)).toEqual([]);
       // The key that signed it is recorded as the active one; a key given from outside is never stored.
       expect(await store.db.selectFrom('signing_keys').selectAll().execute()).toEqual([
@@ -178,17 +208,51 @@ describe.each(engines)('signed statements on %s', (engine) => {
       const withdrawnAudit = await auditEntryOf(store, 'provider.withdrawn');
 
       const statements = await storedStatements(store);
-      expect(statements.map((s) => [s.type, s.provider_id, s.publication_seq])).toEqual([
-        ['publication', providerId, 1],
-        ['publication', other.indicator.provider_id, 2],
-        ['publication', providerId, 3],
-        ['withdrawal', providerId, 3],
+      // Each publication and withdrawal is followed by the statement of its rating action.
+      expect(
+        statements.map((s) => [
+          s.type,
+          (s.statement.action as { type: string } | undefined)?.type ?? null,
+          s.provider_id,
+          s.publication_seq,
+        ]),
+      ).toEqual([
+        ['publication', null, providerId, 1],
+        ['rating_action', 'NEW', providerId, 1],
+        ['publication', null, other.indicator.provider_id, 2],
+        ['rating_action', 'NEW', other.indicator.provider_id, 2],
+        ['publication', null, providerId, 3],
+        ['rating_action', 'AFFIRM', providerId, 3],
+        ['withdrawal', null, providerId, 3],
+        ['rating_action', 'WITHDRAW', providerId, 3],
       ]);
-      const [a, b, c, w] = statements as [StoredStatement, StoredStatement, StoredStatement, StoredStatement];
+      const [a, aAction, b, bAction, c, cAction, w, wAction] = statements as StoredStatement[] as [
+        StoredStatement,
+        StoredStatement,
+        StoredStatement,
+        StoredStatement,
+        StoredStatement,
+        StoredStatement,
+        StoredStatement,
+        StoredStatement,
+      ];
       expect(a.statement.prev_statement_sha256).toBeNull();
+      expect(aAction.statement.prev_statement_sha256).toBe(sha256(a.text));
       expect(b.statement.prev_statement_sha256).toBeNull();
-      expect(c.statement.prev_statement_sha256).toBe(sha256(a.text));
-      expect(w.statement.prev_statement_sha256).toBe(sha256(c.text));
+      expect(bAction.statement.prev_statement_sha256).toBe(sha256(b.text));
+      expect(c.statement.prev_statement_sha256).toBe(sha256(aAction.text));
+      expect(cAction.statement.prev_statement_sha256).toBe(sha256(c.text));
+      expect(w.statement.prev_statement_sha256).toBe(sha256(cAction.text));
+      expect(wAction.statement.prev_statement_sha256).toBe(sha256(w.text));
+      expect(wAction.statement.action).toMatchObject({
+        type: 'WITHDRAW',
+        previous_score: 78.84,
+        previous_band: 'MEDIUM',
+        new_score: null,
+        new_band: null,
+        rationale: 'ceased lending',
+        effective_at: withdrawal.withdrawn_at,
+      });
       expect(c.statement).toMatchObject({
         risk_indicator_id: second.indicator.risk_indicator_id,
         final_score: 78.84,
@@ -204,17 +268,19 @@ describe.each(engines)('signed statements on %s', (engine) => {
         previous_band: 'MEDIUM',
         reason: 'ceased lending',
         withdrawn_at: withdrawal.withdrawn_at,
-        prev_statement_sha256: sha256(c.text),
+        prev_statement_sha256: sha256(cAction.text),
         audit_head: { seq: withdrawnAudit.seq, hash: withdrawnAudit.hash },
         signed_at: expect.any(String),
       });
       expect(withdrawal.withdrawn_at).toBe('2026-08-01T09:03:00.000Z');
       expect(chainFaults(statements)).toEqual([]);
       expect(await statementFaults(store)).toEqual([]);
-      // Each audit_head names a distinct entry of the trail, in the order signed.
+      // Each publication's and withdrawal's audit_head names a distinct entry of the trail, in the order signed; its
+      // action's statement names the same entry.
       const heads = statements.map((s) => (s.statement.audit_head as { seq: number }).seq);
       expect([...heads].sort((x, y) => x - y)).toEqual(heads);
-      expect(new Set(heads).size).toBe(heads.length);
+      expect(new Set(heads).size).toBe(heads.length / 2);
+      for (let i = 0; i < heads.length; i += 2) expect(heads[i + 1]).toBe(heads[i]);
     });
 
     it('publishing the same inputs again writes no statement; a refused publication writes none either', async () => {
@@ -232,7 +298,7 @@ describe.each(engines)('signed statements on %s', (engine) => {
       clock.set('2026-01-01T00:00:00.000Z');
       expect((await publish(exampleDocument('worked-example', { values: MORE_COLLATERAL }))).status).toBe('refused');
       expect(await storeContents(store)).toEqual(before);
-      expect(await storedStatements(store)).toHaveLength(1);
+      expect((await storedStatements(store)).map((s) => s.type)).toEqual(['publication', 'rating_action']);
     });
 
     it('a statement that cannot be stored fails its publication: nothing of it is written', async () => {
@@ -275,7 +341,8 @@ describe.each(engines)('signed statements on %s', (engine) => {
       ]);
       expect(outcomes.map((o) => o.status)).toEqual(Array(7).fill('fulfilled'));
       const statements = await storedStatements(store);
-      expect(statements).toHaveLength(8);
+      // Seven publications and a withdrawal, each with its rating action's statement.
+      expect(statements).toHaveLength(16);
       expect(chainFaults(statements)).toEqual([]);
       expect(await statementFaults(store)).toEqual([]);
       // The statements follow the history: each publication's seq, in order, the withdrawal after its publication.
@@ -307,7 +374,8 @@ describe.each(engines)('signed statements on %s', (engine) => {
       const keys = new Map((await signingJwks({ store })).keys.map((k) => [k.kid, k]));
       const statements = await storedStatements(store);
       expect(statements.every((s) => s.kid === TEST_SIGNER.kid)).toBe(true);
-      expect(statements).toHaveLength(1 + outcomes.filter((o, i) => i !== 3 && o.status === 'fulfilled').length);
+      // Each publication signs two statements: its own and its rating action's.
+      expect(statements).toHaveLength(2 * (1 + outcomes.filter((o, i) => i !== 3 && o.status === 'fulfilled').length));
       for (const s of statements) {
         const key = keys.get(s.kid);
         expect(s.signed_at >= (key?.not_before ?? '')).toBe(true);
@@ -356,7 +424,7 @@ describe.each(engines)('signed statements on %s', (engine) => {
       const second = await publish(exampleDocument('worked-example', { values: LONGER_HISTORY }), signer);
       expect(second.status).toBe('published');
       const statements = await storedStatements(store);
-      expect(statements.map((s) => s.kid)).toEqual([TEST_SIGNER.kid, rotated.kid]);
+      expect(statements.map((s) => s.kid)).toEqual([TEST_SIGNER.kid, TEST_SIGNER.kid, rotated.kid, rotated.kid]);
       // The chain goes on across the rotation; the first statement is as it was signed.
       expect(chainFaults(statements)).toEqual([]);
       expect(statements[0]?.statement.risk_indicator_id).toBe(first.indicator.risk_indicator_id);
@@ -408,7 +476,7 @@ describe.each(engines)('signed statements on %s', (engine) => {
         'published',
       );
       const statements = await storedStatements(store);
-      expect(statements.map((s) => s.kid)).toEqual([TEST_SIGNER.kid, signer.kid]);
+      expect(statements.map((s) => s.kid)).toEqual([TEST_SIGNER.kid, TEST_SIGNER.kid, signer.kid, signer.kid]);
       expect(await statementFaults(store)).toEqual([]);
       expect((await listSigningKeys(ctxOf(store))).map((k) => [k.kid, k.status, k.held])).toEqual([
         [TEST_SIGNER.kid, 'retired', 'environment'],
@@ -467,8 +535,9 @@ describe.each(engines)('signed statements on %s', (engine) => {
   });
 });
 
-/** Takes a store back to before migration 0010: no keys, no statements, the migration not recorded. */
+/** Takes a store back to before migration 0010 (so before 0012): no keys, no statements, neither migration recorded. */
 async function undo0010(store: Store): Promise<void> {
+  await undo0012(store, null);
   await store.db.schema.dropTable('statements').execute();
   await store.db.schema.dropTable('signing_keys').execute();
   await store.db.deleteFrom('store_meta').where('key', '=', 'statements_backfilled').execute();
@@ -502,20 +571,26 @@ describe.each(engines)('statements of publications made before migration 0010 on
     await withdrawProvider(ctx(), { providerId: low.provider_id });
     const original = await storedStatements(store);
     await undo0010(store);
-    expect(await migrateBesideOtherTests(store)).toEqual(['0010-signed-statements']);
+    expect(await migrateBesideOtherTests(store)).toEqual(['0010-signed-statements', '0012-rating-actions']);
     return { store, original };
   }
 
-  it('signs one statement per publication and withdrawal, in order, chained, naming one audit entry, each keeping its dates', async () => {
+  it('signs one statement per publication and withdrawal and one per rating action derived from them, in order, chained, naming one audit entry, each keeping its dates', async () => {
     const { store, original } = await pastStore();
     try {
       expect(original.map((s) => s.type)).toEqual([
         'publication',
+        'rating_action',
         'publication',
+        'rating_action',
         'publication',
+        'rating_action',
         'withdrawal',
+        'rating_action',
         'publication',
+        'rating_action',
         'withdrawal',
+        'rating_action',
       ]);
       const auditBefore = (await verifyAudit(ctxOf(store))) as { entries: number };
       expect(
@@ -525,7 +600,7 @@ describe.each(engines)('statements of publications made before migration 0010 on
       const result = await signPastPublications(store, { configured: null, box: () => box });
       const ended = new Date().toISOString();
       if ('error' in result) throw new Error(result.error);
-      expect(result.signed).toBe(6);
+      expect(result.signed).toBe(12);
 
       const statements = await storedStatements(store);
       // The same statements, each provider's in the same order, saying the same facts (published_at and
@@ -533,8 +608,9 @@ describe.each(engines)('statements of publications made before migration 0010 on
       const row = (s: StoredStatement) => [s.type, s.provider_id, s.risk_indicator_id, s.publication_seq];
       expect(byProvider(statements).map(row)).toEqual(byProvider(original).map(row));
       expect(byProvider(statements).map(factsOf)).toEqual(byProvider(original).map(factsOf));
-      // Each publication comes before its withdrawal, and history order holds.
-      expect(statements.map((s) => s.publication_seq)).toEqual([1, 2, 2, 3, 3, 4]);
+      // Each publication comes before its withdrawal, each action right after what it derives from, and history order
+      // holds. The actions derived at migration say what the live ones said (the same ids, the same facts).
+      expect(statements.map((s) => s.publication_seq)).toEqual([1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4]);
       expect(chainFaults(statements)).toEqual([]);
       expect(await statementFaults(store)).toEqual([]);
       expect(new Set(statements.map((s) => s.kid))).toEqual(new Set([result.kid]));
@@ -548,7 +624,7 @@ describe.each(engines)('statements of publications made before migration 0010 on
       const entry = await auditEntryOf(store, 'statements.signed_at_migration');
       expect(entry.seq).toBe(auditBefore.entries + 1);
       expect(entry.actor).toMatchObject({ type: 'system', name: 'migration 0010' });
-      expect(entry.details).toEqual({ statements: 6, kid: result.kid });
+      expect(entry.details).toEqual({ statements: 12, kid: result.kid });
       for (const s of statements) expect(s.statement.audit_head).toEqual({ seq: entry.seq, hash: entry.hash });
 
       // The key was generated here and sealed under the master key.
@@ -571,12 +647,14 @@ describe.each(engines)('statements of publications made before migration 0010 on
       });
       expect(next.status).toBe('published');
       const after = await storedStatements(store);
-      expect(after).toHaveLength(7);
+      expect(after).toHaveLength(14);
       expect(chainFaults(after)).toEqual([]);
-      // Its provider's last statement was the withdrawal signed at migration.
+      // Its provider's last statement was the WITHDRAW action's, signed at migration; it is a REINSTATE.
       const withdrawn = statements.filter((s) => s.provider_id === next.indicator.provider_id).at(-1);
-      expect(withdrawn?.type).toBe('withdrawal');
-      expect(after.at(-1)?.statement.prev_statement_sha256).toBe(sha256(withdrawn?.text ?? ''));
+      expect(withdrawn?.type).toBe('rating_action');
+      expect(withdrawn?.statement.action).toMatchObject({ type: 'WITHDRAW' });
+      expect(after.at(-2)?.statement.prev_statement_sha256).toBe(sha256(withdrawn?.text ?? ''));
+      expect(after.at(-1)?.statement.action).toMatchObject({ type: 'REINSTATE' });
       expect((await verifyAudit(ctxOf(store))).intact).toBe(true);
     } finally {
       await store.dispose();
@@ -623,8 +701,8 @@ describe.each(engines)('statements of publications made before migration 0010 on
       });
       expect(outcome.status).toBe('published');
       const statements = await storedStatements(store);
-      expect(statements).toHaveLength(original.length + 1);
-      expect(byProvider(statements.slice(0, -1)).map(factsOf)).toEqual(byProvider(original).map(factsOf));
+      expect(statements).toHaveLength(original.length + 2);
+      expect(byProvider(statements.slice(0, -2)).map(factsOf)).toEqual(byProvider(original).map(factsOf));
       expect(chainFaults(statements)).toEqual([]);
       expect(await statementFaults(store)).toEqual([]);
       const migrationEntry = await auditEntryOf(store, 'statements.signed_at_migration');

@@ -37,7 +37,7 @@ async function migrateStore(env: Environment, options: DbOptions): Promise<void>
   const ops = await operations(env);
   const { applied, past } = await withStore(ops, async (store) => {
     const applied = await ops.api.migrate(store);
-    // What was published before statements existed is signed now, once (decision 0026).
+    // What was recorded before statements (decision 0026) or rating actions (decision 0030) existed is signed now, once.
     const past = await ops.api.signPastPublications(store, {
       configured: ops.config.signingKey,
       box: () => masterSecretBox(ops),
@@ -55,7 +55,9 @@ async function migrateStore(env: Environment, options: DbOptions): Promise<void>
   if ('error' in past) {
     process.stderr.write(`warning: the statements of earlier publications are not signed yet: ${past.error}\n`);
   } else if (past.signed > 0) {
-    printLines(`signed the statements of ${past.signed} earlier publications and withdrawals with key ${past.kid}`);
+    printLines(
+      `signed the statements of ${past.signed} earlier publications, withdrawals and rating actions with key ${past.kid}`,
+    );
   }
 }
 

@@ -6,7 +6,7 @@ import { currentIndicators } from '../../services/scores.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 
-/** The headline columns, in order; the module score columns follow. */
+/** The headline columns, in order (the outlook and the watch in force last, empty when none); the module score columns follow. */
 export const HEADLINE = [
   'provider_id',
   'name',
@@ -20,6 +20,10 @@ export const HEADLINE = [
   'score_verified_at',
   'published_at',
   'risk_indicator_id',
+  'outlook',
+  'watch_direction',
+  'watch_since',
+  'watch_review_by',
 ] as const;
 
 /**
@@ -35,6 +39,9 @@ const COLUMN_PLACES = {
 /** A headline cell: a figure at its column's places, anything else as it is. */
 function headlineCell(i: RiskIndicatorResponse, field: (typeof HEADLINE)[number]): string | number | null {
   if (field === 'final_score' || field === 'confidence') return figureText(i[field], COLUMN_PLACES[field]);
+  if (field === 'watch_direction') return i.watch?.direction ?? null;
+  if (field === 'watch_since') return i.watch?.since ?? null;
+  if (field === 'watch_review_by') return i.watch?.review_by ?? null;
   return i[field];
 }
 

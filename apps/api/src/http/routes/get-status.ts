@@ -10,16 +10,31 @@ function newestScoredAt(headlines: readonly Headline[]): string | null {
   return newest;
 }
 
+/** The watches in force and those past their review date (review_by before today, UTC). */
+function watchCounts(headlines: readonly Headline[], today: string): { on_watch: number; overdue: number } {
+  let onWatch = 0;
+  let overdue = 0;
+  for (const h of headlines) {
+    if (h.watch === null) continue;
+    onWatch++;
+    if (h.watch.review_by < today) overdue++;
+  }
+  return { on_watch: onWatch, overdue };
+}
+
 /** Always answers while the process is up: a store outage shows as `degraded`, not as an error. */
 export default defineRoute(endpoints.getStatus, async ({ services }) => {
   const now = services.clock.now();
   let store: 'ok' | 'unavailable' = 'ok';
   let latest: string | null = null;
+  let watches: StatusResponse['watches'] = null;
   try {
-    // A round trip proves the store answers; the freshness comes from the public snapshot, so a status call
-    // never reads every provider (tens of milliseconds at 10,000 on either engine).
+    // A round trip proves the store answers; the freshness and the watches come from the public snapshot, so a
+    // status call never reads every provider (tens of milliseconds at 10,000 on either engine).
     await services.store.ping();
-    latest = newestScoredAt(await services.snapshot.headlines());
+    const headlines = await services.snapshot.headlines();
+    latest = newestScoredAt(headlines);
+    watches = watchCounts(headlines, now.toISOString().slice(0, 10));
   } catch {
     store = 'unavailable';
   }
@@ -34,6 +49,7 @@ export default defineRoute(endpoints.getStatus, async ({ services }) => {
       age_seconds: latest === null ? null : Math.max(0, Math.floor((now.getTime() - Date.parse(latest)) / 1000)),
     },
     components: { store, rate_limit_store: rateLimitStore },
+    watches,
   };
   return { json: body, headers: { 'Cache-Control': 'no-store' } };
 });

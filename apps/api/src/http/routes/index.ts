@@ -11,6 +11,8 @@ import getFramework from './get-framework.js';
 import getLivez from './get-livez.js';
 import getMethodology from './get-methodology.js';
 import getPublicationStatement from './get-publication-statement.js';
+import getRatingActionStatement from './get-rating-action-statement.js';
+import getRatingActionsAtom from './get-rating-actions-atom.js';
 import getReadyz from './get-readyz.js';
 import getScore from './get-score.js';
 import getScoreHistory from './get-score-history.js';
@@ -23,6 +25,7 @@ import listDeliveries from './list-deliveries.js';
 import listFrameworks from './list-frameworks.js';
 import listIssuances from './list-issuances.js';
 import listPublicScores from './list-public-scores.js';
+import listRatingActions from './list-rating-actions.js';
 import listScores from './list-scores.js';
 import listWebhooks from './list-webhooks.js';
 import { callMcpTool, getMcpManifest } from './mcp.js';
@@ -60,6 +63,9 @@ export const routes: RouteModule[] = [
   getSigningKeys,
   getTransitionStatistics,
   getBandStatistics,
+  listRatingActions,
+  getRatingActionsAtom,
+  getRatingActionStatement,
   createWebhook,
   listWebhooks,
   deleteWebhook,

@@ -106,3 +106,20 @@ export async function approvedWithSha(
     .orderBy('id', 'desc')
     .executeTakeFirst();
 }
+
+/** The submission approved at an instant (a publication's score_verified_at): who made and who checked its inputs. */
+export async function approvedAtInstant(
+  db: Kysely<Database>,
+  providerId: string,
+  approvedAt: string,
+): Promise<Pick<ApprovedInputsRow, 'submitted_by' | 'approved_by'> | undefined> {
+  const rows = await db
+    .selectFrom('approved_inputs')
+    .select(['id', 'submitted_by', 'approved_by'])
+    .where('provider_id', '=', providerId)
+    .where('approved_at', '=', approvedAt)
+    .execute();
+  // One in practice (a provider's approvals are one at a time); the first by id if ever not, as migration 0012 takes.
+  const [first] = rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return first && { submitted_by: first.submitted_by, approved_by: first.approved_by };
+}

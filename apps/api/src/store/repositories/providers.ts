@@ -20,6 +20,10 @@ export function providerRowOf(p: Provider, now: string): ProviderRow {
     created_at: now,
     updated_at: now,
     withdrawn_at: null,
+    outlook: 'STABLE',
+    watch_direction: null,
+    watch_since: null,
+    watch_review_by: null,
   };
 }
 
@@ -78,7 +82,7 @@ export async function insertHistory(db: Kysely<Database>, row: IndicatorHistoryT
 }
 
 /** The fields a served Risk Indicator is assembled from: the stored JSON and the publication's times. */
-const servedColumns = [
+const publicationColumns = [
   'risk_indicators.indicator',
   'risk_indicators.path_to_next_band',
   'indicator_history.score_verified_at',
@@ -87,6 +91,30 @@ const servedColumns = [
   'statements.signature as statement_signature',
   'statements.statement_sha256',
 ] as const;
+
+/** ... with the outlook and watch in force, kept on the provider's row. */
+const servedColumns = [
+  ...publicationColumns,
+  'providers.outlook',
+  'providers.watch_direction',
+  'providers.watch_since',
+  'providers.watch_review_by',
+] as const;
+
+/**
+ * ... as of an instant: the outlook and watch in force then, from the provider's latest rating action that took
+ * effect at or before it (joined as `state` by inForceAt; each action records the outlook and watch after it).
+ */
+const asOfServedColumns = [
+  ...publicationColumns,
+  'state.outlook',
+  'state.watch_direction',
+  'state.watch_since',
+  'state.watch_review_by',
+] as const;
+
+/** The rating actions a publication makes (its action names the outlook and watch in force when it was published). */
+export const PUBLICATION_ACTION_TYPES = ['NEW', 'UPGRADE', 'DOWNGRADE', 'AFFIRM', 'REINSTATE'] as const;
 
 /** Providers in force (not withdrawn) joined to the publication in force and its indicator. */
 function current(db: Kysely<Database>) {
@@ -161,7 +189,31 @@ function inForceAt(db: Kysely<Database>, asOf: string) {
         (j) => j.onTrue(),
       ) as unknown as typeof seeking)
     : seeking;
-  return joined
+  // The outlook and watch in force at the instant: the provider's latest action that took effect by then, one seek
+  // of rating_actions_effective (pending proposals have no effective_at and are never found).
+  const latestAction = (eb: ExpressionBuilder<Database, 'providers'>) =>
+    eb
+      .selectFrom('rating_actions as action')
+      .whereRef('action.provider_id', '=', 'providers.id')
+      .where('action.effective_at', '<=', asOf)
+      .orderBy('action.effective_at', 'desc')
+      .orderBy('action.seq', 'desc')
+      .limit(1);
+  const stated = onPostgres(db)
+    ? (joined.leftJoinLateral(
+        (eb) =>
+          latestAction(eb as never)
+            .selectAll('action')
+            .as('state'),
+        (j) => j.onTrue(),
+      ) as unknown as ReturnType<typeof withState>)
+    : withState(joined);
+  function withState(q: typeof joined) {
+    return q.leftJoin('rating_actions as state', (j) =>
+      j.on((eb) => eb('state.seq', '=', latestAction(eb as never).select('action.seq'))),
+    );
+  }
+  return stated
     .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'indicator_history.risk_indicator_id')
     .leftJoin('statements', (j) =>
       j.onRef('statements.publication_seq', '=', 'indicator_history.seq').on('statements.type', '=', 'publication'),
@@ -185,7 +237,7 @@ function onPostgres(db: Kysely<Database>): boolean {
 
 /** One provider's publication in force at `asOf`, on SQLite: the list's form, whose seek runs once. */
 const inForceOnSqlite = prepared((db, providerId: string, asOf: string) =>
-  inForceAt(db, asOf).select(servedColumns).where('providers.id', '=', providerId),
+  inForceAt(db, asOf).select(asOfServedColumns).where('providers.id', '=', providerId),
 );
 
 /**
@@ -215,8 +267,26 @@ const inForceOnPostgres = prepared((db, providerId: string, asOf: string) =>
     .leftJoin('withdrawals', (j) =>
       j.onRef('withdrawals.after_seq', '=', 'in_force.seq').on('withdrawals.withdrawn_at', '<=', asOf),
     )
-    // servedColumns, the publication's times from the row found.
+    // The outlook and watch in force then: the latest action that took effect by the instant (one seek).
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('rating_actions')
+          .select(['outlook', 'watch_direction', 'watch_since', 'watch_review_by'])
+          .where('rating_actions.provider_id', '=', providerId)
+          .where('rating_actions.effective_at', '<=', asOf)
+          .orderBy('rating_actions.effective_at', 'desc')
+          .orderBy('rating_actions.seq', 'desc')
+          .limit(1)
+          .as('state'),
+      (j) => j.onTrue(),
+    )
+    // asOfServedColumns, the publication's times from the row found.
     .select([
+      'state.outlook',
+      'state.watch_direction',
+      'state.watch_since',
+      'state.watch_review_by',
       'risk_indicators.indicator',
       'risk_indicators.path_to_next_band',
       'in_force.score_verified_at',
@@ -255,8 +325,16 @@ export async function listCurrent(
     asOf?: string | undefined;
   },
 ) {
-  const from = options.asOf === undefined ? current(db) : inForceAt(db, options.asOf);
-  let query = from.select([...servedColumns, 'providers.name', 'providers.id']);
+  const now = () => current(db).select([...servedColumns, 'providers.name', 'providers.id']);
+  // As of an instant: the same columns (the outlook and watch in force then), so the same type.
+  let query =
+    options.asOf === undefined
+      ? now()
+      : (inForceAt(db, options.asOf).select([
+          ...asOfServedColumns,
+          'providers.name',
+          'providers.id',
+        ]) as unknown as ReturnType<typeof now>);
   if (options.plannerType) query = query.where('providers.planner_type', '=', options.plannerType);
   const after = options.after;
   if (after) {
@@ -269,7 +347,7 @@ export async function listCurrent(
 }
 
 /** The headline fields of a provider and the indicator it points at, as the public list serves them. */
-const headlineColumns = [
+const headlineFields = [
   'providers.id',
   'providers.name',
   'providers.planner_type',
@@ -280,6 +358,21 @@ const headlineColumns = [
   'risk_indicators.risk_band',
   'risk_indicators.scored_at',
 ] as const;
+const headlineColumns = [
+  ...headlineFields,
+  'providers.outlook',
+  'providers.watch_direction',
+  'providers.watch_since',
+  'providers.watch_review_by',
+] as const;
+/** ... as of an instant, with the outlook and watch in force then (inForceAt's `state`). */
+const asOfHeadlineColumns = [
+  ...headlineFields,
+  'state.outlook',
+  'state.watch_direction',
+  'state.watch_since',
+  'state.watch_review_by',
+] as const;
 
 /** Headline fields of every current indicator, by name: the public snapshot. */
 export async function listPublicHeadlines(db: Kysely<Database>) {
@@ -288,7 +381,7 @@ export async function listPublicHeadlines(db: Kysely<Database>) {
 
 /** Headline fields of every indicator in force at `asOf`, by name: the public list as of that instant. */
 export async function listPublicHeadlinesAsOf(db: Kysely<Database>, asOf: string) {
-  return inForceAt(db, asOf).select(headlineColumns).orderBy('providers.name').orderBy('providers.id').execute();
+  return inForceAt(db, asOf).select(asOfHeadlineColumns).orderBy('providers.name').orderBy('providers.id').execute();
 }
 
 /** A provider's publications, newest first, before a publication sequence number. */
@@ -303,7 +396,20 @@ export async function listHistory(
     .leftJoin('statements', (j) =>
       j.onRef('statements.publication_seq', '=', 'indicator_history.seq').on('statements.type', '=', 'publication'),
     )
-    .select([...servedColumns, 'indicator_history.seq'])
+    // Each publication as it was published: the outlook and watch its action recorded.
+    .leftJoin('rating_actions', (j) =>
+      j
+        .onRef('rating_actions.publication_seq', '=', 'indicator_history.seq')
+        .on('rating_actions.type', 'in', PUBLICATION_ACTION_TYPES),
+    )
+    .select([
+      ...publicationColumns,
+      'rating_actions.outlook',
+      'rating_actions.watch_direction',
+      'rating_actions.watch_since',
+      'rating_actions.watch_review_by',
+      'indicator_history.seq',
+    ])
     .where('indicator_history.provider_id', '=', providerId);
   if (options.beforeSeq !== undefined) query = query.where('indicator_history.seq', '<', options.beforeSeq);
   return query.orderBy('indicator_history.seq', 'desc').limit(options.limit).execute();
@@ -342,4 +448,13 @@ export async function listProvidersWithIndicator(db: Kysely<Database>) {
     .orderBy('providers.name')
     .orderBy('providers.id')
     .execute();
+}
+
+/** The outlook and watch in force for a provider (an approved action, or a withdrawal ending them). */
+export async function setStanding(
+  db: Kysely<Database>,
+  providerId: string,
+  standing: Pick<ProviderRow, 'outlook' | 'watch_direction' | 'watch_since' | 'watch_review_by'>,
+): Promise<void> {
+  await db.updateTable('providers').set(standing).where('id', '=', providerId).execute();
 }

@@ -71,3 +71,11 @@ export async function publicationStatementOf(
 export async function statementsAfter(db: Kysely<Database>, afterId: number, limit: number): Promise<StatementRow[]> {
   return db.selectFrom('statements').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
 }
+
+/** The statement of a rating action. */
+export async function actionStatementOf(
+  db: Kysely<Database>,
+  ratingActionId: string,
+): Promise<StatementRow | undefined> {
+  return db.selectFrom('statements').selectAll().where('rating_action_id', '=', ratingActionId).executeTakeFirst();
+}
