@@ -9,6 +9,12 @@ import {
 } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withdrawProvider } from '../../src/services/providers.js';
+import {
+  approveRatingActions,
+  proposeOutlook,
+  proposeWatch,
+  proposeWatchRemoval,
+} from '../../src/services/rating-actions.js';
 import { callTool, MCP_ON, mcpKey } from '../mcp/fixtures.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
@@ -33,11 +39,23 @@ const A_SECOND = withInput(A_FIRST, 'collateral_coverage_ratio', 1.4);
 
 const HOUR = 3_600_000;
 const START = Date.parse('2026-08-01T09:00:00.000Z');
-/** The events, an hour apart: publish A, re-publish A with new inputs, publish B, withdraw A, reinstate A. */
-const EVENTS = ['publish A', 'publish A again, new inputs', 'publish B', 'withdraw A', 'reinstate A'] as const;
+/**
+ * The events, an hour apart: publish A, re-publish A with new inputs, publish B, a negative watch placed on B, A's
+ * outlook set to NEGATIVE, withdraw A (which ends its outlook), reinstate A, the watch on B removed.
+ */
+const EVENTS = [
+  'publish A',
+  'publish A again, new inputs',
+  'publish B',
+  'watch on B',
+  'outlook of A negative',
+  'withdraw A',
+  'reinstate A',
+  'watch on B removed',
+] as const;
 const eventAt = (i: number) => new Date(START + i * HOUR).toISOString();
 /** The present while the instants are asked about: a day after the last event. */
-const NOW = new Date(START + 4 * HOUR + 24 * HOUR).toISOString();
+const NOW = new Date(START + (EVENTS.length - 1) * HOUR + 24 * HOUR).toISOString();
 
 /** What the routes served without as_of right after an event. */
 interface Served {
@@ -96,14 +114,32 @@ describe.each(engines)('as_of on %s', (engine) => {
     const s = server();
     key = await s.key('PROFESSIONAL');
     agentKey = await mcpKey(s);
+    // Analyst actions: proposed by one person, approved by another (the store is in open mode: names).
+    const as = (by: string) => ctxOf(s.services.store, { clock, by });
+    const approve = async (proposal: { id: string }) => {
+      await approveRatingActions(as('Bo Approver'), { ids: [proposal.id] });
+    };
     const steps: (() => Promise<void>)[] = [
       () => publish(s, A_FIRST),
       () => publish(s, A_SECOND),
       () => publish(s, example('low-band')),
+      async () =>
+        approve(
+          await proposeWatch(as('Ann Analyst'), {
+            providerId: B,
+            direction: 'NEGATIVE',
+            reviewBy: '2026-10-30',
+            rationale: 'custodian under review',
+          }),
+        ),
+      async () =>
+        approve(await proposeOutlook(as('Ann Analyst'), { providerId: A, outlook: 'NEGATIVE', rationale: 'margins' })),
       async () => {
         await withdrawProvider(ctxOf(s.services.store, { clock }), { providerId: A, reason: 'ceased lending' });
       },
       () => publish(s, A_SECOND),
+      async () =>
+        approve(await proposeWatchRemoval(as('Ann Analyst'), { providerId: B, rationale: 'custodian cleared' })),
     ];
     for (const [i, step] of steps.entries()) {
       clock.set(eventAt(i));
@@ -130,8 +166,28 @@ describe.each(engines)('as_of on %s', (engine) => {
       [true, false],
       [true, false],
       [true, true],
+      [true, true],
+      [true, true],
       [false, true],
       [true, true],
+      [true, true],
+    ]);
+    // The outlook and watch each detail carried after each event: A's outlook NEGATIVE until its withdrawal (a
+    // reinstatement starts STABLE); B's watch from its placing to its removal.
+    const state = (text: string | null | undefined) => {
+      if (!text) return null;
+      const { outlook, watch } = JSON.parse(text) as { outlook: string; watch: { direction: string } | null };
+      return `${outlook}/${watch?.direction ?? '-'}`;
+    };
+    expect(served.map((s) => [state(s.detail[A]), state(s.detail[B])])).toEqual([
+      ['STABLE/-', null],
+      ['STABLE/-', null],
+      ['STABLE/-', 'STABLE/-'],
+      ['STABLE/-', 'STABLE/NEGATIVE'],
+      ['NEGATIVE/-', 'STABLE/NEGATIVE'],
+      [null, 'STABLE/NEGATIVE'],
+      ['STABLE/-', 'STABLE/NEGATIVE'],
+      ['STABLE/-', 'STABLE/-'],
     ]);
     const aScores = served.map((s) =>
       s.detail[A] === null ? null : RiskIndicatorSchema.parse(JSON.parse(s.detail[A] ?? '')).final_score,
@@ -139,9 +195,9 @@ describe.each(engines)('as_of on %s', (engine) => {
     expect(aScores[0]).not.toBe(aScores[1]);
     // Reinstated from the same inputs: the same indicator, published again (its own published_at).
     const second = RiskIndicatorSchema.parse(JSON.parse(served[1]?.detail[A] ?? ''));
-    const reinstated = RiskIndicatorSchema.parse(JSON.parse(served[4]?.detail[A] ?? ''));
+    const reinstated = RiskIndicatorSchema.parse(JSON.parse(served[6]?.detail[A] ?? ''));
     expect(reinstated.risk_indicator_id).toBe(second.risk_indicator_id);
-    expect([second.published_at, reinstated.published_at]).toEqual([eventAt(1), eventAt(4)]);
+    expect([second.published_at, reinstated.published_at]).toEqual([eventAt(1), eventAt(6)]);
   });
 
   it('the detail at every instant is the indicator then in force, byte for byte, or 404', async () => {
