@@ -182,14 +182,14 @@ const CASES: Case[] = [
   {
     name: 'listCurrent as of an instant, first page',
     kind: 'ordered',
-    bounded: ['indicator_history', 'withdrawals'],
+    bounded: ['indicator_history', 'withdrawals', 'rating_actions'],
     run: (db) => listCurrent(db, { limit: 101, asOf: AT }),
   },
   {
     name: 'listCurrent as of an instant, one planner type, after a position',
     kind: 'ordered',
     seek: { table: 'providers', column: 'name' },
-    bounded: ['indicator_history', 'withdrawals'],
+    bounded: ['indicator_history', 'withdrawals', 'rating_actions'],
     run: (db) => listCurrent(db, { plannerType: 'btc', after: { name: 'M', id: P1 }, limit: 101, asOf: AT }),
   },
   { name: 'listHistory, newest', kind: 'ordered', run: (db) => listHistory(db, P1, { limit: 101 }) },
@@ -380,7 +380,7 @@ const CASES: Case[] = [
   {
     name: 'listPublicHeadlinesAsOf: the public list as of an instant, built once per instant and publication',
     kind: 'whole',
-    bounded: ['indicator_history', 'withdrawals'],
+    bounded: ['indicator_history', 'withdrawals', 'rating_actions'],
     run: (db) => listPublicHeadlinesAsOf(db, AT),
   },
   {
