@@ -10,6 +10,8 @@ import {
   ProviderSearchResponseSchema,
   type PublicScore,
   PublicScoresResponseSchema,
+  type RatingAction,
+  RatingActionsResponseSchema,
   RiskIndicatorSchema,
   ScoreHistoryResponseSchema,
 } from '@svc/contracts';
@@ -20,13 +22,14 @@ import { STACK_FRAME } from './svc.js';
 /** A history of publications only (no withdrawal in it). */
 const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: RiskIndicatorSchema.array() });
 
-/** The five agent tools the issue names, in the order the server lists them. */
+/** The six agent tools the issues name, in the order the server lists them. */
 const TOOL_NAMES = [
   'get_provider_score',
   'compare_providers',
   'get_score_history',
   'search_providers',
   'get_methodology',
+  'get_rating_actions',
 ];
 
 /** A migrated, demo-seeded store with a PROFESSIONAL key in a new workspace, enabled for MCP when asked. */
@@ -146,7 +149,7 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
     expect(client.getServerCapabilities()?.tools).toBeDefined();
   });
 
-  it('tools/list returns exactly the five tools, each with a description and an object input schema', async () => {
+  it('tools/list returns exactly the six tools, each with a description and an object input schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
     for (const tool of tools) {
@@ -161,6 +164,7 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
       get_score_history: ['provider_name'],
       search_providers: ['query'],
       get_methodology: [],
+      get_rating_actions: [],
     });
     const properties = Object.fromEntries(tools.map((t) => [t.name, Object.keys(t.inputSchema.properties ?? {})]));
     expect(properties).toEqual({
@@ -169,6 +173,7 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
       get_score_history: ['provider_name', 'limit', 'cursor'],
       search_providers: ['query', 'planner_type'],
       get_methodology: ['version'],
+      get_rating_actions: ['provider_name', 'type', 'since', 'limit', 'cursor'],
     });
   });
 
@@ -274,6 +279,38 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
     expect(out.version).toBe('1.0');
     expect(out.framework_version).toBe('DCRF v1.0');
     expect(out.framework_sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('get_rating_actions answers the public rating-action feed for the same filters, page by page', async () => {
+    const feed = async (query: string) =>
+      RatingActionsResponseSchema.strict().parse(await rest(`/api/public/rating-actions?${query}`));
+    const actions = async (args: Record<string, unknown>) =>
+      RatingActionsResponseSchema.strict().parse(outputOf(await call(client, 'get_rating_actions', args)));
+    const everything = (await feed('limit=500')).data;
+    expect(everything.length).toBeGreaterThan(0);
+    expect(await actions({})).toEqual(await feed('limit=20'));
+    // Page through the whole feed two at a time with the cursor the answers hand back.
+    const seen: RatingAction[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await actions({ limit: 2, ...(cursor === null ? {} : { cursor }) });
+      expect(page).toEqual(await feed(`limit=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`));
+      seen.push(...page.data);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(everything);
+    // A provider rated now, named in another case, filtered by the type of its newest action.
+    const newest = everything.find((a) => scores.some((s) => s.id === a.provider_id && s.name === a.provider_name));
+    expect(newest).toBeDefined();
+    const { provider_id, provider_name, type } = newest as RatingAction;
+    const mine = await actions({ provider_name: provider_name.toUpperCase(), type, since: '2026-04-01' });
+    expect(mine).toEqual(await feed(`provider_id=${provider_id}&type=${type}&since=2026-04-01&limit=20`));
+    expect(mine.data[0]?.id).toBe(newest?.id);
+    const refused = await call(client, 'get_rating_actions', { type: 'UPGRADED', limit: 0 });
+    expect(refused.isError).toBe(true);
+    const [first] = refused.content;
+    const refusal = JSON.parse(first?.type === 'text' ? first.text : 'null') as { errors: { path: string }[] };
+    expect(refusal.errors.map((e) => e.path).sort()).toEqual(['arguments.limit', 'arguments.type']);
   });
 
   it('a name matching no provider is a tool error the agent can read, naming the argument', async () => {

@@ -394,6 +394,11 @@ describe('agent tools (preview)', () => {
     expect('data' in history && history.data[0]?.provider_id).toBe(WORKED.id);
     const found = await agent.callMcpTool('search_providers', { query: 'harbour' });
     expect(found.data.map((m) => m.id)).toEqual([LOW_BAND.id]);
+    const actions = await agent.callMcpTool('get_rating_actions', { provider_name: WORKED.name, limit: 1 });
+    conforms('callMcpTool', { tool_name: 'get_rating_actions', output: actions });
+    expect(actions).toEqual(await anonymous.ratingActions({ provider_id: WORKED.id, limit: 1 }));
+    expect('data' in actions && actions.data.map((a) => a.type)).toEqual(['UPGRADE']);
+    expect('data' in actions && actions.next_cursor).not.toBeNull();
   });
 
   it('readMcpResource reads the methodology and a framework definition; an unknown one is 404', async (ctx) => {

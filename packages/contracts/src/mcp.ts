@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { ComparisonSchema, ProviderSearchResponseSchema } from './analysis.js';
 import { AsOfSchema, PageQuery, PlannerTypeSchema, RiskBandSchema, UuidSchema } from './common.js';
-import { MethodologyResponseSchema } from './resources.js';
+import { RATING_ACTION_TYPES, RatingActionsResponseSchema } from './rating-actions.js';
+import { MethodologyResponseSchema, SinceSchema } from './resources.js';
 import { RiskIndicatorSchema, ScoreHistoryResponseSchema } from './scores.js';
 
-/** The agent tool interface (preview): five tools, served plain at POST /api/mcp and over the Model Context Protocol. */
+/** The agent tool interface (preview): six tools, served plain at POST /api/mcp and over the Model Context Protocol. */
 
 export const MCP_SERVER_INFO = { name: 'risk-indicator-scoring-service', version: '1.0.0' } as const;
 
@@ -72,6 +73,32 @@ export const GetMethodologyInputSchema = z.strictObject({
     .max(32, 'must be 1 to 32 characters')
     .optional()
     .meta({ description: 'A framework version such as `1.0`; the one in force when absent.' }),
+});
+
+export const GetRatingActionsInputSchema = z.strictObject({
+  provider_name: ProviderNameSchema.optional().meta({
+    description:
+      "Only this provider's actions: a name resolved as in get_provider_score (a provider with a published Risk " +
+      'Indicator), or a provider id from a candidate list; every provider when absent.',
+  }),
+  // A fresh enum, not the shared one: its registry id would turn into a $ref the manifest's readers must chase.
+  type: z
+    .enum(RATING_ACTION_TYPES)
+    .optional()
+    .meta({ description: `Only actions of this type: ${RATING_ACTION_TYPES.join(', ')}.` }),
+  since: SinceSchema.optional().meta({
+    description:
+      'Only actions effective at or after this instant: a date YYYY-MM-DD (its first instant, UTC) or a UTC ' +
+      'timestamp such as 2026-06-01T12:00:00Z.',
+  }),
+  limit: z
+    .number()
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be at least 1')
+    .max(100, 'must be at most 100')
+    .default(20)
+    .meta({ description: 'How many actions, newest first: 1 to 100, default 20.' }),
+  cursor: PageQuery.cursor,
 });
 
 // ---- outputs ----
@@ -144,6 +171,20 @@ export const MCP_TOOLS = {
     input: GetMethodologyInputSchema,
     output: MethodologyResponseSchema,
   },
+  get_rating_actions: {
+    description:
+      'Rating actions, newest first, as GET /api/public/rating-actions serves them. A rating action is a signed ' +
+      'statement that a rating changed or was confirmed: NEW (first publication), UPGRADE (to a lower-risk band), ' +
+      'DOWNGRADE, AFFIRM (re-published in the same band), WITHDRAW, REINSTATE (published again after a ' +
+      "withdrawal), and the risk team's WATCH_PLACED, WATCH_REMOVED and OUTLOOK_CHANGED; each carries the bands and " +
+      'scores before and after, the outlook and watch in force after it, its rationale, when it took effect and its ' +
+      'signature. Filter by `provider_name` (resolved as in get_provider_score: an ambiguous name is answered with ' +
+      'its candidates instead; a provider withdrawn now is not found by name, but its actions are in the unfiltered list ' +
+      'and under `type: "WITHDRAW"`), `type` and `since` (a date or UTC timestamp). `limit` 1 to 100, default 20; when ' +
+      '`next_cursor` is not null, pass it back as `cursor` with the same filters for older actions.',
+    input: GetRatingActionsInputSchema,
+    output: z.union([RatingActionsResponseSchema, ProviderAmbiguitySchema]),
+  },
 } as const;
 
 export type McpToolName = keyof typeof MCP_TOOLS;
@@ -168,6 +209,7 @@ export const McpToolCallBodySchema = z
     callOf('get_score_history'),
     callOf('search_providers'),
     callOf('get_methodology'),
+    callOf('get_rating_actions'),
   ])
   .meta({ id: 'McpToolCall', description: 'A plain tool call: the tool and its input.' });
 
@@ -181,6 +223,7 @@ export const McpToolCallResponseSchema = z
     answerOf('get_score_history'),
     answerOf('search_providers'),
     answerOf('get_methodology'),
+    answerOf('get_rating_actions'),
   ])
   .meta({ id: 'McpToolCallResponse', description: "The tool's output: the JSON its REST endpoint serves." });
 

@@ -12,7 +12,7 @@ type ToolEntry = McpManifest['tools'][number];
 
 let tools: ToolEntry[] | undefined;
 
-/** The five tools with the JSON Schema of their inputs: the manifest's list, and MCP's tools/list. */
+/** The tools with the JSON Schema of their inputs: the manifest's list, and MCP's tools/list. */
 export function toolEntries(): ToolEntry[] {
   tools ??= MCP_TOOL_NAMES.map((name) => ({
     name,

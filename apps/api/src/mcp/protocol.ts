@@ -30,7 +30,9 @@ import { runTool } from './tools/index.js';
 const INSTRUCTIONS =
   'Risk Indicators of digital-credit providers under the published Digital Credit Risk Framework: a score from 0 ' +
   'to 100 (higher means lower risk) and a risk band. Find a provider with search_providers; when a name matches ' +
-  'several providers the answer lists candidates, so ask which one is meant. The methodology and each released ' +
+  'several providers the answer lists candidates, so ask which one is meant. get_rating_actions lists the rating ' +
+  'actions (upgrades, downgrades, affirmations, withdrawals, watches, outlook changes), newest first, and pages ' +
+  'with next_cursor. The methodology and each released ' +
   'framework definition are resources to read. Each request is one of the hourly ' +
   'limit of the API key. Risk Indicators are not credit ratings or investment advice. Preview interface.';
 

@@ -169,6 +169,6 @@ describe.each(engines)('agent tools on a server without SVC_MCP_ENABLED (%s)', (
     const manifest = await expectJson(await server().get('/api/mcp'), McpManifestSchema.strict());
     expect(manifest.status).toBe('preview');
     expect(manifest.enabled).toBe(false);
-    expect(manifest.tools).toHaveLength(5);
+    expect(manifest.tools).toHaveLength(6);
   });
 });

@@ -1,4 +1,4 @@
-import { MCP_SERVER_INFO, MCP_TOOLS, McpManifestSchema } from '@svc/contracts';
+import { MCP_SERVER_INFO, MCP_TOOLS, McpManifestSchema, RATING_ACTION_TYPES } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { expectJson, expectNoLimitHeaders } from '../support/responses.js';
@@ -9,7 +9,7 @@ import { MCP_ON } from './fixtures.js';
 describe.each(engines)('GET /api/mcp, the agent tool manifest, on %s', (engine) => {
   const server = useServer(engine, async () => {}, MCP_ON);
 
-  it('names the server, says preview and enabled, and lists the five tools', async () => {
+  it('names the server, says preview and enabled, and lists the six tools', async () => {
     const res = await server().get('/api/mcp');
     const manifest = await expectJson(res, McpManifestSchema.strict());
     expectNoLimitHeaders(res);
@@ -20,6 +20,7 @@ describe.each(engines)('GET /api/mcp, the agent tool manifest, on %s', (engine) 
       'get_score_history',
       'search_providers',
       'get_methodology',
+      'get_rating_actions',
     ]);
   });
 
@@ -51,9 +52,13 @@ describe.each(engines)('GET /api/mcp, the agent tool manifest, on %s', (engine) 
     expect(schemaOf('get_score_history').properties.limit).toMatchObject({ default: 10, minimum: 1, maximum: 100 });
     expect(schemaOf('search_providers').properties.planner_type).toMatchObject({ enum: ['btc', 'fiat', 'stablecoin'] });
     expect(schemaOf('get_methodology').required ?? []).toEqual([]);
+    expect(schemaOf('get_rating_actions').required ?? []).toEqual([]);
+    expect(schemaOf('get_rating_actions').properties.limit).toMatchObject({ default: 20, minimum: 1, maximum: 100 });
+    expect(schemaOf('get_rating_actions').properties.type).toMatchObject({ enum: [...RATING_ACTION_TYPES] });
+    expect(schemaOf('get_rating_actions').properties.type?.enum).toHaveLength(9);
   });
 
-  it('llms.txt describes the preview and names the five tools', async () => {
+  it('llms.txt describes the preview and names the six tools', async () => {
     const text = await (await server().get('/llms.txt')).text();
     expect(text).toContain('## Agent tools (preview)');
     expect(text).toContain(`${server().url}/api/mcp`);

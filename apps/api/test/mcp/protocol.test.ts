@@ -67,9 +67,10 @@ describe.each(engines)('the Model Context Protocol at /api/mcp, with the SDK cli
     expect(client.getServerVersion()).toMatchObject(MCP_SERVER_INFO);
     expect(client.getServerCapabilities()?.tools).toBeDefined();
     expect(client.getInstructions()).toContain('search_providers');
+    expect(client.getInstructions()).toContain('get_rating_actions');
   });
 
-  it('tools/list returns the five tools with the input schemas of the contract', async () => {
+  it('tools/list returns the six tools with the input schemas of the contract', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(Object.keys(MCP_TOOLS));
     for (const tool of tools) {
@@ -218,7 +219,7 @@ describe.each(engines)('the Model Context Protocol at /api/mcp, with the SDK cli
       expect(res.status).toBe(200);
       const answers = (await res.json()) as { id: unknown; result: { tools?: unknown[] } }[];
       expect(answers.map((a) => a.id).sort()).toEqual([2, 'a']);
-      expect(answers.find((a) => a.id === 'a')?.result.tools).toHaveLength(5);
+      expect(answers.find((a) => a.id === 'a')?.result.tools).toHaveLength(6);
     });
 
     it('a batch with two tools/call gets 400: each tool call is one request of the limit', async () => {

@@ -141,6 +141,12 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
       params: { name: 'get_provider_score', arguments: { provider_name: 'Credit Nord' } },
     },
     { jsonrpc: '2.0', id: 6, method: 'resources/list' },
+    {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'get_rating_actions', arguments: { provider_name: 'Credit Nord', type: 'NEW', limit: 5 } },
+    },
   ];
   const known: Record<string, readonly unknown[]> = {
     providerId: providerIds,

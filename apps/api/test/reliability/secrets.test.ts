@@ -497,6 +497,7 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
         }),
         rpc(2, 'tools/list'),
         rpc(3, 'tools/call', { name: 'get_provider_score', arguments: { provider_name: canary } }),
+        rpc(4, 'tools/call', { name: 'get_rating_actions', arguments: { provider_name: canary, type: 'NEW' } }),
       ];
       for (const body of messages) {
         const answer = await call({ method: 'POST', path: '/api/mcp', body, headers }, ctx.key);

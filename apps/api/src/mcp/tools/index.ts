@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../services/context.js';
 import { compareProviders } from './compare-providers.js';
 import { getMethodology } from './get-methodology.js';
 import { getProviderScore } from './get-provider-score.js';
+import { getRatingActions } from './get-rating-actions.js';
 import { getScoreHistory } from './get-score-history.js';
 import { searchProviders } from './search-providers.js';
 
@@ -19,6 +20,7 @@ export const TOOLS: { [N in McpToolName]: ToolRun<N> } = {
   get_score_history: getScoreHistory,
   search_providers: searchProviders,
   get_methodology: getMethodology,
+  get_rating_actions: getRatingActions,
 };
 
 /** Runs a tool whose input has been checked against its contract schema. */
