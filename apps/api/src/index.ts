@@ -33,6 +33,7 @@ export {
 export type { Actor, Caller, ServiceContext } from './services/context.js';
 export { listRequests, setRequestStatus } from './services/coverage-requests.js';
 export { ServiceError, type ServiceProblem } from './services/errors.js';
+export { evidenceSchedule } from './services/evidence-schedule.js';
 export { frameworkInForce, frameworkNamed, publishFramework } from './services/frameworks.js';
 export {
   approveAllPending,

@@ -18,6 +18,7 @@ interface SeedJson {
   providers: { name: string; risk_band: string; hard_caps_fired: string[]; published: number }[];
   published: number;
   changes: Record<string, number>;
+  rating_actions: { approved: number; withdrawn: number };
   issuances: { inserted: number; updated: number; unchanged: number };
   changed: boolean;
 }
@@ -40,8 +41,10 @@ async function seedsOnceOnly(vars: Env, kind: string): Promise<void> {
   expect(first.json.store).toBe(kind);
   expect(first.json.changed).toBe(true);
   expect(first.json.providers.length).toBeGreaterThanOrEqual(12);
-  expect(first.json.changes).toEqual({ NEW: first.json.providers.length, SCORE_CHANGE: 2, BAND_CHANGE: 2 });
-  expect(first.json.published).toBe(first.json.providers.length + 4);
+  // NEW: every provider, and the reinstatement of the one withdrawn between the second and third rounds.
+  expect(first.json.changes).toEqual({ NEW: first.json.providers.length + 1, SCORE_CHANGE: 2, BAND_CHANGE: 2 });
+  expect(first.json.published).toBe(first.json.providers.length + 5);
+  expect(first.json.rating_actions).toEqual({ approved: 2, withdrawn: 1 });
   expect(first.json.issuances).toEqual({ inserted: 8, updated: 0, unchanged: 0 });
   const after = await contents(vars);
 
@@ -50,6 +53,7 @@ async function seedsOnceOnly(vars: Env, kind: string): Promise<void> {
   expect(second.json.changed).toBe(false);
   expect(second.json.published).toBe(0);
   expect(second.json.changes).toEqual({ NEW: 0, SCORE_CHANGE: 0, BAND_CHANGE: 0 });
+  expect(second.json.rating_actions).toEqual({ approved: 0, withdrawn: 0 });
   expect(second.json.issuances).toEqual({ inserted: 0, updated: 0, unchanged: 8 });
   expect(await contents(vars)).toEqual(after);
 
@@ -113,7 +117,7 @@ describe('svc db seed --demo', () => {
     const run = svcIn(await embedded(), 'db', 'seed', '--demo');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
-      /loaded the demo data set \(DCRF v1\.0, 14 providers, 8 issuances\): 18 indicators published \(change feed: 14 NEW, 2 SCORE_CHANGE, 2 BAND_CHANGE\), 8 issuances added/,
+      /loaded the demo data set \(DCRF v1\.0, 14 providers, 8 issuances\): 19 indicators published \(change feed: 15 NEW, 2 SCORE_CHANGE, 2 BAND_CHANGE\), 2 analyst actions approved, 1 withdrawal, 8 issuances added/,
     );
     for (const text of ['Northwind Sats Lending (demo)', 'HC-04, HC-06', 'SEVERE', 'Published now']) {
       expect(run.stdout).toContain(text);

@@ -4,9 +4,12 @@ import { ISSUANCE_STATUSES, ISSUANCE_TYPES, IssuanceSchema } from '@svc/contract
 import { getFramework, PLANNER_TYPES, type RiskIndicator, score, validateInputs } from '@svc/methodology';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  DEMO_ANALYST,
+  DEMO_APPROVER,
   DEMO_FRAMEWORK_VERSION,
   DEMO_ISSUANCES,
   DEMO_PROVIDERS,
+  DEMO_RATING_ACTIONS,
   DEMO_ROUNDS,
   type SeedReport,
   seedDemo,
@@ -123,13 +126,17 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
     await seedDemo(store, { signer });
     const changes = await store.db.selectFrom('changelog').selectAll().orderBy('id').execute();
     const count = (type: string) => changes.filter((c) => c.change_type === type).length;
-    expect(count('NEW')).toBe(DEMO_PROVIDERS.length);
+    // Every provider's first publication, and the reinstatement of the one withdrawn between rounds 2 and 3.
+    expect(count('NEW')).toBe(DEMO_PROVIDERS.length + 1);
+    expect(count('WITHDRAWN')).toBe(1);
     expect(count('SCORE_CHANGE')).toBeGreaterThanOrEqual(1);
     expect(count('BAND_CHANGE')).toBeGreaterThanOrEqual(1);
     expect(changes.slice(0, DEMO_PROVIDERS.length).every((c) => c.change_type === 'NEW')).toBe(true);
-    // The second round comes after the first, at its own fixed time.
-    expect(new Set(changes.map((c) => c.changed_at))).toEqual(new Set(DEMO_ROUNDS.map((r) => r.published_at)));
-    for (const c of changes.filter((c) => c.change_type !== 'NEW')) {
+    // Each round comes after the one before, at its own fixed time; the withdrawal between the second and third.
+    expect(new Set(changes.map((c) => c.changed_at))).toEqual(
+      new Set([...DEMO_ROUNDS.map((r) => r.published_at), DEMO_RATING_ACTIONS.withdrawal.at]),
+    );
+    for (const c of changes.filter((c) => c.change_type === 'SCORE_CHANGE' || c.change_type === 'BAND_CHANGE')) {
       const history = await store.db
         .selectFrom('indicator_history')
         .innerJoin('risk_indicators', 'risk_indicators.risk_indicator_id', 'indicator_history.risk_indicator_id')
@@ -143,6 +150,60 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
       ]);
       expect(c.change_type === 'BAND_CHANGE').toBe(c.previous_band !== c.new_band);
     }
+  });
+
+  it('records every kind of rating action through the real verbs: analyst actions proposed and approved by two people', async () => {
+    const store = await freshStore();
+    const report = await seedDemo(store, { signer });
+    expect(report.rating_actions).toEqual({ approved: 2, withdrawn: 1 });
+    const actions = await store.db.selectFrom('rating_actions').selectAll().orderBy('seq').execute();
+    expect(actions.every((a) => a.status === 'EFFECTIVE')).toBe(true);
+    const types = actions.map((a) => a.type);
+    for (const type of [
+      'NEW',
+      'UPGRADE',
+      'DOWNGRADE',
+      'AFFIRM',
+      'WITHDRAW',
+      'REINSTATE',
+      'WATCH_PLACED',
+      'OUTLOOK_CHANGED',
+    ])
+      expect(types, type).toContain(type);
+    const { outlook, watch, withdrawal } = DEMO_RATING_ACTIONS;
+    const of = (type: string) => actions.find((a) => a.type === type);
+    expect(of('OUTLOOK_CHANGED')).toMatchObject({
+      provider_id: outlook.provider_id,
+      outlook: 'NEGATIVE',
+      proposed_by: DEMO_ANALYST,
+      approved_by: DEMO_APPROVER,
+      effective_at: outlook.approved_at,
+    });
+    expect(of('WATCH_PLACED')).toMatchObject({
+      provider_id: watch.provider_id,
+      watch_direction: 'NEGATIVE',
+      watch_review_by: '2027-02-02',
+      proposed_by: DEMO_ANALYST,
+      approved_by: DEMO_APPROVER,
+    });
+    expect(of('WITHDRAW')).toMatchObject({
+      provider_id: withdrawal.provider_id,
+      approved_by: DEMO_APPROVER,
+      effective_at: withdrawal.at,
+    });
+    expect(of('REINSTATE')).toMatchObject({
+      provider_id: withdrawal.provider_id,
+      effective_at: DEMO_ROUNDS[2]?.published_at,
+    });
+    // In force now: the outlook and the watch on their providers, the reinstated provider STABLE without a watch.
+    const providers = await store.db
+      .selectFrom('providers')
+      .select(['id', 'outlook', 'watch_direction', 'withdrawn_at'])
+      .execute();
+    const row = (id: string) => providers.find((p) => p.id === id);
+    expect(row(outlook.provider_id)?.outlook).toBe('NEGATIVE');
+    expect(row(watch.provider_id)?.watch_direction).toBe('NEGATIVE');
+    expect(row(withdrawal.provider_id)).toMatchObject({ outlook: 'STABLE', watch_direction: null, withdrawn_at: null });
   });
 
   it('adds 6+ issuances of both types and both statuses, some linked to demo providers, valid as served', async () => {

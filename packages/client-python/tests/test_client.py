@@ -19,7 +19,7 @@ from svc_client import Client, SvcApiError, SvcNetworkError
 SERVICE = live_service.LiveService()
 DEMO_PROVIDERS = 14
 DEMO_ISSUANCES = 8
-DEMO_CHANGES = 18
+DEMO_CHANGES = 20
 UNKNOWN_PROVIDER = "00000000-0000-4000-8000-000000000000"
 RISK_INDICATOR_ID = re.compile(r"^ri_[0-9a-f]{24}$")
 

@@ -86,9 +86,11 @@ function headline(where: string, r: SeedReport): string {
     .map(([type, n]) => `${n} ${type}`)
     .join(', ');
   const { inserted, updated } = r.issuances;
+  const { approved, withdrawn } = r.rating_actions;
   return [
     `${where}: loaded the demo data set (${r.framework_version}, ${size}):`,
     `${r.published} ${plural(r.published, 'indicator')} published (change feed: ${changes || 'none'}),`,
+    `${approved} analyst ${plural(approved, 'action')} approved, ${withdrawn} ${plural(withdrawn, 'withdrawal')},`,
     `${inserted} ${plural(inserted, 'issuance')} added, ${updated} updated`,
   ].join(' ');
 }

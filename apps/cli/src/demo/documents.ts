@@ -586,6 +586,34 @@ const round2: InputsDocument[] = [
   ),
 ];
 
+// ---- round 3: evaluated 2026-11-10, the provider withdrawn on 2026-11-05 reinstated on new evidence ----
+
+const R3 = '2026-11-10';
+
+const round3: InputsDocument[] = [
+  // The reserve letter renewed and the operating history a year longer: reinstated, its band as before.
+  document(
+    pinecrest,
+    R3,
+    {
+      collateral_coverage_ratio: 1.2,
+      proof_of_reserves: 'third_party_quarterly',
+      rehypothecation: 'limited',
+      custody_model: 'single_custodian',
+      security_incidents_36m: 'none',
+      largest_counterparty_exposure_pct: 30,
+      yield_source_disclosure: 'strategy_level',
+      benchmark_rate_pct: 4.25,
+      redemption_notice_days: 7,
+      regulatory_status: 'registered',
+      financial_statements: 'reviewed',
+      operating_history_years: 2,
+      default_or_freeze_36m: false,
+    },
+    evidence('2026-11-06', 'Pinecrest renewed reserve attestation, 2026-11', 'analyst.demo.b', '2026-11-10T11:00:00Z'),
+  ),
+];
+
 /** A scoring round: its documents are published in order, at `published_at` (a fixed time, so a re-seed is stable). */
 export interface DemoRound {
   evaluation_date: string;
@@ -596,4 +624,36 @@ export interface DemoRound {
 export const DEMO_ROUNDS: readonly DemoRound[] = [
   { evaluation_date: R1, published_at: '2026-10-01T08:00:00.000Z', documents: round1 },
   { evaluation_date: R2, published_at: '2026-11-02T08:00:00.000Z', documents: round2 },
+  { evaluation_date: R3, published_at: '2026-11-12T08:00:00.000Z', documents: round3 },
 ];
+
+/** Who proposes and who approves the demo's analyst actions (two people: maker-checker), and who withdraws. */
+export const DEMO_ANALYST = 'analyst.demo.a';
+export const DEMO_APPROVER = 'approver.demo';
+
+/**
+ * What the risk team did between the second and the third round, each at a fixed time: an outlook turned NEGATIVE
+ * after a downgrade, a watch placed on a provider whose score fell, and a provider withdrawn (and reinstated by the
+ * third round). Each analyst action is proposed at `proposed_at` and approved at `approved_at`.
+ */
+export const DEMO_RATING_ACTIONS = {
+  outlook: {
+    provider_id: redwater.id,
+    outlook: 'NEGATIVE',
+    rationale: 'Asset coverage fell below 1.00 in October; dividend cover is thin and may weaken further.',
+    proposed_at: '2026-11-03T09:00:00.000Z',
+    approved_at: '2026-11-03T15:00:00.000Z',
+  },
+  watch: {
+    provider_id: larkspur.id,
+    direction: 'NEGATIVE',
+    rationale: 'The largest counterparty rose to 38% of the book; reviewing concentration before the next report.',
+    proposed_at: '2026-11-04T09:00:00.000Z',
+    approved_at: '2026-11-04T15:00:00.000Z',
+  },
+  withdrawal: {
+    provider_id: pinecrest.id,
+    reason: 'Reserve attestation lapsed; withdrawn until a renewed attestation is received.',
+    at: '2026-11-05T10:00:00.000Z',
+  },
+} as const;

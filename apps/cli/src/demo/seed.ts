@@ -1,16 +1,21 @@
 import {
+  approveRatingActions,
   type Clock,
   importIssuances,
   type PublishOutcome,
+  proposeOutlook,
+  proposeWatch,
   providerStanding,
   publishIndicator,
+  ratingActionsPage,
   type ServiceContext,
   type Signer,
   type Store,
   standaloneContext,
+  withdrawProvider,
 } from '@svc/api';
 import { checkInputs, getFramework, type InputsDocument, type RiskIndicator, score } from '@svc/methodology';
-import { DEMO_FRAMEWORK_VERSION, DEMO_ROUNDS } from './documents.js';
+import { DEMO_ANALYST, DEMO_APPROVER, DEMO_FRAMEWORK_VERSION, DEMO_RATING_ACTIONS, DEMO_ROUNDS } from './documents.js';
 import { DEMO_ISSUANCES } from './issuances.js';
 
 type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE';
@@ -37,6 +42,8 @@ export interface SeedReport {
   /** Change-feed entries written by this run, by type. */
   changes: Record<ChangeType, number>;
   issuances: { inserted: number; updated: number; unchanged: number };
+  /** The risk team's acts this run performed: analyst actions approved, withdrawals. */
+  rating_actions: { approved: number; withdrawn: number };
   /** Whether this run wrote anything; a second seed reports false. */
   changed: boolean;
 }
@@ -49,6 +56,7 @@ interface Sequence {
 
 /** One publication of the plan: a document, its place in its provider's sequence, and when it is published. */
 interface Planned {
+  round: number;
   document: InputsDocument;
   position: number;
   publishedAt: string;
@@ -68,11 +76,11 @@ export async function seedDemo(store: Store, options: { signer: Signer; clock?: 
   const framework = getFramework(DEMO_FRAMEWORK_VERSION);
   const sequences = new Map<string, Sequence>();
   const plan: Planned[] = [];
-  for (const round of DEMO_ROUNDS) {
+  for (const [index, round] of DEMO_ROUNDS.entries()) {
     for (const raw of round.documents) {
       const document = checkInputs(raw, framework);
       const sequence = sequences.get(document.provider.id) ?? { documents: [], indicators: [] };
-      plan.push({ document, position: sequence.documents.length, publishedAt: round.published_at });
+      plan.push({ round: index, document, position: sequence.documents.length, publishedAt: round.published_at });
       sequence.documents.push(document);
       sequence.indicators.push(score(document, framework));
       sequences.set(document.provider.id, sequence);
@@ -83,7 +91,14 @@ export async function seedDemo(store: Store, options: { signer: Signer; clock?: 
   for (const [id, sequence] of sequences) resume.set(id, await resumeAt(ctx, id, sequence));
   const changes: Record<ChangeType, number> = { NEW: 0, SCORE_CHANGE: 0, BAND_CHANGE: 0 };
   const publishedFor = new Map<string, number>();
-  for (const { document, position, publishedAt } of plan) {
+  const acts = { approved: 0, withdrawn: 0 };
+  let acted = false;
+  for (const { round, document, position, publishedAt } of plan) {
+    // Between the second and the third round: the risk team's outlook, watch and withdrawal.
+    if (round >= 2 && !acted) {
+      acted = true;
+      await riskTeamActs(ctx, sequences, clock, acts);
+    }
     const id = document.provider.id;
     if (position < (resume.get(id) ?? 0)) continue;
     const outcome = await publishIndicator(
@@ -102,6 +117,7 @@ export async function seedDemo(store: Store, options: { signer: Signer; clock?: 
     }
   }
 
+  if (!acted) await riskTeamActs(ctx, sequences, clock, acts);
   const issuances = await importIssuances(ctx, { issuances: DEMO_ISSUANCES });
 
   const providers = [...sequences].map(([id, s]) => seeded(s, publishedFor.get(id) ?? 0));
@@ -112,8 +128,63 @@ export async function seedDemo(store: Store, options: { signer: Signer; clock?: 
     published,
     changes,
     issuances,
-    changed: published > 0 || issuances.inserted > 0 || issuances.updated > 0,
+    rating_actions: acts,
+    changed:
+      published > 0 || issuances.inserted > 0 || issuances.updated > 0 || acts.approved > 0 || acts.withdrawn > 0,
   };
+}
+
+/**
+ * The demo's rating actions by the risk team, through the real verbs: an outlook and a watch, each proposed by the
+ * demo analyst and approved by the demo approver (two people), and a withdrawal (reinstated by the next round).
+ * Each is done once: skipped when the provider already has such an action on record (or, for the withdrawal, no
+ * longer has the indicator it is withdrawn from), so a second seed writes nothing.
+ */
+async function riskTeamActs(
+  ctx: ServiceContext,
+  sequences: ReadonlyMap<string, Sequence>,
+  clock: Clock | undefined,
+  acts: { approved: number; withdrawn: number },
+): Promise<void> {
+  const as = (name: string, at: string): ServiceContext => ({
+    ...ctx,
+    actor: { kind: 'system', name },
+    clock: clock ?? fixedClock(at),
+  });
+  const { outlook, watch, withdrawal } = DEMO_RATING_ACTIONS;
+  if (!(await hasAction(ctx, outlook.provider_id, 'OUTLOOK_CHANGED'))) {
+    const proposal = await proposeOutlook(as(DEMO_ANALYST, outlook.proposed_at), {
+      providerId: outlook.provider_id,
+      outlook: outlook.outlook,
+      rationale: outlook.rationale,
+    });
+    acts.approved += (
+      await approveRatingActions(as(DEMO_APPROVER, outlook.approved_at), { ids: [proposal.id] })
+    ).length;
+  }
+  if (!(await hasAction(ctx, watch.provider_id, 'WATCH_PLACED'))) {
+    const proposal = await proposeWatch(as(DEMO_ANALYST, watch.proposed_at), {
+      providerId: watch.provider_id,
+      direction: watch.direction,
+      rationale: watch.rationale,
+    });
+    acts.approved += (await approveRatingActions(as(DEMO_APPROVER, watch.approved_at), { ids: [proposal.id] })).length;
+  }
+  const standing = await providerStanding(ctx, { providerId: withdrawal.provider_id });
+  const first = sequences.get(withdrawal.provider_id)?.indicators[0];
+  if (standing && standing.withdrawn_at === null && standing.current_indicator_id === first?.risk_indicator_id) {
+    await withdrawProvider(as(DEMO_APPROVER, withdrawal.at), {
+      providerId: withdrawal.provider_id,
+      reason: withdrawal.reason,
+    });
+    acts.withdrawn += 1;
+  }
+}
+
+/** Whether the provider has an effective action of this type on record. */
+async function hasAction(ctx: ServiceContext, providerId: string, type: string): Promise<boolean> {
+  const page = await ratingActionsPage(ctx, { provider_id: providerId, type, limit: 1 });
+  return page.data.length > 0;
 }
 
 /**

@@ -1,0 +1,190 @@
+import type { ServiceContext } from '@svc/api';
+import type { Outlook, Watch } from '@svc/contracts';
+import { getFramework } from '@svc/methodology';
+import { type Command, InvalidArgumentError } from 'commander';
+import { type Api, type Environment, operations, withOperator } from '../operations.js';
+import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+
+/**
+ * `svc watchlist`: the ratings in force that need the risk team's attention (DESIGN-record sections 4 and 6). A
+ * report, so it exits 0 whether or not the list is empty; it writes nothing.
+ */
+
+/** Why a rating is on the watchlist: a closed set. */
+export type WatchlistCode = 'WATCH_OVERDUE' | 'BAND_CHANGE' | 'NOT_PUBLISHABLE' | 'NEAR_BAND_EDGE';
+
+export interface WatchlistReason {
+  code: WatchlistCode;
+  /** The date it is about (YYYY-MM-DD): the review date passed, the day the band changes or publishability ends. */
+  date?: string;
+  detail: string;
+}
+
+export interface WatchlistEntry {
+  provider_id: string;
+  name: string;
+  risk_band: string;
+  final_score: number;
+  outlook: Outlook;
+  watch: Watch;
+  reasons: WatchlistReason[];
+}
+
+/** How close (in points) a final score must be to an edge of its band to be listed. */
+const EDGE_POINTS = 1;
+const MAX_DAYS = 730;
+const DEFAULT_DAYS = 30;
+
+interface WatchlistOptions {
+  json?: boolean;
+  days: number;
+}
+
+export function registerWatchlist(program: Command, env: Environment): void {
+  withOutputOptions(
+    program
+      .command('watchlist')
+      .description(
+        'ratings in force that need a look: a watch past its review date, a band change or loss of publishability within --days as the evidence ages (no new evidence), or a final score within 1.00 point of an edge of its band; soonest date first',
+      )
+      .option('--days <n>', `how many days ahead to look, 1 to ${MAX_DAYS}`, daysOption, DEFAULT_DAYS),
+  ).action(async (options: WatchlistOptions) => {
+    const ops = await operations(env);
+    const entries = await withOperator(ops, (ctx) => watchlist(ops.api, ctx, options.days));
+    if (options.json) {
+      printJson(entries);
+      return;
+    }
+    if (entries.length === 0) {
+      printLines(
+        `nothing on the watchlist: no overdue watch, no band change or loss of publishability within ${options.days} days, no score within 1.00 of a band edge`,
+      );
+      return;
+    }
+    printLines(
+      `${entries.length} ${entries.length === 1 ? 'rating' : 'ratings'} on the watchlist (looking ${options.days} days ahead):`,
+      renderTable(
+        ['Provider', 'Band', 'Score', 'Outlook', 'Watch', 'Why'],
+        entries.map((e) => [
+          [e.name, e.provider_id],
+          e.risk_band,
+          e.final_score.toFixed(2),
+          e.outlook,
+          e.watch === null ? '-' : `${e.watch.direction}, review by ${e.watch.review_by}`,
+          e.reasons.map((r) => `${r.date ?? 'now'} ${r.code}: ${r.detail}`),
+        ]),
+      ),
+    );
+  });
+}
+
+/** --days: a whole number 1 to 730 written in decimal digits. */
+function daysOption(value: string): number {
+  const days = /^\d{1,4}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(days >= 1 && days <= MAX_DAYS)) {
+    throw new InvalidArgumentError(`must be a whole number of days from 1 to ${MAX_DAYS}`);
+  }
+  return days;
+}
+
+/**
+ * Every provider with an indicator in force that has a reason to be listed, the soonest dated reason first (an
+ * overdue watch's date is its review date, in the past), then those with only undated reasons, by name.
+ */
+export async function watchlist(api: Api, ctx: ServiceContext, days: number): Promise<WatchlistEntry[]> {
+  const today = ctx.clock.now().toISOString().slice(0, 10);
+  const entries: WatchlistEntry[] = [];
+  for (const h of await ctx.snapshot.headlines()) {
+    const reasons: WatchlistReason[] = [];
+    if (h.watch !== null && h.watch.review_by < today) {
+      reasons.push({
+        code: 'WATCH_OVERDUE',
+        date: h.watch.review_by,
+        detail: `${h.watch.direction} watch since ${h.watch.since.slice(0, 10)} was due for review by ${h.watch.review_by}`,
+      });
+    }
+    const schedule = await api.evidenceSchedule(ctx, { providerId: h.id, days });
+    if (schedule.first_band_change) {
+      const { date, from, to } = schedule.first_band_change;
+      reasons.push({ code: 'BAND_CHANGE', date, detail: `band ${from} -> ${to} as the evidence ages` });
+    }
+    if (!schedule.current.publishable) {
+      reasons.push({
+        code: 'NOT_PUBLISHABLE',
+        date: schedule.start_date,
+        detail: `confidence ${schedule.current.confidence} is below the publication threshold on its evidence already`,
+      });
+    } else if (schedule.not_publishable_from !== null) {
+      reasons.push({
+        code: 'NOT_PUBLISHABLE',
+        date: schedule.not_publishable_from,
+        detail: 'confidence falls below the publication threshold as the evidence ages',
+      });
+    }
+    reasons.push(...edgeReasons(schedule.framework_version, h.risk_band, h.final_score));
+    if (reasons.length === 0) continue;
+    reasons.sort((a, b) => byDate(a.date, b.date));
+    entries.push({
+      provider_id: h.id,
+      name: h.name,
+      risk_band: h.risk_band,
+      final_score: h.final_score,
+      outlook: h.outlook,
+      watch: h.watch,
+      reasons,
+    });
+  }
+  return entries.sort(
+    (a, b) =>
+      byDate(a.reasons[0]?.date, b.reasons[0]?.date) ||
+      compare(a.name, b.name) ||
+      compare(a.provider_id, b.provider_id),
+  );
+}
+
+/**
+ * A score within 1.00 point of an edge of its band that another band lies beyond (the framework's band minimums,
+ * highest first): above its own band's minimum, or below the minimum of the band above. In hundredths, exactly.
+ */
+function edgeReasons(frameworkVersion: string, band: string, score: number): WatchlistReason[] {
+  const bands = getFramework(frameworkVersion).definition.bands;
+  const at = bands.findIndex((b) => b.band === band);
+  const own = bands[at];
+  if (!own) return [];
+  const cents = Math.round(score * 100);
+  const reasons: WatchlistReason[] = [];
+  const below = bands[at + 1];
+  const floor = Math.round(Number(own.min) * 100);
+  if (below && cents - floor <= EDGE_POINTS * 100) {
+    reasons.push({
+      code: 'NEAR_BAND_EDGE',
+      detail: `${score.toFixed(2)} is ${points(cents - floor)} above ${own.min}, the lower edge of ${band} (${below.band} below it)`,
+    });
+  }
+  const above = bands[at - 1];
+  if (above) {
+    const ceiling = Math.round(Number(above.min) * 100);
+    if (ceiling - cents <= EDGE_POINTS * 100) {
+      reasons.push({
+        code: 'NEAR_BAND_EDGE',
+        detail: `${score.toFixed(2)} is ${points(ceiling - cents)} below ${above.min}, where ${above.band} starts`,
+      });
+    }
+  }
+  return reasons;
+}
+
+function points(cents: number): string {
+  return `${(cents / 100).toFixed(2)} ${cents === 100 ? 'point' : 'points'}`;
+}
+
+/** Dated before undated, then by date (YYYY-MM-DD sorts as text). */
+function byDate(a: string | undefined, b: string | undefined): number {
+  if (a === undefined || b === undefined) return (a === undefined ? 1 : 0) - (b === undefined ? 1 : 0);
+  return compare(a, b);
+}
+
+/** Code-unit order, never locale order. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
