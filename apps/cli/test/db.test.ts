@@ -70,7 +70,7 @@ describe('svc db migrate', () => {
     const vars = await embedded();
     const first = svcIn(vars, 'db', 'migrate');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 11 migrations`);
+    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 12 migrations`);
     expect(first.stdout).toContain('0001-initial');
     const second = svcIn(vars, 'db', 'migrate');
     expect(second.status).toBe(0);
@@ -99,6 +99,7 @@ describe('svc db migrate', () => {
         '0008-keys-and-best-band-paths',
         '0009-operators-and-audit',
         '0010-signed-statements',
+        '0011-as-of-index',
         '0012-rating-actions',
       ],
       up_to_date: false,
