@@ -168,6 +168,17 @@ class Analysis(unittest.IsolatedAsyncioTestCase):
         self.assertIn(indicator["name"], await aclient.memo(indicator["provider_id"]))
         self.assertIn("<html", (await aclient.memo(indicator["provider_id"], format="html")).lower())
 
+    async def test_rating_actions(self) -> None:
+        aclient, client = clients()
+        self.assertEqual(await aclient.rating_actions(limit=3), client.rating_actions(limit=3))
+        every = [a async for a in aclient.iter_rating_actions(page_size=4)]
+        self.assertEqual(every, list(client.iter_rating_actions()))
+        first = every[0]
+        self.assertEqual(
+            await aclient.rating_action_statement(first["id"]), client.rating_action_statement(first["id"])
+        )
+        self.assertIn("<feed", await aclient.rating_actions_atom())
+
     async def test_track_record(self) -> None:
         aclient, client = clients()
         self.assertEqual(await aclient.band_counts("2026-06-30"), client.band_counts("2026-06-30"))

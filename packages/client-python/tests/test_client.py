@@ -345,6 +345,39 @@ class Analysis(unittest.TestCase):
         self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
 
 
+class RatingActions(unittest.TestCase):
+    def test_the_feed_pages_newest_first_filters_and_each_action_has_a_statement(self) -> None:
+        anonymous = client(None)
+        page = anonymous.rating_actions(limit=5)
+        self.assertEqual(len(page["data"]), 5)
+        self.assertIsNotNone(page["next_cursor"])
+        everything = list(anonymous.iter_rating_actions(page_size=7))
+        self.assertEqual(everything[:5], page["data"])
+        self.assertEqual(
+            [a["effective_at"] for a in everything], sorted((a["effective_at"] for a in everything), reverse=True)
+        )
+        # The demo has each kind a subscriber asks about.
+        kinds = {a["type"] for a in everything}
+        for kind in ("NEW", "UPGRADE", "DOWNGRADE", "WITHDRAW", "REINSTATE", "WATCH_PLACED", "OUTLOOK_CHANGED"):
+            self.assertIn(kind, kinds)
+        watched = anonymous.rating_actions(type="WATCH_PLACED")["data"][0]
+        self.assertEqual(watched["watch"]["direction"] if watched["watch"] else None, "NEGATIVE")
+        self.assertTrue(watched["rationale"])
+        self.assertNotEqual(watched["proposed_by"], watched["approved_by"])
+        mine = anonymous.rating_actions(provider_id=watched["provider_id"])["data"]
+        self.assertTrue(all(a["provider_id"] == watched["provider_id"] for a in mine))
+        statement = anonymous.rating_action_statement(watched["id"])
+        self.assertEqual(statement["statement"]["type"], "rating_action")
+        self.assertEqual(statement["statement"]["action"]["id"], watched["id"])
+        self.assertIn("<feed", anonymous.rating_actions_atom())
+        # The forms carry the outlook and watch in force.
+        detail = client().score(watched["provider_id"])
+        self.assertEqual(detail["watch"], watched["watch"])
+        with self.assertRaises(SvcApiError) as caught:
+            anonymous.rating_actions(type="PROMOTED")
+        self.assertEqual([e["path"] for e in caught.exception.errors], ["query.type"])
+
+
 class TrackRecord(unittest.TestCase):
     def test_transitions_and_band_counts_answer_json_and_csv_without_a_key(self) -> None:
         anonymous = client(None)

@@ -19,6 +19,8 @@ from .types import (
     DeliveriesResponse,
     DeliveryStatus,
     EvidenceScheduleResponse,
+    RatingAction,
+    RatingActionsResponse,
     BandsResponse,
     TransitionsResponse,
     HistoryEntry,
@@ -230,6 +232,31 @@ class AsyncClient:
 
     async def memo(self, provider_id: str, format: Optional[MemoFormat] = None) -> str:
         return await self._run(self._client.memo, provider_id, format)
+
+    async def rating_actions(
+        self,
+        provider_id: Optional[str] = None,
+        type: Optional[str] = None,
+        since: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> RatingActionsResponse:
+        return await self._run(self._client.rating_actions, provider_id, type, since, limit, cursor)
+
+    def iter_rating_actions(
+        self,
+        provider_id: Optional[str] = None,
+        type: Optional[str] = None,
+        since: Optional[str] = None,
+        page_size: Optional[int] = None,
+    ) -> AsyncIterator[RatingAction]:
+        return _async_items(lambda cursor: self.rating_actions(provider_id, type, since, page_size, cursor))
+
+    async def rating_actions_atom(self) -> str:
+        return await self._run(self._client.rating_actions_atom)
+
+    async def rating_action_statement(self, rating_action_id: str) -> SignedStatement:
+        return await self._run(self._client.rating_action_statement, rating_action_id)
 
     async def transitions(self, from_: str, to: Optional[str] = None) -> TransitionsResponse:
         return await self._run(self._client.transitions, from_, to)

@@ -15,6 +15,8 @@ from .types import (
     DeliveriesResponse,
     DeliveryStatus,
     EvidenceScheduleResponse,
+    RatingAction,
+    RatingActionsResponse,
     BandsResponse,
     TransitionsResponse,
     HistoryEntry,
@@ -119,6 +121,39 @@ class Client:
     def changelog_atom(self) -> str:
         """The latest 100 changes as an Atom feed (XML text). No key."""
         return self._http.request("GET", "/api/public/changelog.atom", accept=_text("application/atom+xml")).text()
+
+    def rating_actions(
+        self,
+        provider_id: Optional[str] = None,
+        type: Optional[str] = None,
+        since: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> RatingActionsResponse:
+        """One page of rating actions, newest first (upgrades, downgrades, affirmations, withdrawals, reinstatements,
+        watches and outlooks); ``since`` is YYYY-MM-DD or a UTC timestamp. No key."""
+        query = {"provider_id": provider_id, "type": type, "since": since, "limit": limit, "cursor": cursor}
+        return cast(RatingActionsResponse, self._get_json("/api/public/rating-actions", query))
+
+    def iter_rating_actions(
+        self,
+        provider_id: Optional[str] = None,
+        type: Optional[str] = None,
+        since: Optional[str] = None,
+        page_size: Optional[int] = None,
+    ) -> Iterator[RatingAction]:
+        """Every rating action (with the filters given), newest first, fetching the pages as they are needed."""
+        return _items(lambda cursor: self.rating_actions(provider_id, type, since, page_size, cursor))
+
+    def rating_actions_atom(self) -> str:
+        """The latest 100 rating actions as an Atom feed (XML text). No key."""
+        path = "/api/public/rating-actions.atom"
+        return self._http.request("GET", path, accept=_text("application/atom+xml")).text()
+
+    def rating_action_statement(self, rating_action_id: str) -> SignedStatement:
+        """A rating action's signed statement (``ra_…``), checked as a publication's is. No key."""
+        path = f"/api/public/rating-actions/{path_segment(rating_action_id)}/statement"
+        return cast(SignedStatement, self._get_json(path, {}))
 
     def request_score(
         self,

@@ -117,7 +117,22 @@ class ScoreCommentary(TypedDict):
     modules: List[ModuleCommentary]
 
 
-class PublicScore(TypedDict):
+Outlook = Literal["POSITIVE", "STABLE", "NEGATIVE", "DEVELOPING"]
+WatchDirection = Literal["POSITIVE", "NEGATIVE", "DEVELOPING"]
+RatingActionType = str
+"""NEW, UPGRADE, DOWNGRADE, AFFIRM, WITHDRAW, REINSTATE, WATCH_PLACED, WATCH_REMOVED, OUTLOOK_CHANGED: an open set,
+so a newer server may send a type this client does not name."""
+
+
+class Watch(TypedDict):
+    """A rating under review: which way it leans, since when (UTC timestamp), and the date it is to be reviewed by."""
+
+    direction: WatchDirection
+    since: str
+    review_by: str
+
+
+class _Headline(TypedDict):
     id: str
     name: str
     planner_type: PlannerType
@@ -127,6 +142,12 @@ class PublicScore(TypedDict):
     final_score: float
     risk_band: RiskBand
     scored_at: str
+
+
+class PublicScore(_Headline):
+    outlook: Outlook
+    """STABLE until an approved rating action sets another."""
+    watch: Optional[Watch]
 
 
 class _PublicScoresPage(TypedDict, total=False):
@@ -140,7 +161,7 @@ class PublicScoresResponse(_PublicScoresPage):
     cached: bool
 
 
-class HypotheticalIndicator(PublicScore):
+class HypotheticalIndicator(_Headline):
     """An indicator the engine computed and nobody published (what-if)."""
 
     provider_id: str
@@ -184,7 +205,11 @@ class RiskIndicator(HypotheticalIndicator):
     risk_indicator_id: str
     score_verified_at: str
     published_at: str
+    outlook: Outlook
+    watch: Optional[Watch]
     path_to_next_band: PathToNextBand
+    signature: Optional[Dict[str, str]]
+    """The publication's signature: ``kid``, ``value`` and ``statement_sha256`` (None until it is signed)."""
     limitations_disclosure: str
 
 
@@ -323,6 +348,7 @@ class ChangelogEntry(TypedDict):
     framework_version: str
     risk_indicator_id: Optional[str]
     changed_at: str
+    rating_action_id: Optional[str]
 
 
 class ChangelogResponse(TypedDict):
@@ -349,7 +375,7 @@ class CoverageRequestStatus(TypedDict):
 
 
 class SignedStatement(TypedDict):
-    """A publication's signed statement: ``statement`` (its fields), ``signature`` (base64url Ed25519 over the RFC 8785
+    """A signed statement (of a publication, a withdrawal or a rating action): ``statement`` (its fields), ``signature`` (base64url Ed25519 over the RFC 8785
     bytes of ``statement``), ``kid`` (the key in signing_keys()), ``alg`` ("EdDSA") and ``statement_sha256``."""
 
     statement: Dict[str, Any]
@@ -654,3 +680,30 @@ class BandsResponse(TypedDict):
     as_of: str
     total: int
     bands: List[BandCount]
+
+
+class RatingAction(TypedDict):
+    """A rating action as it took effect, with the outlook and watch in force after it and its signature in short."""
+
+    id: str
+    provider_id: str
+    provider_name: str
+    type: RatingActionType
+    previous_band: Optional[RiskBand]
+    new_band: Optional[RiskBand]
+    previous_score: Optional[float]
+    new_score: Optional[float]
+    outlook: Outlook
+    watch: Optional[Watch]
+    rationale: Optional[str]
+    risk_indicator_id: str
+    framework_version: str
+    proposed_by: Optional[str]
+    approved_by: Optional[str]
+    effective_at: str
+    signature: Optional[Dict[str, str]]
+
+
+class RatingActionsResponse(TypedDict):
+    data: List[RatingAction]
+    next_cursor: Optional[str]
