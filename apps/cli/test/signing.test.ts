@@ -506,9 +506,10 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
     const vars = await fresh();
     const dir = await tempDir();
     expect(svcIn(vars, 'db', 'seed', '--demo').status).toBe(0);
-    // The store as migration 0009 left it: no keys, no statements, no rating actions, migrations 0010 and 0012 not
-    // recorded.
+    // The store as migration 0009 left it: no keys, no statements, no index of publications by instant, no rating
+    // actions, migrations 0010 to 0012 not recorded.
     await withStoreOf(vars, async (store) => {
+      await store.db.schema.dropIndex('indicator_history_in_force').execute();
       await store.db.schema.dropTable('rating_actions').execute();
       await store.db.schema.alterTable('changelog').dropColumn('rating_action_id').execute();
       for (const column of ['outlook', 'watch_direction', 'watch_since', 'watch_review_by']) {
@@ -521,29 +522,34 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
       const migrations = store.db.withTables<{ kysely_migration: { name: string; timestamp: string } }>();
       await migrations
         .deleteFrom('kysely_migration')
-        .where('name', 'in', ['0010-signed-statements', '0012-rating-actions'])
+        .where('name', 'in', ['0010-signed-statements', '0011-as-of-index', '0012-rating-actions'])
         .execute();
     });
-    const publications = await withStoreOf(vars, async (store) =>
-      Number(
-        (
-          await store.db
-            .selectFrom('indicator_history')
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      ),
-    );
+    const count = (table: 'indicator_history' | 'withdrawals') =>
+      withStoreOf(vars, async (store) =>
+        Number(
+          (
+            await store.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+      );
+    const publications = await count('indicator_history');
+    const withdrawals = await count('withdrawals');
+    expect(withdrawals).toBeGreaterThan(0);
     const migrated = svcJsonIn<{ applied: string[]; statements: { signed: number; kid: string } }>(
       vars,
       'db',
       'migrate',
     );
     expect(migrated.status, migrated.stderr).toBe(0);
-    expect(migrated.json.applied).toEqual(['0010-signed-statements', '0012-rating-actions']);
-    // Each publication's statement and its rating action's (the demo withdraws nothing).
+    expect(migrated.json.applied).toEqual(['0010-signed-statements', '0011-as-of-index', '0012-rating-actions']);
+    // Each publication's and each withdrawal's statement, and those of the rating actions derived from them (the
+    // demo's analyst actions went with the table: a store before 0012 had none).
     expect(migrated.json.statements).toEqual({
-      signed: 2 * publications,
+      signed: 2 * (publications + withdrawals),
       kid: expect.stringMatching(/^[0-9a-f]{16}$/),
     });
     const again = svcJsonIn<{ applied: string[]; statements: unknown }>(vars, 'db', 'migrate');

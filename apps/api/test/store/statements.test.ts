@@ -535,9 +535,11 @@ describe.each(engines)('signed statements on %s', (engine) => {
   });
 });
 
-/** Takes a store back to before migration 0010 (so before 0012): no keys, no statements, neither migration recorded. */
+/** Takes a store back to before migration 0010 (so before 0011 and 0012): no keys, no statements, none recorded. */
 async function undo0010(store: Store): Promise<void> {
   await undo0012(store, null);
+  await store.db.schema.dropIndex('indicator_history_in_force').execute();
+  await sql`delete from kysely_migration where name = '0011-as-of-index'`.execute(store.db);
   await store.db.schema.dropTable('statements').execute();
   await store.db.schema.dropTable('signing_keys').execute();
   await store.db.deleteFrom('store_meta').where('key', '=', 'statements_backfilled').execute();
@@ -571,7 +573,11 @@ describe.each(engines)('statements of publications made before migration 0010 on
     await withdrawProvider(ctx(), { providerId: low.provider_id });
     const original = await storedStatements(store);
     await undo0010(store);
-    expect(await migrateBesideOtherTests(store)).toEqual(['0010-signed-statements', '0012-rating-actions']);
+    expect(await migrateBesideOtherTests(store)).toEqual([
+      '0010-signed-statements',
+      '0011-as-of-index',
+      '0012-rating-actions',
+    ]);
     return { store, original };
   }
 
