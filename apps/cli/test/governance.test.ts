@@ -462,8 +462,14 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
       expect(run.status, run.stderr).toBe(0);
       const entries = await entriesAfter(vars, head.seq);
       expect(entries.length).toBeGreaterThan(0);
+      // The seed itself, and the demo's personas proposing and approving its rating actions (system actors: a
+      // demo data set has no operators of its own).
       expect(new Set(entries.map((e) => JSON.stringify(e.actor)))).toEqual(
-        new Set([JSON.stringify({ type: 'system', id: null, name: 'demo seed' })]),
+        new Set(
+          ['demo seed', 'analyst.demo.a', 'approver.demo'].map((name) =>
+            JSON.stringify({ type: 'system', id: null, name }),
+          ),
+        ),
       );
     });
 

@@ -56,7 +56,7 @@ describe('svc serve on a seeded store', () => {
     const parsed = StatusResponseSchema.parse(body);
     expect(parsed.status).toBe('ok');
     expect(parsed.framework_version).toBe('DCRF v1.0');
-    expect(parsed.data_freshness.latest_scored_at).toBe('2026-10-31T00:00:00Z');
+    expect(parsed.data_freshness.latest_scored_at).toBe('2026-11-10T00:00:00Z');
     expect(parsed.components.store).toBe('ok');
   });
 
@@ -69,11 +69,13 @@ describe('svc serve on a seeded store', () => {
     expect(new Set(data.map((p) => p.risk_band))).toEqual(new Set(['LOW', 'MEDIUM', 'ELEVATED', 'HIGH', 'SEVERE']));
   });
 
-  it('answers the public change feed with both scoring rounds', async () => {
+  it('answers the public change feed with its scoring rounds, the withdrawal and the reinstatement', async () => {
     const { body } = await getJson(`${served.url}/api/public/changelog?limit=500`);
     const { data } = ChangelogResponseSchema.parse(body);
     const types = data.map((c) => c.change_type);
-    expect(types.filter((t) => t === 'NEW')).toHaveLength(14);
+    // Fourteen first publications, and the reinstatement after the withdrawal (a reinstatement is NEW in the feed).
+    expect(types.filter((t) => t === 'NEW')).toHaveLength(15);
+    expect(types.filter((t) => t === 'WITHDRAWN')).toHaveLength(1);
     expect(types.filter((t) => t === 'SCORE_CHANGE')).toHaveLength(2);
     expect(types.filter((t) => t === 'BAND_CHANGE')).toHaveLength(2);
   });
