@@ -89,11 +89,11 @@ export function ratingsPage(view: RatingsView): string {
   const table =
     rows.length === 0
       ? html`<p class="note">No current Risk Indicator matches this filter. <a href="/">Show all</a>.</p>\n`
-      : html`<table class="ratings"><thead><tr><th>Provider</th><th>Planner type</th><th>Subtype</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th></tr></thead><tbody>
+      : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Planner type</th><th>Subtype</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th></tr></thead><tbody>
 ${rows.map(
   (h) =>
     html`<tr><td><a href="/providers/${h.id}">${showControls(h.name)}</a></td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch)}</td></tr>\n`,
-)}</tbody></table>\n`;
+)}</tbody></table></div>\n`;
   const body = html`<h1>Risk Indicators</h1>
 <p>Current Risk Indicators of the covered digital-credit providers, from lowest risk (LOW) to highest (SEVERE); the
 score runs from 0 to 100, higher meaning lower risk. Framework in force: <a href="/methodology">${view.frameworkVersion}</a>.
@@ -160,8 +160,8 @@ ${current ? html`<p>${showControls(current.indicator.svc_decision_object.summary
   const actionsTable =
     actions.length === 0
       ? html`<p class="muted">No rating action is recorded yet.</p>\n`
-      : html`<table class="actions"><thead><tr><th>Effective</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook</th><th>Watch</th><th>Rationale</th><th>Indicator</th></tr></thead><tbody>
-${actions.map(actionRow)}</tbody></table>\n`;
+      : html`<div class="wide"><table class="actions"><thead><tr><th>Effective</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook</th><th>Watch</th><th>Rationale</th><th>Indicator</th></tr></thead><tbody>
+${actions.map(actionRow)}</tbody></table></div>\n`;
   const body = html`<p><a href="/">All Risk Indicators</a></p>
 <h1>${name}</h1>
 ${standing}<h2>Rating actions</h2>
