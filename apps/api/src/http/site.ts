@@ -252,7 +252,13 @@ export function registerSitePages(app: Express, services: Services): void {
         providerId: id,
       });
       if (!view) sendHtml(res, 404, providerNotFoundPage(id), PAGE_CSP, 'no-store');
-      else sendHtml(res, 200, providerPage(view), PAGE_CSP, 'public, max-age=60');
+      else {
+        const bands = (await frameworkInForce(services)).definition.bands.map((b) => ({
+          band: b.band,
+          min: Number(b.min),
+        }));
+        sendHtml(res, 200, providerPage(view, bands), PAGE_CSP, 'public, max-age=60');
+      }
     });
   });
 

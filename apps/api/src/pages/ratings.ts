@@ -9,6 +9,7 @@ import {
 import { showControls } from '@svc/methodology';
 import type { ProviderView } from '../services/provider-page.js';
 import type { Headline } from '../services/public-snapshot.js';
+import { type BandFloor, type HistoryPoint, scoreHistoryChart } from './chart.js';
 import { html, page, type SafeHtml } from './html.js';
 
 /** The filters of the ratings page: a planner type and a band, each optional. */
@@ -132,7 +133,7 @@ function actionRow(a: RatingAction): SafeHtml {
 }
 
 /** A provider's page: its current public indicator, outlook and watch, its rating actions and verification pages. */
-export function providerPage(view: ProviderView): string {
+export function providerPage(view: ProviderView, bands: readonly BandFloor[]): string {
   const { headline, current, actions } = view;
   const name = showControls(headline?.name ?? actions[0]?.provider_name ?? '');
   const standing =
@@ -164,7 +165,7 @@ ${current ? html`<p>${showControls(current.indicator.svc_decision_object.summary
 ${actions.map(actionRow)}</tbody></table></div>\n`;
   const body = html`<p><a href="/">All Risk Indicators</a></p>
 <h1>${name}</h1>
-${standing}<h2>Rating actions</h2>
+${standing}${historySection(name, actions, bands)}<h2>Rating actions</h2>
 <p class="muted">Newest first. A publication's reasons are its indicator's decision object, on its verification page;
 an analyst action's are its rationale.</p>
 ${actionsTable}<h2>Verification pages</h2>
@@ -173,6 +174,33 @@ ${actionsTable}<h2>Verification pages</h2>
 ${view.publications.map((id) => html`<li><a href="/verify/${id}"><code>${id}</code></a></li>\n`)}</ul>
 `;
   return page({ title: `${name}: Risk Indicator Scoring Service` }, body);
+}
+
+/** The score history: the chart, and the same points as a table (for screen readers, and to copy figures from). */
+function historySection(
+  name: string,
+  actions: readonly RatingAction[],
+  bands: readonly BandFloor[],
+): SafeHtml | string {
+  if (actions.length === 0) return '';
+  const points: HistoryPoint[] = [...actions]
+    .reverse()
+    .map((a) => ({ at: a.effective_at, label: a.type, score: a.new_score, band: a.new_band }));
+  const rows = points.map(
+    (p) =>
+      html`<tr><td>${when(p.at)}</td><td>${p.label}</td><td>${scoreOf(p.score)}</td><td>${p.band === null ? html`<span class="muted">withdrawn</span>` : p.band}</td></tr>\n`,
+  );
+  return html`<h2>Score history</h2>
+<figure>
+${scoreHistoryChart(name, points, bands, { title: 'history-title', desc: 'history-desc' })}
+<figcaption class="muted">The final score after each rating action (oldest on the left), over the bands of the
+framework in force.</figcaption>
+</figure>
+<details><summary>The chart's data as a table</summary>
+<table class="history"><thead><tr><th>Effective</th><th>Action</th><th>Score</th><th>Band</th></tr></thead><tbody>
+${rows}</tbody></table>
+</details>
+`;
 }
 
 /** The answer to a page address that cannot be read (bad input): says what was wrong, echoing it escaped. */

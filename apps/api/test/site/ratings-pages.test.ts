@@ -1,4 +1,5 @@
 import { type PublicScore, type RatingAction, StatusResponseSchema } from '@svc/contracts';
+import { currentFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
 import { escapeHtml } from '../../src/pages/html.js';
 import { withdrawProvider } from '../../src/services/providers.js';
@@ -166,7 +167,8 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(text).toContain('<span class="muted">STABLE</span>');
     const actions = await actionsOf(WORKED_ID);
     expect(actions.map((a) => a.type)).toEqual(['UPGRADE', 'AFFIRM', 'NEW']);
-    const rows = [...text.matchAll(/<tr><td><time datetime="([^"]+)">[^<]+<\/time><\/td><td>([A-Z_]+)<\/td>/g)];
+    const actionsTable = text.slice(text.indexOf('<table class="actions">'));
+    const rows = [...actionsTable.matchAll(/<tr><td><time datetime="([^"]+)">[^<]+<\/time><\/td><td>([A-Z_]+)<\/td>/g)];
     expect(rows.map((m) => [m[1], m[2]])).toEqual(actions.map((a) => [a.effective_at, a.type]));
     expect(text).toContain(
       '<td><span class="band band-MEDIUM">MEDIUM</span> → <span class="band band-LOW">LOW</span></td>',
@@ -176,6 +178,41 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     for (const id of published) expect(text).toContain(`<li><a href="/verify/${id}"><code>${id}</code></a></li>`);
     const current = actions[0]?.risk_indicator_id;
     expect(text).toContain(`<dt>Verification</dt><dd><a href="/verify/${current}">`);
+
+    // The score-history chart: titled and described, the framework's bands shaded, each action marked, and a table.
+    const svg = text.slice(text.indexOf('<svg'), text.indexOf('</svg>') + 6);
+    expect(svg).toContain('role="img" aria-labelledby="history-title history-desc"');
+    expect(svg).toContain(`<title id="history-title">Score history of ${escapeHtml(worked?.name ?? '')}</title>`);
+    expect(svg).toMatch(/<desc id="history-desc">[^<]*3 rating actions from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
+    // Plot area: x 36 to 410, y 12 (score 100) to 212 (score 0), so 2 units a point.
+    const bands = currentFramework().definition.bands;
+    expect(bands).toHaveLength(5);
+    bands.forEach((b, i) => {
+      const top = i === 0 ? 100 : Number(bands[i - 1]?.min);
+      const bottom = i === bands.length - 1 ? 0 : Number(b.min);
+      expect(svg).toContain(
+        `<rect class="chart-band chart-band-${b.band}" x="36" y="${12 + (100 - top) * 2}" width="374" height="${(top - bottom) * 2}"/>`,
+      );
+    });
+    const marks = [
+      ...svg.matchAll(/<circle class="chart-mark" cx="([\d.]+)" cy="([\d.]+)" r="4"><title>([^<]+)<\/title>/g),
+    ];
+    const oldestFirst = [...actions].reverse();
+    expect(marks.map((m) => m[3])).toEqual(
+      oldestFirst.map((a) => `${a.effective_at.slice(0, 10)} ${a.type}: ${a.new_score?.toFixed(2)} ${a.new_band}`),
+    );
+    // Oldest at the left edge, newest at the right, each at its score's height.
+    expect(marks.map((m) => Number(m[1]))).toEqual([36, expect.any(Number), 410]);
+    marks.forEach((m, i) => {
+      expect(Number(m[2])).toBeCloseTo(12 + (100 - (oldestFirst[i]?.new_score ?? 0)) * 2, 2);
+    });
+    expect(svg).toMatch(/<path class="chart-line" d="M36,[\d.]+/);
+    expect(text).toContain("<details><summary>The chart's data as a table</summary>");
+    for (const a of oldestFirst) {
+      expect(text).toContain(
+        `<tr><td><time datetime="${a.effective_at}">${a.effective_at}</time></td><td>${a.type}</td><td>${a.new_score?.toFixed(2)}</td><td>${a.new_band}</td></tr>`,
+      );
+    }
     expect((await server().get(`/verify/${current}`)).status).toBe(200);
   });
 
@@ -195,6 +232,10 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(text).toContain('<td>coverage ended</td>');
     expect(text).toContain('<td>caps bind</td>');
     expect(text).toContain('<strong>NEGATIVE</strong>');
+    // The withdrawal is marked on the chart, and ends the line.
+    expect(text).toMatch(
+      /<path class="chart-mark chart-withdrawn" d="M405,207L415,217M405,217L415,207"><title>\d{4}-\d{2}-\d{2} WITHDRAW: withdrawn<\/title>/,
+    );
   });
 
   it('answers an unknown provider with the HTML 404 page', async () => {
@@ -255,6 +296,7 @@ describe.each(engines)('a hostile provider name on the ratings pages (%s)', (eng
     const text = await pageOf(server(), `/providers/${WORKED_ID}`);
     expect(text).toContain(`<title>${SHOWN}: Risk Indicator Scoring Service</title>`);
     expect(text).toContain(`<h1>${SHOWN}</h1>`);
+    expect(text).toContain(`<title id="history-title">Score history of ${SHOWN}</title>`);
     expect(text).not.toMatch(RAW);
   });
 });
