@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { PlannerTypeSchema, RiskBandSchema, UuidSchema } from './common.js';
 import { type Deprecation, deprecationHeaders } from './deprecation.js';
 import {
   type Deprecations,
@@ -317,6 +318,39 @@ const unreadable = problemOf('invalid_request');
 const transport = { 408: problemOf('request_timeout'), 431: problemOf('headers_too_large') };
 
 const sitePages: RouteConfig[] = [
+  {
+    method: 'get',
+    path: '/',
+    operationId: 'ratingsPage',
+    summary: 'Human page of the current Risk Indicators (the ratings table), with filters',
+    tags: ['Site'],
+    request: {
+      query: z.object({
+        planner_type: PlannerTypeSchema.optional().meta({ description: 'Only providers of this planner type.' }),
+        band: RiskBandSchema.optional().meta({ description: 'Only providers in this band.' }),
+      }),
+    },
+    responses: {
+      200: text('text/html', 'The page.'),
+      400: text('text/html', 'An unknown parameter, a repeated one or a value outside its set (an HTML page).'),
+      ...transport,
+    },
+  },
+  {
+    method: 'get',
+    path: '/providers/{id}',
+    operationId: 'providerPage',
+    summary:
+      'Human page of a provider: its current public indicator, outlook, watch, rating actions and verification pages',
+    tags: ['Site'],
+    request: { params: z.object({ id: UuidSchema }) },
+    responses: {
+      200: text('text/html', 'The page.'),
+      400: text('text/html', 'Not a provider id (a UUID).'),
+      404: text('text/html', 'No Risk Indicator was ever published for this provider.'),
+      ...transport,
+    },
+  },
   {
     method: 'get',
     path: '/verify/{id}',

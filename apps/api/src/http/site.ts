@@ -1,20 +1,36 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument, type Deprecations, RiskIndicatorIdSchema } from '@svc/contracts';
+import {
+  buildOpenApiDocument,
+  type Deprecations,
+  PlannerTypeSchema,
+  RiskBandSchema,
+  RiskIndicatorIdSchema,
+  UuidSchema,
+} from '@svc/contracts';
 import {
   approvedInputsJsonSchema,
   computationPackageJsonSchema,
   type Framework,
   jsonSchemaText,
+  showControls,
 } from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
 import { methodologyPage } from '../pages/methodology.js';
+import {
+  badRequestPage,
+  providerNotFoundPage,
+  providerPage,
+  type RatingsFilter,
+  ratingsPage,
+} from '../pages/ratings.js';
 import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
 import { frameworkInForce, knownVersionOf } from '../services/frameworks.js';
-import { strongEtag } from '../services/public-snapshot.js';
+import { providerView } from '../services/provider-page.js';
+import { ageSeconds, newestScoredAt, strongEtag } from '../services/public-snapshot.js';
 import { publishedIndicator } from '../services/scores.js';
 import { contextFor, type Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
@@ -25,6 +41,8 @@ import { labelRoute } from './request-metrics.js';
 
 /** Paths of the site pages (GET only), for the 405 answers. */
 export const SITE_PATHS = [
+  '/',
+  '/providers/:id',
   '/openapi.json',
   '/verify/:id',
   '/docs',
@@ -201,6 +219,49 @@ export function registerSitePages(app: Express, services: Services): void {
     sendHtml(res, 200, methodologyPage(await frameworkInForce(services)), PAGE_CSP, 'public, max-age=300');
   });
 
+  app.get('/', async (req: Request, res: Response, next: NextFunction) => {
+    const filter = ratingsFilterOf(req.query);
+    if (typeof filter === 'string') {
+      sendHtml(res, 400, badRequestPage(filter), PAGE_CSP, 'no-store');
+      return;
+    }
+    await orUnavailable(services, res, next, async () => {
+      const headlines = await services.snapshot.headlines();
+      const latest = newestScoredAt(headlines);
+      const body = ratingsPage({
+        headlines,
+        filter,
+        frameworkVersion: (await frameworkInForce(services)).definition.framework_version,
+        latestScoredAt: latest,
+        ageSeconds: ageSeconds(latest, services.clock.now()),
+        siteUrl: siteUrlOf(req),
+      });
+      // As fresh as the public list's snapshot: a publication shows within a minute.
+      sendHtml(res, 200, body, PAGE_CSP, 'public, max-age=60');
+    });
+  });
+
+  app.get('/providers/:id', async (req: Request, res: Response, next: NextFunction) => {
+    const id = String(req.params.id ?? '');
+    if (!UuidSchema.safeParse(id).success) {
+      sendHtml(res, 400, badRequestPage(`${shown(id)} is not a provider id (a UUID).`), PAGE_CSP, 'no-store');
+      return;
+    }
+    await orUnavailable(services, res, next, async () => {
+      const view = await providerView(contextFor(services, { kind: 'public', client: req.ip ?? 'unknown' }), {
+        providerId: id,
+      });
+      if (!view) sendHtml(res, 404, providerNotFoundPage(id), PAGE_CSP, 'no-store');
+      else {
+        const bands = (await frameworkInForce(services)).definition.bands.map((b) => ({
+          band: b.band,
+          min: Number(b.min),
+        }));
+        sendHtml(res, 200, providerPage(view, bands), PAGE_CSP, 'public, max-age=60');
+      }
+    });
+  });
+
   app.get('/verify/:id', async (req: Request, res: Response, next: NextFunction) => {
     const id = String(req.params.id ?? '');
     const notPublished = () => sendHtml(res, 404, notPublishedPage(id), PAGE_CSP, 'no-store');
@@ -208,7 +269,7 @@ export function registerSitePages(app: Express, services: Services): void {
       notPublished();
       return;
     }
-    try {
+    await orUnavailable(services, res, next, async () => {
       const published = await publishedIndicator(
         contextFor(services, { kind: 'public', client: req.ip ?? 'unknown' }),
         {
@@ -226,15 +287,50 @@ export function registerSitePages(app: Express, services: Services): void {
       });
       // Short: the page's figures never change, but "current" becomes "superseded" on the next publication.
       sendHtml(res, 200, body, PAGE_CSP, 'public, max-age=60');
-    } catch (error) {
-      if (!isStoreUnavailable(error)) {
-        next(error);
-        return;
-      }
-      services.metrics?.storeError('request');
-      services.logger.warn({ req_id: res.locals.requestId, err: (error as Error).message }, 'store unavailable');
-      res.setHeader('Retry-After', '5');
-      sendHtml(res, 503, unavailablePage(), PAGE_CSP, 'no-store');
-    }
+    });
   });
+}
+
+/** Runs a page's work; a store that does not answer is the 503 page (try again shortly), anything else the error handler's. */
+async function orUnavailable(
+  services: Services,
+  res: Response,
+  next: NextFunction,
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!isStoreUnavailable(error)) {
+      next(error);
+      return;
+    }
+    services.metrics?.storeError('request');
+    services.logger.warn({ req_id: res.locals.requestId, err: (error as Error).message }, 'store unavailable');
+    res.setHeader('Retry-After', '5');
+    sendHtml(res, 503, unavailablePage(), PAGE_CSP, 'no-store');
+  }
+}
+
+/** A value echoed on an error page: control characters made visible, cut at 80 characters. */
+function shown(value: string): string {
+  const visible = showControls(value);
+  return `"${visible.length > 80 ? `${visible.slice(0, 80)}…` : visible}"`;
+}
+
+/** The ratings page's filters from its query, or what is wrong with it (an unknown parameter, a value outside its set). */
+function ratingsFilterOf(query: Request['query']): RatingsFilter | string {
+  const filter: RatingsFilter = {};
+  for (const [name, value] of Object.entries(query)) {
+    const schema = name === 'planner_type' ? PlannerTypeSchema : name === 'band' ? RiskBandSchema : null;
+    if (schema === null) return `Unknown parameter ${shown(name)}: the filters are planner_type and band.`;
+    const parsed = typeof value === 'string' ? schema.safeParse(value) : null;
+    if (!parsed?.success) {
+      const given = typeof value === 'string' ? shown(value) : 'more than one value';
+      return `${name} is one of ${schema.options.join(', ')}; got ${given}.`;
+    }
+    if (name === 'planner_type') filter.planner_type = parsed.data as RatingsFilter['planner_type'];
+    else filter.band = parsed.data as RatingsFilter['band'];
+  }
+  return filter;
 }

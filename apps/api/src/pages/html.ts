@@ -82,7 +82,7 @@ ${styles.map((href) => html`<link rel="stylesheet" href="${href}">\n`)}${(option
 )}</head>
 <body>
 <header class="site"><a class="brand" href="/docs">Risk Indicator Scoring Service</a>
-<nav><a href="/docs">API reference</a> <a href="/methodology">Methodology</a> <a href="/docs/errors">Errors</a> <a href="/llms.txt">llms.txt</a> <a href="/openapi.json">OpenAPI</a></nav></header>
+<nav><a href="/">Ratings</a> <a href="/docs">API reference</a> <a href="/methodology">Methodology</a> <a href="/docs/errors">Errors</a> <a href="/llms.txt">llms.txt</a> <a href="/openapi.json">OpenAPI</a></nav></header>
 <main${options.bare ? '' : raw(' class="content"')}>
 ${body}
 </main>

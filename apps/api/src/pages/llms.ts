@@ -58,7 +58,7 @@ export function llmsTxt(
     `> Deterministic credit Risk Indicators (score 0-100, higher means lower risk, and a risk band) for digital-credit providers, computed under the published ${fw.name} (${fw.framework_version}) from approved inputs, with a computation package and a public verification page for every published indicator.`,
     '',
     'All responses are JSON unless noted. Keyed endpoints need the `x-api-key` header. Every published Risk Indicator has a verification identifier `risk_indicator_id` (`ri_` followed by 24 hex digits) and a human verification page at ' +
-      `${site}/verify/{id}.`,
+      `${site}/verify/{id}. The ratings page ${site}/ lists the current indicators for people (\`?planner_type=\`, \`?band=\`), and ${site}/providers/{id} shows a provider's indicator, rating actions and verification pages.`,
     '',
     '## Reference',
     '',

@@ -154,7 +154,7 @@ Indicator (<code>risk_indicator_id</code>). Check the address, or find the provi
 /** The answer when the store cannot be read: try again shortly. */
 export function unavailablePage(): string {
   const body = html`<h1>Temporarily unavailable</h1>
-<p class="note error">The verification record cannot be read right now. Please try again in a few seconds.</p>
+<p class="note error">The record cannot be read right now. Please try again in a few seconds.</p>
 `;
   return page({ title: 'Temporarily unavailable' }, body);
 }

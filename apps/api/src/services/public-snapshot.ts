@@ -169,6 +169,18 @@ function listing(rows: readonly HeadlineRow[]): {
   return { headlines: data, cached: body(true), fresh: body(false) };
 }
 
+/** The newest evaluation among these headlines (the data freshness of GET /api/v1/status and the ratings page). */
+export function newestScoredAt(headlines: readonly Headline[]): string | null {
+  let newest: string | null = null;
+  for (const h of headlines) if (newest === null || h.scored_at > newest) newest = h.scored_at;
+  return newest;
+}
+
+/** Whole seconds from an evaluation to now (never negative); null when nothing is published. */
+export function ageSeconds(latest: string | null, now: Date): number | null {
+  return latest === null ? null : Math.max(0, Math.floor((now.getTime() - Date.parse(latest)) / 1000));
+}
+
 /** A strong ETag of these bytes: 32 characters of their SHA-256. */
 export function strongEtag(bytes: Buffer): string {
   return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;

@@ -4,32 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_PATHS } from '../../src/http/site.js';
 import { escapeHtml, html, inlineCode } from '../../src/pages/html.js';
 import { openStore } from '../../src/store/store.js';
-import { exampleText, type InputsDoc, withInput } from '../support/documents.js';
+import { cspOf, expectStrictCsp } from '../support/csp.js';
+import { exampleText, type InputsDoc, WORKED_ID, withInput } from '../support/documents.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
-
-/** The directives of a Content-Security-Policy header, by name. */
-function cspOf(res: Response): Map<string, string[]> {
-  const header = res.headers.get('content-security-policy') ?? '';
-  const out = new Map<string, string[]>();
-  for (const part of header.split(';')) {
-    const [name, ...values] = part.trim().split(/\s+/);
-    if (name) out.set(name, values);
-  }
-  return out;
-}
-
-function expectStrictCsp(res: Response): void {
-  const csp = cspOf(res);
-  expect(csp.get('default-src')).toEqual(["'none'"]);
-  expect(csp.get('base-uri')).toEqual(["'none'"]);
-  expect(csp.get('form-action')).toEqual(["'none'"]);
-  expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
-  const scripts = csp.get('script-src') ?? csp.get('default-src') ?? [];
-  expect(scripts).not.toContain("'unsafe-inline'");
-  expect(scripts).not.toContain("'unsafe-eval'");
-  for (const values of csp.values()) for (const v of values) expect(v).not.toMatch(/^https?:|^\*$/);
-}
 
 describe('html escaping', () => {
   it('escapes every interpolated value and keeps nested fragments', () => {
@@ -316,9 +294,17 @@ describe.each(engines)('site pages (%s)', (engine) => {
   });
 
   it('answers 405 with Allow to other methods on every page', async () => {
-    const paths = SITE_PATHS.map((p) => p.replace(':id', firstId));
+    const paths = SITE_PATHS.map((p) => p.replace('/providers/:id', `/providers/${WORKED_ID}`).replace(':id', firstId));
     expect(paths).toEqual(
-      expect.arrayContaining(['/docs', '/docs/errors', '/llms.txt', '/openapi.json', `/verify/${firstId}`]),
+      expect.arrayContaining([
+        '/',
+        `/providers/${WORKED_ID}`,
+        '/docs',
+        '/docs/errors',
+        '/llms.txt',
+        '/openapi.json',
+        `/verify/${firstId}`,
+      ]),
     );
     for (const path of paths) {
       for (const method of ['POST', 'PUT', 'DELETE']) {

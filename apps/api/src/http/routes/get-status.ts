@@ -1,14 +1,7 @@
 import { endpoints, type StatusResponse } from '@svc/contracts';
 import { frameworkInForce } from '../../services/frameworks.js';
-import type { Headline } from '../../services/public-snapshot.js';
+import { ageSeconds, type Headline, newestScoredAt } from '../../services/public-snapshot.js';
 import { defineRoute } from '../route.js';
-
-/** The newest evaluation among the current indicators. */
-function newestScoredAt(headlines: readonly Headline[]): string | null {
-  let newest: string | null = null;
-  for (const h of headlines) if (newest === null || h.scored_at > newest) newest = h.scored_at;
-  return newest;
-}
 
 /** The watches in force and those past their review date (review_by before today, UTC). */
 function watchCounts(headlines: readonly Headline[], today: string): { on_watch: number; overdue: number } {
@@ -46,7 +39,7 @@ export default defineRoute(endpoints.getStatus, async ({ services }) => {
     framework_version: (await frameworkInForce(services)).definition.framework_version,
     data_freshness: {
       latest_scored_at: latest,
-      age_seconds: latest === null ? null : Math.max(0, Math.floor((now.getTime() - Date.parse(latest)) / 1000)),
+      age_seconds: ageSeconds(latest, now),
     },
     components: { store, rate_limit_store: rateLimitStore },
     watches,

@@ -1,0 +1,302 @@
+import { type PublicScore, type RatingAction, StatusResponseSchema } from '@svc/contracts';
+import { currentFramework } from '@svc/methodology';
+import { describe, expect, it } from 'vitest';
+import { escapeHtml } from '../../src/pages/html.js';
+import { withdrawProvider } from '../../src/services/providers.js';
+import { approveRatingActions, proposeOutlook, proposeWatch } from '../../src/services/rating-actions.js';
+import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
+import { ctxOf } from '../support/context.js';
+import { expectStrictCsp } from '../support/csp.js';
+import { CAPS_ID, example, LOW_BAND_ID, UNKNOWN_PROVIDER_ID, WORKED_ID, withInput } from '../support/documents.js';
+import { publish, type TestServer, useServer } from '../support/server.js';
+import { engines } from '../support/stores.js';
+
+/**
+ * The ratings page (`/`) and the provider pages (`/providers/{id}`), issue 16: server-rendered HTML under the strict
+ * CSP, from the published record, with the HTML 400 and 404 pages for bad addresses.
+ */
+
+const MINUTE = 60_000;
+/** The worked example with less collateral (still MEDIUM), then with continuous proof of reserves (LOW). */
+const lessCollateral = withInput(example('worked-example'), 'collateral_coverage_ratio', 1.3);
+const provenReserves = withInput(lessCollateral, 'proof_of_reserves', 'onchain_continuous');
+const RATIONALE = 'reserves <b>attestation</b> "late" & it\'s <script>alert(1)</script>';
+
+/** Fetches a page, insisting on its status, HTML type, strict CSP and no script or inline style or handler. */
+async function pageOf(server: TestServer, path: string, status = 200): Promise<string> {
+  const res = await server.get(path);
+  const text = await res.text();
+  expect(res.status, `${path}: ${text.slice(0, 300)}`).toBe(status);
+  expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expectStrictCsp(res);
+  // No script element, and no tag with an inline style or an event handler (echoed text may spell them, escaped).
+  expect(text).not.toMatch(/<script|<[^>]*\s(?:style|on\w+)=/i);
+  if (status !== 200) expect(res.headers.get('cache-control')).toBe('no-store');
+  return text;
+}
+
+/** The rows of the ratings table: each provider link's id, in order. */
+const rowIds = (text: string) =>
+  [...text.matchAll(/<tr><td><a href="\/providers\/([0-9a-f-]{36})">/g)].map((m) => m[1]);
+
+describe.each(engines)('ratings and provider pages (%s)', (engine) => {
+  const clock = manualClock(AFTER_EXAMPLES);
+  const server = useServer(
+    engine,
+    async (s) => {
+      const step = async (work: () => Promise<unknown>) => {
+        clock.advance(MINUTE);
+        await work();
+      };
+      await step(() => publish(s, example('worked-example')));
+      await step(() => publish(s, example('low-band')));
+      await step(() => publish(s, example('multiple-caps')));
+      await step(() => publish(s, lessCollateral));
+      await step(() => publish(s, provenReserves));
+      const { store } = s.services;
+      const ann = ctxOf(store, { clock, by: 'Ann Analyst' });
+      const bea = ctxOf(store, { clock, by: 'Bea Approver' });
+      clock.advance(MINUTE);
+      const watch = await proposeWatch(ann, {
+        providerId: LOW_BAND_ID,
+        direction: 'NEGATIVE',
+        reviewBy: '2026-08-20',
+        rationale: RATIONALE,
+      });
+      const outlook = await proposeOutlook(ann, { providerId: CAPS_ID, outlook: 'NEGATIVE', rationale: 'caps bind' });
+      clock.advance(MINUTE);
+      await approveRatingActions(bea, { ids: [watch.id, outlook.id] });
+      clock.advance(MINUTE);
+      await withdrawProvider(bea, { providerId: CAPS_ID, reason: 'coverage ended' });
+      s.services.snapshot.invalidate();
+    },
+    { clock },
+  );
+
+  const publicList = async () =>
+    ((await (await server().get('/api/public/scores')).json()) as { data: PublicScore[] }).data;
+  const actionsOf = async (providerId: string) =>
+    (
+      (await (await server().get(`/api/public/rating-actions?provider_id=${providerId}&limit=500`)).json()) as {
+        data: RatingAction[];
+      }
+    ).data;
+
+  it('lists every current public indicator with its figures, the framework in force and the data freshness', async () => {
+    const text = await pageOf(server(), '/');
+    const list = await publicList();
+    expect(list.map((h) => h.id).sort()).toEqual([LOW_BAND_ID, WORKED_ID].sort());
+    expect(rowIds(text)).toEqual(list.map((h) => h.id));
+    for (const h of list) {
+      expect(text).toContain(
+        `<tr><td><a href="/providers/${h.id}">${escapeHtml(h.name)}</a></td><td>${h.planner_type}</td><td>${escapeHtml(h.provider_subtype)}</td><td>${h.final_score.toFixed(2)}</td><td><span class="band band-${h.risk_band}">${h.risk_band}</span></td>`,
+      );
+    }
+    // The watch placed on the low-band provider is marked on its row; the others are not on watch.
+    const low = list.find((h) => h.id === LOW_BAND_ID);
+    expect(low?.watch?.direction).toBe('NEGATIVE');
+    expect(text).toContain('<strong>On watch NEGATIVE</strong> <span class="muted">(review by 2026-08-20)</span>');
+    expect(text.match(/On watch/g)?.length).toBe(1);
+    // The withdrawn provider is not listed.
+    expect(text).not.toContain(CAPS_ID);
+    const status = StatusResponseSchema.parse(await (await server().get('/api/v1/status')).json());
+    expect(text).toContain(`Framework in force: <a href="/methodology">${status.framework_version}</a>`);
+    const latest = status.data_freshness.latest_scored_at?.slice(0, 10);
+    expect(latest).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(text).toContain(`Newest evaluation: <time datetime="${latest}">${latest}</time>`);
+    for (const link of ['href="/docs"', 'href="/methodology"', '/api/public/score-request', 'href="/llms.txt"']) {
+      expect(text).toContain(link);
+    }
+    expect(text).toContain('2 of 2 providers.');
+  });
+
+  it('filters by planner type and band, with links that keep the other filter', async () => {
+    const list = await publicList();
+    for (const band of ['LOW', 'MEDIUM', 'SEVERE'] as const) {
+      const text = await pageOf(server(), `/?band=${band}`);
+      expect(rowIds(text)).toEqual(list.filter((h) => h.risk_band === band).map((h) => h.id));
+      expect(text).toContain(`<strong aria-current="page">${band}</strong>`);
+    }
+    const worked = list.find((h) => h.id === WORKED_ID);
+    const type = worked?.planner_type ?? 'btc';
+    const byType = await pageOf(server(), `/?planner_type=${type}`);
+    expect(rowIds(byType)).toEqual(list.filter((h) => h.planner_type === type).map((h) => h.id));
+    expect(byType).toContain(`href="/?planner_type=${type}&amp;band=LOW"`);
+    const other = (['btc', 'fiat', 'stablecoin'] as const).find((t) => !list.some((h) => h.planner_type === t));
+    if (other) {
+      const none = await pageOf(server(), `/?planner_type=${other}&band=LOW`);
+      expect(rowIds(none)).toEqual([]);
+      expect(none).toContain('No current Risk Indicator matches this filter.');
+    }
+  });
+
+  it.each([
+    ['a band in lower case', '/?band=low', 'band is one of LOW, MEDIUM, ELEVATED, HIGH, SEVERE; got &quot;low&quot;.'],
+    [
+      'an unknown planner type',
+      '/?planner_type=gold',
+      'planner_type is one of btc, fiat, stablecoin; got &quot;gold&quot;.',
+    ],
+    [
+      'a repeated filter',
+      '/?band=LOW&band=HIGH',
+      'band is one of LOW, MEDIUM, ELEVATED, HIGH, SEVERE; got more than one value.',
+    ],
+    ['an unknown parameter', '/?sort=name', 'Unknown parameter &quot;sort&quot;'],
+    [
+      'markup',
+      `/?band=${encodeURIComponent('"><script>alert(1)</script>')}`,
+      '&quot;&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;',
+    ],
+    ['a bidi override', `/?band=${encodeURIComponent('\u202eWOL')}`, '&quot;\\u202eWOL&quot;'],
+  ])('answers %s with the HTML 400 page naming it, escaped', async (_name, path, shown) => {
+    const text = await pageOf(server(), path, 400);
+    expect(text).toContain('<h1>Bad request</h1>');
+    expect(text).toContain(shown);
+    expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+  });
+
+  it("shows a provider's current indicator, outlook and watch, its actions and every verification page", async () => {
+    const text = await pageOf(server(), `/providers/${WORKED_ID}`);
+    const worked = (await publicList()).find((h) => h.id === WORKED_ID);
+    expect(worked?.risk_band).toBe('LOW');
+    expect(text).toContain(`<h1>${escapeHtml(worked?.name ?? '')}</h1>`);
+    expect(text).toContain(`<div class="score">${worked?.final_score.toFixed(2)}</div>`);
+    expect(text).toContain('<span class="band band-LOW">LOW</span>');
+    expect(text).toContain('<div class="muted">Confidence</div><div>1.0000</div>');
+    expect(text).toContain('<span class="muted">STABLE</span>');
+    const actions = await actionsOf(WORKED_ID);
+    expect(actions.map((a) => a.type)).toEqual(['UPGRADE', 'AFFIRM', 'NEW']);
+    const actionsTable = text.slice(text.indexOf('<table class="actions">'));
+    const rows = [...actionsTable.matchAll(/<tr><td><time datetime="([^"]+)">[^<]+<\/time><\/td><td>([A-Z_]+)<\/td>/g)];
+    expect(rows.map((m) => [m[1], m[2]])).toEqual(actions.map((a) => [a.effective_at, a.type]));
+    expect(text).toContain(
+      '<td><span class="band band-MEDIUM">MEDIUM</span> → <span class="band band-LOW">LOW</span></td>',
+    );
+    const published = [...new Set(actions.map((a) => a.risk_indicator_id))];
+    expect(published).toHaveLength(3);
+    for (const id of published) expect(text).toContain(`<li><a href="/verify/${id}"><code>${id}</code></a></li>`);
+    const current = actions[0]?.risk_indicator_id;
+    expect(text).toContain(`<dt>Verification</dt><dd><a href="/verify/${current}">`);
+
+    // The score-history chart: titled and described, the framework's bands shaded, each action marked, and a table.
+    const svg = text.slice(text.indexOf('<svg'), text.indexOf('</svg>') + 6);
+    expect(svg).toContain('role="img" aria-labelledby="history-title history-desc"');
+    expect(svg).toContain(`<title id="history-title">Score history of ${escapeHtml(worked?.name ?? '')}</title>`);
+    expect(svg).toMatch(/<desc id="history-desc">[^<]*3 rating actions from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
+    // Plot area: x 36 to 410, y 12 (score 100) to 212 (score 0), so 2 units a point.
+    const bands = currentFramework().definition.bands;
+    expect(bands).toHaveLength(5);
+    bands.forEach((b, i) => {
+      const top = i === 0 ? 100 : Number(bands[i - 1]?.min);
+      const bottom = i === bands.length - 1 ? 0 : Number(b.min);
+      expect(svg).toContain(
+        `<rect class="chart-band chart-band-${b.band}" x="36" y="${12 + (100 - top) * 2}" width="374" height="${(top - bottom) * 2}"/>`,
+      );
+    });
+    const marks = [
+      ...svg.matchAll(/<circle class="chart-mark" cx="([\d.]+)" cy="([\d.]+)" r="4"><title>([^<]+)<\/title>/g),
+    ];
+    const oldestFirst = [...actions].reverse();
+    expect(marks.map((m) => m[3])).toEqual(
+      oldestFirst.map((a) => `${a.effective_at.slice(0, 10)} ${a.type}: ${a.new_score?.toFixed(2)} ${a.new_band}`),
+    );
+    // Oldest at the left edge, newest at the right, each at its score's height.
+    expect(marks.map((m) => Number(m[1]))).toEqual([36, expect.any(Number), 410]);
+    marks.forEach((m, i) => {
+      expect(Number(m[2])).toBeCloseTo(12 + (100 - (oldestFirst[i]?.new_score ?? 0)) * 2, 2);
+    });
+    expect(svg).toMatch(/<path class="chart-line" d="M36,[\d.]+/);
+    expect(text).toContain("<details><summary>The chart's data as a table</summary>");
+    for (const a of oldestFirst) {
+      expect(text).toContain(
+        `<tr><td><time datetime="${a.effective_at}">${a.effective_at}</time></td><td>${a.type}</td><td>${a.new_score?.toFixed(2)}</td><td>${a.new_band}</td></tr>`,
+      );
+    }
+    expect((await server().get(`/verify/${current}`)).status).toBe(200);
+  });
+
+  it("shows an analyst action's rationale escaped, and the watch it placed", async () => {
+    const text = await pageOf(server(), `/providers/${LOW_BAND_ID}`);
+    expect(text).toContain(`<td>${escapeHtml(RATIONALE)}</td>`);
+    expect(text).toContain('<td>WATCH_PLACED</td>');
+    expect(text).toContain('<strong>On watch NEGATIVE</strong>');
+  });
+
+  it('shows a withdrawn provider as withdrawn, with its record', async () => {
+    const text = await pageOf(server(), `/providers/${CAPS_ID}`);
+    expect(text).toContain('<strong>Withdrawn.</strong>');
+    expect(text).not.toContain('<div class="score">');
+    const actions = await actionsOf(CAPS_ID);
+    expect(actions.map((a) => a.type)).toEqual(['WITHDRAW', 'OUTLOOK_CHANGED', 'NEW']);
+    expect(text).toContain('<td>coverage ended</td>');
+    expect(text).toContain('<td>caps bind</td>');
+    expect(text).toContain('<strong>NEGATIVE</strong>');
+    // The withdrawal is marked on the chart, and ends the line.
+    expect(text).toMatch(
+      /<path class="chart-mark chart-withdrawn" d="M405,207L415,217M405,217L415,207"><title>\d{4}-\d{2}-\d{2} WITHDRAW: withdrawn<\/title>/,
+    );
+  });
+
+  it('answers an unknown provider with the HTML 404 page', async () => {
+    const text = await pageOf(server(), `/providers/${UNKNOWN_PROVIDER_ID}`, 404);
+    expect(text).toContain('<h1>No such provider</h1>');
+    expect(text).toContain(`<code>${UNKNOWN_PROVIDER_ID}</code>`);
+  });
+
+  it.each([
+    ['a malformed id', 'not-a-uuid', '&quot;not-a-uuid&quot;'],
+    ['a risk indicator id', 'ri_000000000000000000000000', '&quot;ri_000000000000000000000000&quot;'],
+    ['markup', '<script>', '&quot;&lt;script&gt;&quot;'],
+    ['an attribute breaker', encodeURIComponent('"><img src=x onerror=alert(1)>'), '&quot;&quot;&gt;&lt;img'],
+    ['an encoded slash', encodeURIComponent('<script>alert(1)</script>'), '&lt;script&gt;alert(1)&lt;/script&gt;'],
+    ['a bidi override', encodeURIComponent('\u202edi'), '&quot;\\u202edi&quot;'],
+  ])('answers %s with the HTML 400 page that escapes it', async (_name, id, shown) => {
+    const text = await pageOf(server(), `/providers/${id}`, 400);
+    expect(text).toContain('is not a provider id (a UUID).');
+    expect(text).toContain(shown);
+    expect(text).not.toMatch(/<img|[\u202a-\u202e]/i);
+  });
+});
+
+/** Markup, both quotes, an ampersand, a terminal escape and a bidi override, as a store written before the rule may hold. */
+const STORED = '<script>alert("x")</script> O\'Neil & "Co" \u001b[2J \u202egnidneL';
+const SHOWN =
+  '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; O&#39;Neil &amp; &quot;Co&quot; \\u001b[2J \\u202egnidneL';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not be passed on
+const RAW = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+describe.each(engines)('a hostile provider name on the ratings pages (%s)', (engine) => {
+  const server = useServer(engine, async (s) => {
+    await publish(s, example('worked-example'));
+    const db = s.services.store.db;
+    // As a store written before free text refused control characters holds it: the provider row and its indicator.
+    await db.updateTable('providers').set({ name: STORED }).where('id', '=', WORKED_ID).execute();
+    const row = await db
+      .selectFrom('risk_indicators')
+      .select(['risk_indicator_id', 'indicator'])
+      .where('provider_id', '=', WORKED_ID)
+      .executeTakeFirstOrThrow();
+    const indicator = row.indicator.replaceAll('Example Sats Lending', JSON.stringify(STORED).slice(1, -1));
+    expect(JSON.parse(indicator).name).toBe(STORED);
+    await db
+      .updateTable('risk_indicators')
+      .set({ indicator })
+      .where('risk_indicator_id', '=', row.risk_indicator_id)
+      .execute();
+  });
+
+  it('the ratings page shows it escaped, control characters as escapes', async () => {
+    const text = await pageOf(server(), '/');
+    expect(text).toContain(`<a href="/providers/${WORKED_ID}">${SHOWN}</a>`);
+    expect(text).not.toMatch(RAW);
+  });
+
+  it('the provider page shows it escaped, in the title too', async () => {
+    const text = await pageOf(server(), `/providers/${WORKED_ID}`);
+    expect(text).toContain(`<title>${SHOWN}: Risk Indicator Scoring Service</title>`);
+    expect(text).toContain(`<h1>${SHOWN}</h1>`);
+    expect(text).toContain(`<title id="history-title">Score history of ${SHOWN}</title>`);
+    expect(text).not.toMatch(RAW);
+  });
+});
