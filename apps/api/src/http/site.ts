@@ -318,12 +318,16 @@ function shown(value: string): string {
   return `"${visible.length > 80 ? `${visible.slice(0, 80)}…` : visible}"`;
 }
 
-/** The ratings page's filters from its query, or what is wrong with it (an unknown parameter, a value outside its set). */
+/**
+ * The ratings page's filters from its query, or what is wrong with one (a value outside its set, or given twice).
+ * Other parameters are not filters and are let be: links to a page for people carry tracking parameters
+ * (`utm_source`, `fbclid`), and refusing them would break a shared link; the API's strict queries are for programs.
+ */
 function ratingsFilterOf(query: Request['query']): RatingsFilter | string {
   const filter: RatingsFilter = {};
   for (const [name, value] of Object.entries(query)) {
     const schema = name === 'planner_type' ? PlannerTypeSchema : name === 'band' ? RiskBandSchema : null;
-    if (schema === null) return `Unknown parameter ${shown(name)}: the filters are planner_type and band.`;
+    if (schema === null) continue;
     const parsed = typeof value === 'string' ? schema.safeParse(value) : null;
     if (!parsed?.success) {
       const given = typeof value === 'string' ? shown(value) : 'more than one value';
