@@ -332,7 +332,10 @@ const sitePages: RouteConfig[] = [
     },
     responses: {
       200: text('text/html', 'The page.'),
-      400: text('text/html', 'An unknown parameter, a repeated one or a value outside its set (an HTML page).'),
+      400: text(
+        'text/html',
+        'A filter given twice or with a value outside its set (an HTML page); other parameters are ignored.',
+      ),
       ...transport,
     },
   },
@@ -346,7 +349,11 @@ const sitePages: RouteConfig[] = [
     request: { params: z.object({ id: UuidSchema }) },
     responses: {
       200: text('text/html', 'The page.'),
-      400: text('text/html', 'Not a provider id (a UUID).'),
+      400: {
+        description:
+          'Not a provider id (a UUID): an HTML page; an id whose percent-encoding cannot be read: the invalid_request problem.',
+        content: { ...text('text/html', '').content, ...unreadable.content },
+      },
       404: text('text/html', 'No Risk Indicator was ever published for this provider.'),
       ...transport,
     },

@@ -26,7 +26,12 @@ export function faultsOf(op: Operation | undefined, answer: Answer): string[] {
   const media = op.responses.get(status);
   if (!media) return [`${status} is not a documented answer of ${op.id} (${[...op.responses.keys()].join(', ')})`];
   if (status >= 200 && status < 300) return successFaults(op, answer, media);
-  if (media.includes('application/problem+json')) return problemFaults(answer, CONTRACT[op.id]);
+  // A status documented as a problem only must be one; one documented with other media too (a page's 400: its HTML
+  // page, or the problem for an id that cannot be read) must be a problem when it says it is, else a documented type.
+  const problem = essenceOf(answer.headers['content-type']) === 'application/problem+json';
+  if (media.includes('application/problem+json') && (media.length === 1 || problem)) {
+    return problemFaults(answer, CONTRACT[op.id]);
+  }
   return mediaFaults(answer, media);
 }
 

@@ -136,6 +136,12 @@ export const REGRESSIONS: Regression[] = [
     code: 'invalid_request',
   },
   {
+    rule: 'a provider page id with a malformed percent-encoding gets a documented 400 problem',
+    draft: () => draft('providerPage', 'GET', '/providers/%E0%A4%A', { key: 'absent' }),
+    status: 400,
+    code: 'invalid_request',
+  },
+  {
     rule: 'a request head over 16 KiB gets a 431 problem on an API route, not a bare 431',
     draft: () => draft('getStatus', 'GET', `/api/v1/status?x=${'x'.repeat(20_000)}`),
     status: 431,

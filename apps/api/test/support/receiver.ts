@@ -29,7 +29,10 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real webhook receiver on a loopback port: it records every request and answers as told. */
+/**
+ * A real webhook receiver on a loopback port: it records every request to its path (or below it) and answers as
+ * told. A test that must not see another test's deliveries gives it a path of its own (see webhooks.test.ts).
+ */
 export async function startReceiver(path = '/hook'): Promise<Receiver> {
   const received: Received[] = [];
   let answerOf: (request: Received, index: number) => Answer = () => ({ status: 200, body: 'ok' });
@@ -43,6 +46,13 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        // Not for this receiver: a delivery to an endpoint of another test whose receiver had this port before (the
+        // port was freed and given again while that test's dispatcher still retries). Refused, not recorded.
+        const own = (req.url ?? '').split('?')[0] ?? '';
+        if (own !== path && !own.startsWith(`${path}/`)) {
+          res.writeHead(404).end('not this receiver');
+          return;
+        }
         const request: Received = {
           method: req.method ?? '',
           path: req.url ?? '',
