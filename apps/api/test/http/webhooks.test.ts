@@ -98,7 +98,7 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
   const receivers: Receiver[] = [];
   const receiver = async () => {
     // A path of its own: a port given again after another test's receiver closed it still gets that test's retries.
-    const r = await startReceiver(`/hook/r${randomBytes(8).toString('hex')}`);
+    const r = await startReceiver(`/hook/r${randomBytes(8).toString('hex')}`, { ownPathOnly: true });
     receivers.push(r);
     return r;
   };

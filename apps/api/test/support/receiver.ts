@@ -30,10 +30,11 @@ export interface Receiver {
 }
 
 /**
- * A real webhook receiver on a loopback port: it records every request to its path (or below it) and answers as
- * told. A test that must not see another test's deliveries gives it a path of its own (see webhooks.test.ts).
+ * A real webhook receiver on a loopback port: it records every request and answers as told. With `ownPathOnly`, only
+ * those to its path (or below it): a test that must not see another test's deliveries gives it a path of its own
+ * (see webhooks.test.ts).
  */
-export async function startReceiver(path = '/hook'): Promise<Receiver> {
+export async function startReceiver(path = '/hook', options: { ownPathOnly?: boolean } = {}): Promise<Receiver> {
   const received: Received[] = [];
   let answerOf: (request: Received, index: number) => Answer = () => ({ status: 200, body: 'ok' });
   const hanging = new Set<ServerResponse>();
@@ -49,7 +50,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
         // Not for this receiver: a delivery to an endpoint of another test whose receiver had this port before (the
         // port was freed and given again while that test's dispatcher still retries). Refused, not recorded.
         const own = (req.url ?? '').split('?')[0] ?? '';
-        if (own !== path && !own.startsWith(`${path}/`)) {
+        if (options.ownPathOnly && own !== path && !own.startsWith(`${path}/`)) {
           res.writeHead(404).end('not this receiver');
           return;
         }
