@@ -1,3 +1,5 @@
+import { strongEtag } from '../services/public-snapshot.js';
+
 /** The entity-tags of an If-None-Match list (RFC 9110 8.8.3): `*`, or `"…"` each with an optional `W/`. */
 const ENTITY_TAG = /\s*(?:(\*)|(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*"))\s*(?:,|$)/y;
 
@@ -21,3 +23,18 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 }
 
 export const PUBLIC_SCORES_CACHE_CONTROL = 'public, max-age=60';
+
+/**
+ * A public answer of these bytes with a strong ETag of their own (unless one is given) and the public list's cache
+ * life; a matching If-None-Match gets 304 and no body.
+ */
+export function conditionalAnswer(
+  ifNoneMatch: string | undefined,
+  bytes: Buffer,
+  contentType: string,
+  etag = strongEtag(bytes),
+): { status?: number; headers: Record<string, string>; body?: Buffer; contentType?: string } {
+  const headers = { ETag: etag, 'Cache-Control': PUBLIC_SCORES_CACHE_CONTROL };
+  if (matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
+  return { body: bytes, contentType, headers };
+}

@@ -1,7 +1,6 @@
 import { endpoints } from '@svc/contracts';
-import { strongEtag } from '../../services/public-snapshot.js';
 import { bandCounts, bandsCsv, transitionMatrix, transitionsCsv } from '../../services/track-record.js';
-import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from '../public-scores.js';
+import { conditionalAnswer } from '../public-scores.js';
 import { defineRoute, type Reply, serviceContextOf } from '../route.js';
 
 /** JSON or CSV bytes with a strong ETag of their own; a matching If-None-Match gets 304 and no body. */
@@ -10,11 +9,8 @@ function answer(ifNoneMatch: string | undefined, format: 'json' | 'csv', json: u
     format === 'csv'
       ? [Buffer.from(csv()), 'text/csv; charset=utf-8']
       : [Buffer.from(JSON.stringify(json)), 'application/json'];
-  const etag = strongEtag(bytes);
   // As the public list: an answer that includes the present changes with the next publication, within the minute.
-  const headers = { ETag: etag, 'Cache-Control': PUBLIC_SCORES_CACHE_CONTROL };
-  if (matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
-  return { body: bytes, contentType, headers };
+  return conditionalAnswer(ifNoneMatch, bytes, contentType);
 }
 
 /** GET /api/public/statistics/transitions: the band transition matrix between two instants. */

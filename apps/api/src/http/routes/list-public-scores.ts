@@ -3,7 +3,7 @@ import { decodeNameCursor, encodeCursor, namePosition } from '../../services/pag
 import { headlinesAfter, strongEtag } from '../../services/public-snapshot.js';
 import { publicScoresAsOf } from '../../services/scores.js';
 import { nextLink } from '../pagination.js';
-import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from '../public-scores.js';
+import { conditionalAnswer } from '../public-scores.js';
 import type { Reply } from '../route.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
@@ -42,7 +42,5 @@ export default defineRoute(endpoints.listPublicScores, async (route) => {
 });
 
 function conditional(ifNoneMatch: string | undefined, etag: string, bytes: Buffer): Reply {
-  const headers = { ETag: etag, 'Cache-Control': PUBLIC_SCORES_CACHE_CONTROL };
-  if (matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
-  return { body: bytes, contentType: 'application/json', headers };
+  return conditionalAnswer(ifNoneMatch, bytes, 'application/json', etag);
 }
