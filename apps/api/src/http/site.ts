@@ -17,6 +17,7 @@ import {
   showControls,
 } from '@svc/methodology';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { CHART_CSS } from '../pages/chart.js';
 import { apiReferencePage, errorsPage } from '../pages/docs.js';
 import { llmsTxt } from '../pages/llms.js';
 import { methodologyPage } from '../pages/methodology.js';
@@ -52,6 +53,7 @@ export const SITE_PATHS = [
   '/schemas/computation-package.json',
   '/methodology',
   '/assets/site.css',
+  '/assets/chart.css',
   '/assets/docs.js',
 ];
 
@@ -187,6 +189,20 @@ export function registerSitePages(app: Express, services: Services): void {
 
   const counted = (route: string) => (services.metrics ? route : null);
   app.use('/assets/swagger-ui', serveFiles(SWAGGER_DIR, SWAGGER_FILES, '1d', counted('/assets/swagger-ui/{file}')));
+  // The charts' styles are one text with the memos' inline copy (pages/chart.ts), served like the site's files.
+  const chartCss = Buffer.from(CHART_CSS, 'utf8');
+  const chartEtag = strongEtag(chartCss);
+  app.get('/assets/chart.css', (req: Request, res: Response) => {
+    res.setHeader('ETag', chartEtag);
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    if (matchesEtag(req.get('if-none-match'), chartEtag)) {
+      res.status(304).end();
+      return;
+    }
+    res.setHeader('Content-Type', 'text/css; charset=utf-8');
+    res.setHeader('Content-Length', chartCss.length);
+    res.end(chartCss);
+  });
   app.use('/assets', serveFiles(ASSETS_DIR, SITE_ASSETS, '1h', counted('/assets/{file}')));
 
   app.get('/docs', (_req: Request, res: Response) => {
@@ -257,7 +273,13 @@ export function registerSitePages(app: Express, services: Services): void {
           band: b.band,
           min: Number(b.min),
         }));
-        sendHtml(res, 200, providerPage(view, bands), PAGE_CSP, 'public, max-age=60');
+        sendHtml(
+          res,
+          200,
+          providerPage(view, bands, services.clock.now().toISOString()),
+          PAGE_CSP,
+          'public, max-age=60',
+        );
       }
     });
   });

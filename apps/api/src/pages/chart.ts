@@ -1,6 +1,15 @@
-import { scaleLinear, scaleUtc } from 'd3-scale';
+import { createHash } from 'node:crypto';
+import { scaleBand, scaleLinear, scaleUtc } from 'd3-scale';
 import { curveStepAfter, line } from 'd3-shape';
 import { html, type SafeHtml } from './html.js';
+
+/**
+ * Charts drawn on the server as SVG (d3-scale and d3-shape: pure functions, no DOM). Each chart is drawn twice, in a
+ * narrow layout shown below 48rem and a wide one shown from there, so its text stays 11 to 13 px on a 360 px phone and
+ * on a 1280 px screen alike (one drawing scaled to both would shrink to 8 px or swell to 20). Each drawing has a
+ * `<title>` and a `<desc>`; the hidden one is `display: none`, so assistive technology reads the chart once. The caller
+ * adds a table of the same figures.
+ */
 
 /** One point of a score history: when, what happened, the score and band in force after it (null: withdrawn). */
 export interface HistoryPoint {
@@ -16,81 +25,211 @@ export interface BandFloor {
   min: number;
 }
 
-/** The chart's box in SVG units; it scales to the width of its container (legible from 360 px up). */
-const WIDTH = 480;
-const HEIGHT = 240;
-const MARGIN = { top: 12, right: 70, bottom: 28, left: 36 };
-const DAY_MS = 86_400_000;
+/** A drawing's box in SVG units (its text is 12 units) and how many date ticks it has room for. */
+interface Layout {
+  name: 'narrow' | 'wide';
+  width: number;
+  height: number;
+  ticks: number;
+}
 
-const round = (n: number) => Math.round(n * 100) / 100;
+const LAYOUTS: readonly Layout[] = [
+  { name: 'narrow', width: 340, height: 220, ticks: 3 },
+  { name: 'wide', width: 720, height: 300, ticks: 6 },
+];
 
 /**
- * A provider's score history as an SVG drawn on the server (d3-scale and d3-shape: pure functions, no DOM): the five
- * bands shaded behind, the score as a step line (it holds until the next publication; a withdrawal breaks it), each
- * rating action marked, with a title and a description for assistive technology; the caller adds the table of the
- * same points. `points` are oldest first.
+ * The charts' styles, one text for the site (served as /assets/chart.css) and for the self-contained memos (inlined,
+ * allowed by its hash): the colours are written out, as a memo has none of the site's variables.
+ */
+export const CHART_CSS = `/* Charts drawn on the server as SVG: two layouts, one shown at a time. */
+.chart { display: block; width: 100%; height: auto; font-size: 12px; font-family: system-ui, sans-serif; }
+.chart-narrow { max-width: 420px; }
+.chart-wide { display: none; max-width: 720px; }
+@media (min-width: 48rem) {
+  .chart-narrow { display: none; }
+  .chart-wide { display: block; }
+}
+.chart-band-LOW { fill: #dafbe1; }
+.chart-band-MEDIUM { fill: #ddf4ff; }
+.chart-band-ELEVATED { fill: #fff8c5; }
+.chart-band-HIGH { fill: #ffebe9; }
+.chart-band-SEVERE { fill: #ffcecb; }
+.chart-band-label, .chart-tick, .chart-value { fill: #57606a; }
+.chart-axis { stroke: #8c959f; }
+.chart-grid { stroke: #d0d7de; stroke-dasharray: 2 3; }
+.chart-line { fill: none; stroke: #1b1f24; stroke-width: 2; }
+.chart-held { fill: none; stroke: #1b1f24; stroke-width: 2; stroke-dasharray: 4 3; }
+.chart-mark { fill: #ffffff; stroke: #1b1f24; stroke-width: 2; }
+.chart-withdrawn { stroke: #cf222e; }
+.chart-bar { fill: #0969da; }
+.chart-bar-track { fill: #f6f8fa; stroke: #d0d7de; }
+.chart-bar-banded { stroke: #57606a; stroke-width: 1; }
+`;
+
+/** The CSP source of CHART_CSS as an inline style. */
+export const CHART_CSS_HASH = `'sha256-${createHash('sha256').update(CHART_CSS, 'utf8').digest('base64')}'`;
+
+const DAY_MS = 86_400_000;
+const round = (n: number) => Math.round(n * 100) / 100;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The `<svg>` element of one layout, labelled by its own title and description. */
+function drawing(
+  layout: Layout,
+  id: string,
+  text: { title: string; desc: string },
+  height: number,
+  content: SafeHtml,
+): SafeHtml {
+  const title = `${id}-${layout.name}-title`;
+  const desc = `${id}-${layout.name}-desc`;
+  return html`<svg class="chart chart-${layout.name}" viewBox="0 0 ${layout.width} ${height}" role="img" aria-labelledby="${title} ${desc}" xmlns="http://www.w3.org/2000/svg">
+<title id="${title}">${text.title}</title>
+<desc id="${desc}">${text.desc}</desc>
+${content}</svg>
+`;
+}
+
+export interface HistoryChartOptions {
+  /** Prefix of the element ids (unique in the document). */
+  id: string;
+  /** The day the chart ends (now, or the as_of instant): the last score is drawn as holding until then. */
+  until: string;
+}
+
+/**
+ * A provider's score history: the bands shaded behind, the score as a step line (it holds until the next action; a
+ * withdrawal breaks it) drawn on to `until` as a dashed line, each rating action marked. `points` are oldest first.
  */
 export function scoreHistoryChart(
   name: string,
   points: readonly HistoryPoint[],
   bands: readonly BandFloor[],
-  ids: { title: string; desc: string },
+  options: HistoryChartOptions,
 ): SafeHtml {
   const times = points.map((p) => Date.parse(p.at));
   const first = Math.min(...times);
   const last = Math.max(...times);
-  // A single action still gets a width: a day either side.
-  const [from, to] = first === last ? [first - DAY_MS, last + DAY_MS] : [first, last];
-  const x = scaleUtc()
-    .domain([new Date(from), new Date(to)])
-    .range([MARGIN.left, WIDTH - MARGIN.right]);
-  const y = scaleLinear()
-    .domain([0, 100])
-    .range([HEIGHT - MARGIN.bottom, MARGIN.top]);
-  const areas = bands.map((b, i) => {
-    const top = i === 0 ? 100 : (bands[i - 1] as BandFloor).min;
-    const bottom = i === bands.length - 1 ? 0 : b.min;
-    const y0 = round(y(top));
-    const y1 = round(y(bottom));
-    return html`<rect class="chart-band chart-band-${b.band}" x="${MARGIN.left}" y="${y0}" width="${WIDTH - MARGIN.left - MARGIN.right}" height="${round(y1 - y0)}"/>
-<text class="chart-band-label" x="${WIDTH - MARGIN.right + 6}" y="${round((y0 + y1) / 2 + 4)}">${b.band}</text>
-`;
-  });
-  const yTicks = [0, ...bands.slice(0, -1).map((b) => b.min), 100].map(
-    (
-      v,
-    ) => html`<text class="chart-tick" x="${MARGIN.left - 4}" y="${round(y(v) + 4)}" text-anchor="end">${String(v)}</text>
-`,
-  );
-  const xTicks = x.ticks(4).map((d) => {
-    const at = round(x(d));
-    return html`<line class="chart-grid" x1="${at}" x2="${at}" y1="${MARGIN.top}" y2="${HEIGHT - MARGIN.bottom}"/>
-<text class="chart-tick" x="${at}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle">${d.toISOString().slice(0, 10)}</text>
-`;
-  });
-  const path = line<HistoryPoint>()
-    .defined((p) => p.score !== null)
-    .x((p) => x(new Date(p.at)))
-    .y((p) => y(p.score ?? 0))
-    .curve(curveStepAfter)
-    .digits(2)(points);
-  const marks = points.map((p) => {
-    const cx = round(x(new Date(p.at)));
-    const cy = round(y(p.score ?? 0));
-    const what = `${p.at.slice(0, 10)} ${p.label}: ${p.score === null ? 'withdrawn' : `${p.score.toFixed(2)} ${p.band}`}`;
-    return p.score === null
-      ? html`<path class="chart-mark chart-withdrawn" d="M${cx - 5},${cy - 5}L${cx + 5},${cy + 5}M${cx - 5},${cy + 5}L${cx + 5},${cy - 5}"><title>${what}</title></path>
-`
-      : html`<circle class="chart-mark" cx="${cx}" cy="${cy}" r="4"><title>${what}</title></circle>
-`;
-  });
+  const end = Math.max(last, Date.parse(options.until) || last);
+  // A single instant still gets a width: a day either side.
+  const [from, to] = first === end ? [first - DAY_MS, end + DAY_MS] : [first, end];
+  const latest = points.at(-1);
   const scores = points.flatMap((p) => (p.score === null ? [] : [p.score]));
   const summary =
     scores.length === 0
       ? 'No score was published.'
-      : `${points.length} rating actions from ${new Date(first).toISOString().slice(0, 10)} to ${new Date(last).toISOString().slice(0, 10)}; the score ranged from ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, and the latest is ${points.at(-1)?.score === null ? 'a withdrawal' : `${(points.at(-1)?.score ?? 0).toFixed(2)}`}.`;
-  return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${ids.title} ${ids.desc}" xmlns="http://www.w3.org/2000/svg">
-<title id="${ids.title}">Score history of ${name}</title>
-<desc id="${ids.desc}">Final score (0 to 100, higher means lower risk) after each rating action, over the shaded risk bands. ${summary}</desc>
-${areas}${yTicks}${xTicks}${path === null ? '' : html`<path class="chart-line" d="${path}"/>\n`}${marks}</svg>`;
+      : `${points.length} rating actions from ${day(first)} to ${day(last)}; the score ranged from ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, and on ${day(end)} it is ${latest?.score == null ? 'withdrawn' : `${latest.score.toFixed(2)} (${latest.band})`}.`;
+  const text = {
+    title: `Score history of ${name}`,
+    desc: `Final score (0 to 100, higher means lower risk) after each rating action, over the shaded risk bands, to ${day(end)}. ${summary}`,
+  };
+  return html`${LAYOUTS.map((layout) => {
+    const margin = { top: 12, right: 70, bottom: 28, left: 30 };
+    const x = scaleUtc()
+      .domain([new Date(from), new Date(to)])
+      .range([margin.left, layout.width - margin.right]);
+    const y = scaleLinear()
+      .domain([0, 100])
+      .range([layout.height - margin.bottom, margin.top]);
+    const areas = bands.map((b, i) => {
+      const top = i === 0 ? 100 : (bands[i - 1] as BandFloor).min;
+      const bottom = i === bands.length - 1 ? 0 : b.min;
+      const y0 = round(y(top));
+      const y1 = round(y(bottom));
+      return html`<rect class="chart-band chart-band-${b.band}" x="${margin.left}" y="${y0}" width="${layout.width - margin.left - margin.right}" height="${round(y1 - y0)}"/>
+<text class="chart-band-label" x="${layout.width - margin.right + 6}" y="${round((y0 + y1) / 2 + 4)}">${b.band}</text>
+`;
+    });
+    const yTicks = [0, ...bands.slice(0, -1).map((b) => b.min), 100].map(
+      (v) =>
+        html`<text class="chart-tick" x="${margin.left - 4}" y="${round(y(v) + 4)}" text-anchor="end">${String(v)}</text>
+`,
+    );
+    const xTicks = x.ticks(layout.ticks).map((d) => {
+      const at = round(x(d));
+      return html`<line class="chart-grid" x1="${at}" x2="${at}" y1="${margin.top}" y2="${layout.height - margin.bottom}"/>
+<text class="chart-tick" x="${at}" y="${layout.height - margin.bottom + 16}" text-anchor="middle">${d.toISOString().slice(0, 10)}</text>
+`;
+    });
+    const path = line<HistoryPoint>()
+      .defined((p) => p.score !== null)
+      .x((p) => x(new Date(p.at)))
+      .y((p) => y(p.score ?? 0))
+      .curve(curveStepAfter)
+      .digits(2)(points);
+    // The score in force since the last action, held to the chart's end (dashed: no action there).
+    const held =
+      latest && latest.score !== null && end > last
+        ? html`<path class="chart-held" d="M${round(x(new Date(last)))},${round(y(latest.score))}H${round(x(new Date(end)))}"/>\n`
+        : '';
+    const marks = points.map((p) => {
+      const cx = round(x(new Date(p.at)));
+      const cy = round(y(p.score ?? 0));
+      const what = `${p.at.slice(0, 10)} ${p.label}: ${p.score === null ? 'withdrawn' : `${p.score.toFixed(2)} ${p.band}`}`;
+      return p.score === null
+        ? html`<path class="chart-mark chart-withdrawn" d="M${round(cx - 5)},${round(cy - 5)}L${round(cx + 5)},${round(cy + 5)}M${round(cx - 5)},${round(cy + 5)}L${round(cx + 5)},${round(cy - 5)}"><title>${what}</title></path>
+`
+        : html`<circle class="chart-mark" cx="${cx}" cy="${cy}" r="4"><title>${what}</title></circle>
+`;
+    });
+    return drawing(
+      layout,
+      options.id,
+      text,
+      layout.height,
+      html`${areas}${yTicks}${xTicks}${path === null ? '' : html`<path class="chart-line" d="${path}"/>\n`}${held}${marks}`,
+    );
+  })}`;
+}
+
+/** One bar: its label, its value on the chart's scale and the text written beside it. */
+export interface Bar {
+  label: string;
+  value: number;
+  text: string;
+  /** The class of the bar (a band's colour), besides chart-bar. */
+  className?: string;
+}
+
+export interface BarChartOptions {
+  id: string;
+  title: string;
+  desc: string;
+  /** The top of the scale (each bar's track reaches it). */
+  max: number;
+  /** The width in SVG units kept for the labels, per layout. */
+  labelWidth: { narrow: number; wide: number };
+}
+
+/**
+ * Horizontal bars, one per row, each over a track that reaches the scale's top (a module's score of its maximum, a
+ * band's share of a portfolio), its value written after it.
+ */
+export function barChart(bars: readonly Bar[], options: BarChartOptions): SafeHtml {
+  const rowHeight = 26;
+  return html`${LAYOUTS.map((layout) => {
+    const margin = { top: 6, right: 64, bottom: 6, left: options.labelWidth[layout.name] };
+    const height = margin.top + margin.bottom + rowHeight * bars.length;
+    const x = scaleLinear()
+      .domain([0, options.max])
+      .range([margin.left, layout.width - margin.right])
+      .clamp(true);
+    const y = scaleBand<number>()
+      .domain(bars.map((_, i) => i))
+      .range([margin.top, height - margin.bottom])
+      .paddingInner(0.3)
+      .paddingOuter(0.15);
+    const rows = bars.map((bar, i) => {
+      const top = round(y(i) ?? 0);
+      const h = round(y.bandwidth());
+      const mid = round(top + h / 2 + 4);
+      return html`<text class="chart-tick" x="${margin.left - 6}" y="${mid}" text-anchor="end">${bar.label}</text>
+<rect class="chart-bar-track" x="${margin.left}" y="${top}" width="${round(x(options.max) - margin.left)}" height="${h}"/>
+<rect class="chart-bar${bar.className ? ` ${bar.className}` : ''}" x="${margin.left}" y="${top}" width="${round(x(Math.max(0, bar.value)) - margin.left)}" height="${h}"><title>${bar.label}: ${bar.text}</title></rect>
+<text class="chart-value" x="${round(x(options.max) + 6)}" y="${mid}">${bar.text}</text>
+`;
+    });
+    return drawing(layout, options.id, options, height, html`${rows}`);
+  })}`;
 }

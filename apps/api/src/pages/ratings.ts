@@ -133,7 +133,7 @@ function actionRow(a: RatingAction): SafeHtml {
 }
 
 /** A provider's page: its current public indicator, outlook and watch, its rating actions and verification pages. */
-export function providerPage(view: ProviderView, bands: readonly BandFloor[]): string {
+export function providerPage(view: ProviderView, bands: readonly BandFloor[], until: string): string {
   const { headline, current, actions } = view;
   const name = showControls(headline?.name ?? actions[0]?.provider_name ?? '');
   const standing =
@@ -165,7 +165,7 @@ ${current ? html`<p>${showControls(current.indicator.svc_decision_object.summary
 ${actions.map(actionRow)}</tbody></table></div>\n`;
   const body = html`<p><a href="/">All Risk Indicators</a></p>
 <h1>${name}</h1>
-${standing}${historySection(name, actions, bands)}<h2>Rating actions</h2>
+${standing}${historySection(name, actions, bands, until)}<h2>Rating actions</h2>
 <p class="muted">Newest first. A publication's reasons are its indicator's decision object, on its verification page;
 an analyst action's are its rationale.</p>
 ${actionsTable}<h2>Verification pages</h2>
@@ -173,7 +173,7 @@ ${actionsTable}<h2>Verification pages</h2>
 <ul>
 ${view.publications.map((id) => html`<li><a href="/verify/${id}"><code>${id}</code></a></li>\n`)}</ul>
 `;
-  return page({ title: `${name}: Risk Indicator Scoring Service` }, body);
+  return page({ title: `${name}: Risk Indicator Scoring Service`, stylesheets: ['/assets/chart.css'] }, body);
 }
 
 /** The score history: the chart, and the same points as a table (for screen readers, and to copy figures from). */
@@ -181,6 +181,7 @@ function historySection(
   name: string,
   actions: readonly RatingAction[],
   bands: readonly BandFloor[],
+  until: string,
 ): SafeHtml | string {
   if (actions.length === 0) return '';
   const points: HistoryPoint[] = [...actions]
@@ -192,9 +193,9 @@ function historySection(
   );
   return html`<h2>Score history</h2>
 <figure>
-${scoreHistoryChart(name, points, bands, { title: 'history-title', desc: 'history-desc' })}
+${scoreHistoryChart(name, points, bands, { id: 'history', until })}
 <figcaption class="muted">The final score after each rating action (oldest on the left), over the bands of the
-framework in force.</figcaption>
+framework in force; dashed, the score in force since the last action, to ${until.slice(0, 10)}.</figcaption>
 </figure>
 <details><summary>The chart's data as a table</summary>
 <table class="history"><thead><tr><th>Effective</th><th>Action</th><th>Score</th><th>Band</th></tr></thead><tbody>

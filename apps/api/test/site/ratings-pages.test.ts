@@ -181,19 +181,29 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     const current = actions[0]?.risk_indicator_id;
     expect(text).toContain(`<dt>Verification</dt><dd><a href="/verify/${current}">`);
 
-    // The score-history chart: titled and described, the framework's bands shaded, each action marked, and a table.
-    const svg = text.slice(text.indexOf('<svg'), text.indexOf('</svg>') + 6);
-    expect(svg).toContain('role="img" aria-labelledby="history-title history-desc"');
-    expect(svg).toContain(`<title id="history-title">Score history of ${escapeHtml(worked?.name ?? '')}</title>`);
-    expect(svg).toMatch(/<desc id="history-desc">[^<]*3 rating actions from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
-    // Plot area: x 36 to 410, y 12 (score 100) to 212 (score 0), so 2 units a point.
+    // The score-history chart, drawn twice (narrow and wide, one shown at a time): each drawing titled and described.
+    const drawings = [...text.matchAll(/<svg class="chart chart-(narrow|wide)"[^]*?<\/svg>/g)];
+    expect(drawings.map((d) => d[1])).toEqual(['narrow', 'wide']);
+    for (const [svg, layout] of drawings) {
+      expect(svg).toContain(`role="img" aria-labelledby="history-${layout}-title history-${layout}-desc"`);
+      expect(svg).toContain(
+        `<title id="history-${layout}-title">Score history of ${escapeHtml(worked?.name ?? '')}</title>`,
+      );
+      expect(svg).toMatch(
+        new RegExp(
+          `<desc id="history-${layout}-desc">[^<]*3 rating actions from \\d{4}-\\d{2}-\\d{2} to \\d{4}-\\d{2}-\\d{2}`,
+        ),
+      );
+    }
+    const svg = drawings[1]?.[0] ?? '';
+    // The wide plot area: x 30 to 650, y 12 (score 100) to 272 (score 0), so 2.6 units a point.
     const bands = currentFramework().definition.bands;
     expect(bands).toHaveLength(5);
     bands.forEach((b, i) => {
       const top = i === 0 ? 100 : Number(bands[i - 1]?.min);
       const bottom = i === bands.length - 1 ? 0 : Number(b.min);
       expect(svg).toContain(
-        `<rect class="chart-band chart-band-${b.band}" x="36" y="${12 + (100 - top) * 2}" width="374" height="${(top - bottom) * 2}"/>`,
+        `<rect class="chart-band chart-band-${b.band}" x="30" y="${Math.round((12 + (100 - top) * 2.6) * 100) / 100}" width="620" height="${Math.round((top - bottom) * 2.6 * 100) / 100}"/>`,
       );
     });
     const marks = [
@@ -203,12 +213,16 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(marks.map((m) => m[3])).toEqual(
       oldestFirst.map((a) => `${a.effective_at.slice(0, 10)} ${a.type}: ${a.new_score?.toFixed(2)} ${a.new_band}`),
     );
-    // Oldest at the left edge, newest at the right, each at its score's height.
-    expect(marks.map((m) => Number(m[1]))).toEqual([36, expect.any(Number), 410]);
+    // Oldest at the left edge, each at its score's height; the chart runs on to today, the last score held (dashed).
+    const xs = marks.map((m) => Number(m[1]));
+    expect(xs[0]).toBe(30);
+    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    expect(xs[2]).toBeLessThanOrEqual(650);
     marks.forEach((m, i) => {
-      expect(Number(m[2])).toBeCloseTo(12 + (100 - (oldestFirst[i]?.new_score ?? 0)) * 2, 2);
+      expect(Number(m[2])).toBeCloseTo(12 + (100 - (oldestFirst[i]?.new_score ?? 0)) * 2.6, 1);
     });
-    expect(svg).toMatch(/<path class="chart-line" d="M36,[\d.]+/);
+    expect(svg).toMatch(/<path class="chart-line" d="M30,[\d.]+/);
+    if (xs[2] !== 650) expect(svg).toMatch(new RegExp(`<path class="chart-held" d="M${xs[2]},[\\d.]+H650"/>`));
     expect(text).toContain("<details><summary>The chart's data as a table</summary>");
     for (const a of oldestFirst) {
       expect(text).toContain(
@@ -235,9 +249,11 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(text).toContain('<td>caps bind</td>');
     expect(text).toContain('<strong>NEGATIVE</strong>');
     // The withdrawal is marked on the chart, and ends the line.
+    // In the wide drawing, a cross at score 0 (y 272), and no held line after it.
     expect(text).toMatch(
-      /<path class="chart-mark chart-withdrawn" d="M405,207L415,217M405,217L415,207"><title>\d{4}-\d{2}-\d{2} WITHDRAW: withdrawn<\/title>/,
+      /<path class="chart-mark chart-withdrawn" d="M([\d.]+),267L([\d.]+),277M\1,277L\2,267"><title>\d{4}-\d{2}-\d{2} WITHDRAW: withdrawn<\/title>/,
     );
+    expect(text).not.toContain('chart-held');
   });
 
   it('answers an unknown provider with the HTML 404 page', async () => {
@@ -298,7 +314,7 @@ describe.each(engines)('a hostile provider name on the ratings pages (%s)', (eng
     const text = await pageOf(server(), `/providers/${WORKED_ID}`);
     expect(text).toContain(`<title>${SHOWN}: Risk Indicator Scoring Service</title>`);
     expect(text).toContain(`<h1>${SHOWN}</h1>`);
-    expect(text).toContain(`<title id="history-title">Score history of ${SHOWN}</title>`);
+    expect(text).toContain(`<title id="history-wide-title">Score history of ${SHOWN}</title>`);
     expect(text).not.toMatch(RAW);
   });
 });
