@@ -182,7 +182,7 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(text).toContain(`<dt>Verification</dt><dd><a href="/verify/${current}">`);
 
     // The score-history chart, drawn twice (narrow and wide, one shown at a time): each drawing titled and described.
-    const drawings = [...text.matchAll(/<svg class="chart chart-(narrow|wide)"[^]*?<\/svg>/g)];
+    const drawings = [...text.matchAll(/<svg class="chart chart-(narrow|wide)"[\s\S]*?<\/svg>/g)];
     expect(drawings.map((d) => d[1])).toEqual(['narrow', 'wide']);
     for (const [svg, layout] of drawings) {
       expect(svg).toContain(`role="img" aria-labelledby="history-${layout}-title history-${layout}-desc"`);
