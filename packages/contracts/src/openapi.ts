@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { PlannerTypeSchema, RiskBandSchema, UuidSchema } from './common.js';
+import { AsOfSchema, PlannerTypeSchema, RiskBandSchema, UuidSchema } from './common.js';
 import { type Deprecation, deprecationHeaders } from './deprecation.js';
 import {
   type Deprecations,
@@ -317,6 +317,15 @@ const unreadable = problemOf('invalid_request');
 /** Any page's answers from the HTTP layer itself: a request that does not arrive in time, headers over 16 KiB. */
 const transport = { 408: problemOf('request_timeout'), 431: problemOf('headers_too_large') };
 
+/** A page's point in time: the API's as_of, and empty for now (what the page's date form sends when left blank). */
+const pageAsOf = z
+  .union([z.literal(''), AsOfSchema])
+  .optional()
+  .meta({
+    description:
+      'The record as it stood at this instant, as the API reads as_of: a date (the end of that day, UTC) or an ISO 8601 timestamp, from 2026-04-01 to now. Empty or absent: now. Links and filters on the page keep it.',
+  });
+
 const sitePages: RouteConfig[] = [
   {
     method: 'get',
@@ -328,13 +337,14 @@ const sitePages: RouteConfig[] = [
       query: z.object({
         planner_type: PlannerTypeSchema.optional().meta({ description: 'Only providers of this planner type.' }),
         band: RiskBandSchema.optional().meta({ description: 'Only providers in this band.' }),
+        as_of: pageAsOf,
       }),
     },
     responses: {
       200: text('text/html', 'The page.'),
       400: text(
         'text/html',
-        'A filter given twice or with a value outside its set (an HTML page); other parameters are ignored.',
+        'A filter or as_of given twice or with a value outside its set (an HTML page); other parameters are ignored.',
       ),
       ...transport,
     },
@@ -346,15 +356,18 @@ const sitePages: RouteConfig[] = [
     summary:
       'Human page of a provider: its current public indicator, outlook, watch, rating actions and verification pages',
     tags: ['Site'],
-    request: { params: z.object({ id: UuidSchema }) },
+    request: { params: z.object({ id: UuidSchema }), query: z.object({ as_of: pageAsOf }) },
     responses: {
       200: text('text/html', 'The page.'),
       400: {
         description:
-          'Not a provider id (a UUID): an HTML page; an id whose percent-encoding cannot be read: the invalid_request problem.',
+          'Not a provider id (a UUID), or an as_of that cannot be served: an HTML page; an id whose percent-encoding cannot be read: the invalid_request problem.',
         content: { ...text('text/html', '').content, ...unreadable.content },
       },
-      404: text('text/html', 'No Risk Indicator was ever published for this provider.'),
+      404: text(
+        'text/html',
+        'No Risk Indicator was ever published for this provider (with as_of: none by that instant).',
+      ),
       ...transport,
     },
   },

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  asOfProblem,
   buildOpenApiDocument,
   type Deprecations,
   PlannerTypeSchema,
@@ -29,6 +30,7 @@ import {
   ratingsPage,
 } from '../pages/ratings.js';
 import { notPublishedPage, unavailablePage, verifyPage } from '../pages/verify.js';
+import { servableInstant } from '../services/as-of.js';
 import { frameworkInForce, knownVersionOf } from '../services/frameworks.js';
 import { providerView } from '../services/provider-page.js';
 import { ageSeconds, newestScoredAt, strongEtag } from '../services/public-snapshot.js';
@@ -71,6 +73,16 @@ export const PAGE_CSP = directives({
   'style-src': "'self'",
   'img-src': "'self'",
   ...FRAME,
+});
+
+/** The pages with the as_of form (a GET to the page itself): the site's policy, forms sent to this service only. */
+export const FORM_PAGE_CSP = directives({
+  'default-src': "'none'",
+  'script-src': "'none'",
+  'style-src': "'self'",
+  'img-src': "'self'",
+  ...FRAME,
+  'form-action': "'self'",
 });
 
 /**
@@ -237,49 +249,58 @@ export function registerSitePages(app: Express, services: Services): void {
 
   app.get('/', async (req: Request, res: Response, next: NextFunction) => {
     const filter = ratingsFilterOf(req.query);
-    if (typeof filter === 'string') {
-      sendHtml(res, 400, badRequestPage(filter), PAGE_CSP, 'no-store');
+    const asOf = asOfOf(req.query, services.clock.now());
+    if (typeof filter === 'string' || (asOf !== null && typeof asOf === 'object')) {
+      const problem = typeof filter === 'string' ? filter : (asOf as { problem: string }).problem;
+      sendHtml(res, 400, badRequestPage(problem), PAGE_CSP, 'no-store');
       return;
     }
     await orUnavailable(services, res, next, async () => {
-      const headlines = await services.snapshot.headlines();
+      const headlines =
+        asOf === null ? await services.snapshot.headlines() : (await services.snapshot.asOf(asOf)).headlines;
       const latest = newestScoredAt(headlines);
+      const now = services.clock.now();
       const body = ratingsPage({
         headlines,
         filter,
-        frameworkVersion: (await frameworkInForce(services)).definition.framework_version,
+        frameworkVersion: (await frameworkInForce(services, asOf === null ? {} : { on: asOf.slice(0, 10) })).definition
+          .framework_version,
         latestScoredAt: latest,
-        ageSeconds: ageSeconds(latest, services.clock.now()),
+        ageSeconds: ageSeconds(latest, asOf === null ? now : new Date(asOf)),
         siteUrl: siteUrlOf(req),
+        asOf,
+        now: now.toISOString(),
       });
       // As fresh as the public list's snapshot: a publication shows within a minute.
-      sendHtml(res, 200, body, PAGE_CSP, 'public, max-age=60');
+      sendHtml(res, 200, body, FORM_PAGE_CSP, 'public, max-age=60');
     });
   });
 
   app.get('/providers/:id', async (req: Request, res: Response, next: NextFunction) => {
     const id = String(req.params.id ?? '');
+    const asOf = asOfOf(req.query, services.clock.now());
     if (!UuidSchema.safeParse(id).success) {
       sendHtml(res, 400, badRequestPage(`${shown(id)} is not a provider id (a UUID).`), PAGE_CSP, 'no-store');
+      return;
+    }
+    if (asOf !== null && typeof asOf === 'object') {
+      sendHtml(res, 400, badRequestPage(asOf.problem), PAGE_CSP, 'no-store');
       return;
     }
     await orUnavailable(services, res, next, async () => {
       const view = await providerView(contextFor(services, { kind: 'public', client: req.ip ?? 'unknown' }), {
         providerId: id,
+        asOf: asOf ?? undefined,
       });
-      if (!view) sendHtml(res, 404, providerNotFoundPage(id), PAGE_CSP, 'no-store');
+      if (!view) sendHtml(res, 404, providerNotFoundPage(id, asOf), PAGE_CSP, 'no-store');
       else {
-        const bands = (await frameworkInForce(services)).definition.bands.map((b) => ({
+        const on = asOf === null ? {} : { on: asOf.slice(0, 10) };
+        const bands = (await frameworkInForce(services, on)).definition.bands.map((b) => ({
           band: b.band,
           min: Number(b.min),
         }));
-        sendHtml(
-          res,
-          200,
-          providerPage(view, bands, services.clock.now().toISOString()),
-          PAGE_CSP,
-          'public, max-age=60',
-        );
+        const body = providerPage(view, bands, { asOf, now: services.clock.now().toISOString() });
+        sendHtml(res, 200, body, FORM_PAGE_CSP, 'public, max-age=60');
       }
     });
   });
@@ -345,6 +366,19 @@ function shown(value: string): string {
  * Other parameters are not filters and are let be: links to a page for people carry tracking parameters
  * (`utm_source`, `fbclid`), and refusing them would break a shared link; the API's strict queries are for programs.
  */
+/**
+ * The point in time of a page's `as_of` (as the API reads it: a date is the end of that day, UTC): null for now (absent,
+ * or empty as the page's form sends an empty date), the instant as stored, or what is wrong with it.
+ */
+function asOfOf(query: Request['query'], now: Date): string | null | { problem: string } {
+  const value = query.as_of;
+  if (value === undefined || value === '') return null;
+  if (typeof value !== 'string') return { problem: 'as_of is one date or timestamp; got more than one value.' };
+  const instant = servableInstant(value, now);
+  if (instant !== null) return instant;
+  return { problem: `as_of ${asOfProblem(value, now) ?? 'is not a date or timestamp'}; got ${shown(value)}.` };
+}
+
 function ratingsFilterOf(query: Request['query']): RatingsFilter | string {
   const filter: RatingsFilter = {};
   for (const [name, value] of Object.entries(query)) {

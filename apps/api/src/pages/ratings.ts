@@ -1,4 +1,5 @@
 import {
+  AS_OF_EARLIEST,
   type Outlook,
   type PlannerType,
   PlannerTypeSchema,
@@ -29,6 +30,10 @@ export interface RatingsView {
   latestScoredAt: string | null;
   ageSeconds: number | null;
   siteUrl: string;
+  /** The page's point in time: null for now, else the as_of instant (ISO 8601 UTC) the page shows the record at. */
+  asOf: string | null;
+  /** Now by the service's clock (the as_of form offers dates up to the day before). */
+  now: string;
 }
 
 const when = (iso: string) => html`<time datetime="${iso}">${iso}</time>`;
@@ -51,13 +56,52 @@ function watchMark(watch: Headline['watch']): SafeHtml {
   return html`<strong>On watch ${watch.direction}</strong> <span class="muted">(review by ${watch.review_by})</span>`;
 }
 
-/** The page's address with this filter (the other parameter kept). */
-function filterHref(filter: RatingsFilter): string {
-  const params = new URLSearchParams();
-  if (filter.planner_type) params.set('planner_type', filter.planner_type);
-  if (filter.band) params.set('band', filter.band);
-  const query = params.toString();
-  return query ? `/?${query}` : '/';
+/** An address with its query: the parameters given a value, in this order. */
+function withQuery(path: string, params: Record<string, string | null | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value) query.set(name, value);
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** The ratings page's address with this filter (the other parameter and the point in time kept). */
+function filterHref(filter: RatingsFilter, asOf: string | null): string {
+  return withQuery('/', { planner_type: filter.planner_type, band: filter.band, as_of: asOf });
+}
+
+/** A provider page's address at the same point in time. */
+export const providerHref = (id: string, asOf: string | null) => withQuery(`/providers/${id}`, { as_of: asOf });
+
+const dayBefore = (iso: string) => new Date(Date.parse(iso) - 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The point in time a page shows, and a form to choose another: a date (the record at the end of that day, UTC, as the
+ * API reads `as_of`), from the day the record starts to yesterday; `hidden` are the page's other parameters, kept.
+ * Without JavaScript, the browser sends `?as_of=YYYY-MM-DD`; an empty date means now.
+ */
+function asOfSection(
+  action: string,
+  asOf: string | null,
+  now: string,
+  hidden: Record<string, string | undefined>,
+): SafeHtml {
+  const banner =
+    asOf === null
+      ? ''
+      : html`<p class="note as-of"><strong>As of ${when(asOf)}.</strong> The record as it stood then: the indicators,
+outlooks and watches in force at that instant, and the actions taken by it. <a href="${withQuery(action, hidden)}">See it now</a>.</p>
+`;
+  return html`${banner}<form class="as-of-form" method="get" action="${action}">
+${Object.entries(hidden).map(([name, value]) =>
+  value
+    ? html`<input type="hidden" name="${name}" value="${value}">
+`
+    : '',
+)}<label>The record as it stood at the end of
+<input type="date" name="as_of" min="${AS_OF_EARLIEST.slice(0, 10)}" max="${dayBefore(now)}" value="${asOf === null ? '' : asOf.slice(0, 10)}"></label>
+<button type="submit">Show</button>
+</form>
+`;
 }
 
 function filterLinks<K extends keyof RatingsFilter>(
@@ -65,19 +109,23 @@ function filterLinks<K extends keyof RatingsFilter>(
   key: K,
   values: readonly NonNullable<RatingsFilter[K]>[],
   filter: RatingsFilter,
+  asOf: string | null,
 ): SafeHtml {
   const link = (value: RatingsFilter[K], text: string) =>
     filter[key] === value
       ? html`<strong aria-current="page">${text}</strong>`
-      : html`<a href="${filterHref({ ...filter, [key]: value })}">${text}</a>`;
+      : html`<a href="${filterHref({ ...filter, [key]: value }, asOf)}">${text}</a>`;
   return html`<p class="filters">${label}: ${link(undefined, 'all')}${values.map(
     (v) => html` · ${link(v, String(v))}`,
   )}</p>\n`;
 }
 
-/** The ratings page: every current public indicator (or those of the filter), with links to each provider's page. */
+/**
+ * The ratings page: every current public indicator (or those of the filter), with links to each provider's page; with
+ * `asOf`, those in force at that instant, the links keeping it.
+ */
 export function ratingsPage(view: RatingsView): string {
-  const { filter } = view;
+  const { filter, asOf } = view;
   const rows = view.headlines.filter(
     (h) =>
       (filter.planner_type === undefined || h.planner_type === filter.planner_type) &&
@@ -86,20 +134,20 @@ export function ratingsPage(view: RatingsView): string {
   const freshness =
     view.latestScoredAt === null || view.ageSeconds === null
       ? html`No indicator is published yet.`
-      : html`Newest evaluation: ${onDay(view.latestScoredAt)} (${ageWords(view.ageSeconds)} ago).`;
+      : html`Newest evaluation: ${onDay(view.latestScoredAt)} (${ageWords(view.ageSeconds)} ${asOf === null ? 'ago' : 'before'}).`;
   const table =
     rows.length === 0
-      ? html`<p class="note">No current Risk Indicator matches this filter. <a href="/">Show all</a>.</p>\n`
+      ? html`<p class="note">No ${asOf === null ? 'current ' : ''}Risk Indicator matches this filter. <a href="${filterHref({}, asOf)}">Show all</a>.</p>\n`
       : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Planner type</th><th>Subtype</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th></tr></thead><tbody>
 ${rows.map(
   (h) =>
-    html`<tr><td><a href="/providers/${h.id}">${showControls(h.name)}</a></td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch)}</td></tr>\n`,
+    html`<tr><td><a href="${providerHref(h.id, asOf)}">${showControls(h.name)}</a></td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch)}</td></tr>\n`,
 )}</tbody></table></div>\n`;
-  const body = html`<h1>Risk Indicators</h1>
-<p>Current Risk Indicators of the covered digital-credit providers, from lowest risk (LOW) to highest (SEVERE); the
-score runs from 0 to 100, higher meaning lower risk. Framework in force: <a href="/methodology">${view.frameworkVersion}</a>.
+  const body = html`<h1>Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</h1>
+${asOfSection('/', asOf, view.now, { planner_type: filter.planner_type, band: filter.band })}<p>${asOf === null ? 'Current' : 'The'} Risk Indicators of the covered digital-credit providers, from lowest risk (LOW) to highest (SEVERE); the
+score runs from 0 to 100, higher meaning lower risk. Framework in force${asOf === null ? '' : ' then'}: <a href="/methodology">${view.frameworkVersion}</a>.
 ${freshness}</p>
-${filterLinks('Planner type', 'planner_type', PLANNER_TYPES, filter)}${filterLinks('Band', 'band', BANDS, filter)}<p class="muted">${rows.length} of ${view.headlines.length} providers.</p>
+${filterLinks('Planner type', 'planner_type', PLANNER_TYPES, filter, asOf)}${filterLinks('Band', 'band', BANDS, filter, asOf)}<p class="muted">${rows.length} of ${view.headlines.length} providers.</p>
 ${table}<h2>Use the data</h2>
 <ul>
 <li>The <a href="/docs">API reference</a>: the public list is <code>GET ${view.siteUrl}/api/public/scores</code>, no key needed; <a href="/llms.txt">llms.txt</a> describes the service in short.</li>
@@ -111,7 +159,8 @@ website (see <a href="/docs#/Public/requestScore">requestScore</a>), then follow
 `;
   const suffix =
     filter.planner_type || filter.band ? ` (${[filter.planner_type, filter.band].filter(Boolean).join(', ')})` : '';
-  return page({ title: `Risk Indicators${suffix}: Risk Indicator Scoring Service` }, body);
+  const at = asOf === null ? '' : ` as of ${asOf.slice(0, 10)}`;
+  return page({ title: `Risk Indicators${at}${suffix}: Risk Indicator Scoring Service` }, body);
 }
 
 const scoreOf = (n: number | null) => (n === null ? '' : n.toFixed(2));
@@ -132,14 +181,24 @@ function actionRow(a: RatingAction): SafeHtml {
   )}</td><td>${outlookMark(a.outlook)}</td><td>${watchMark(a.watch)}</td><td>${rationale}</td><td><a href="/verify/${a.risk_indicator_id}"><code>${a.risk_indicator_id}</code></a></td></tr>\n`;
 }
 
-/** A provider's page: its current public indicator, outlook and watch, its rating actions and verification pages. */
-export function providerPage(view: ProviderView, bands: readonly BandFloor[], until: string): string {
+/** When a provider page is read: now, or as of a past instant (then `asOf` is that instant), by the clock's `now`. */
+export interface PageTime {
+  asOf: string | null;
+  now: string;
+}
+
+/**
+ * A provider's page: its current public indicator, outlook and watch, its rating actions and verification pages; as
+ * of a past instant, those in force and taken by then.
+ */
+export function providerPage(view: ProviderView, bands: readonly BandFloor[], time: PageTime): string {
   const { headline, current, actions } = view;
+  const { asOf } = time;
   const name = showControls(headline?.name ?? actions[0]?.provider_name ?? '');
+  const id = headline?.id ?? actions[0]?.provider_id ?? '';
   const standing =
     headline === null
-      ? html`<p class="note withdrawn"><strong>Withdrawn.</strong> Coverage of ${name} is withdrawn: no Risk Indicator is
-in force. Its record stays below.</p>\n`
+      ? html`<p class="note withdrawn"><strong>Withdrawn.</strong> Coverage of ${name} ${asOf === null ? 'is' : 'was'} withdrawn: no Risk Indicator ${asOf === null ? 'is' : 'was'} in force. Its record stays below.</p>\n`
       : html`<div class="headline">
 <div><div class="muted">Final score</div><div class="score">${headline.final_score.toFixed(2)}</div></div>
 <div><div class="muted">Band</div><div>${badge(headline.risk_band)}</div></div>
@@ -163,9 +222,9 @@ ${current ? html`<p>${showControls(current.indicator.svc_decision_object.summary
       ? html`<p class="muted">No rating action is recorded yet.</p>\n`
       : html`<div class="wide"><table class="actions"><thead><tr><th>Effective</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook</th><th>Watch</th><th>Rationale</th><th>Indicator</th></tr></thead><tbody>
 ${actions.map(actionRow)}</tbody></table></div>\n`;
-  const body = html`<p><a href="/">All Risk Indicators</a></p>
+  const body = html`<p><a href="${filterHref({}, asOf)}">All Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</a></p>
 <h1>${name}</h1>
-${standing}${historySection(name, actions, bands, until)}<h2>Rating actions</h2>
+${asOfSection(`/providers/${id}`, asOf, time.now, {})}${standing}${historySection(name, actions, bands, asOf ?? time.now)}<h2>Rating actions</h2>
 <p class="muted">Newest first. A publication's reasons are its indicator's decision object, on its verification page;
 an analyst action's are its rationale.</p>
 ${actionsTable}<h2>Verification pages</h2>
@@ -173,7 +232,8 @@ ${actionsTable}<h2>Verification pages</h2>
 <ul>
 ${view.publications.map((id) => html`<li><a href="/verify/${id}"><code>${id}</code></a></li>\n`)}</ul>
 `;
-  return page({ title: `${name}: Risk Indicator Scoring Service`, stylesheets: ['/assets/chart.css'] }, body);
+  const at = asOf === null ? '' : ` as of ${asOf.slice(0, 10)}`;
+  return page({ title: `${name}${at}: Risk Indicator Scoring Service`, stylesheets: ['/assets/chart.css'] }, body);
 }
 
 /** The score history: the chart, and the same points as a table (for screen readers, and to copy figures from). */
@@ -213,10 +273,14 @@ export function badRequestPage(message: string): string {
   return page({ title: 'Bad request' }, body);
 }
 
-/** The answer for a provider that is not covered. */
-export function providerNotFoundPage(id: string): string {
+/** The answer for a provider that is not covered (or was not yet, as of `asOf`). */
+export function providerNotFoundPage(id: string, asOf: string | null = null): string {
   const body = html`<h1>No such provider</h1>
-<p class="note error">No Risk Indicator was ever published for provider <code>${id}</code>.</p>
+<p class="note error">${
+    asOf === null
+      ? html`No Risk Indicator was ever published for provider <code>${id}</code>.`
+      : html`No Risk Indicator was published for provider <code>${id}</code> by ${when(asOf)}. <a href="/providers/${id}">See it now</a>.`
+  }</p>
 <p>See <a href="/">the Risk Indicators</a> for the providers covered, or ask for coverage
 (<code>POST /api/public/score-request</code>, in the <a href="/docs">API reference</a>).</p>
 `;

@@ -1,6 +1,7 @@
 import { type PublicScore, type RatingAction, StatusResponseSchema } from '@svc/contracts';
 import { currentFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
+import { CHART_CSS } from '../../src/pages/chart.js';
 import { escapeHtml } from '../../src/pages/html.js';
 import { withdrawProvider } from '../../src/services/providers.js';
 import { approveRatingActions, proposeOutlook, proposeWatch } from '../../src/services/rating-actions.js';
@@ -28,7 +29,8 @@ async function pageOf(server: TestServer, path: string, status = 200): Promise<s
   const text = await res.text();
   expect(res.status, `${path}: ${text.slice(0, 300)}`).toBe(status);
   expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-  expectStrictCsp(res);
+  // The ratings and provider pages carry the as_of form, sent to this service only; the error pages no form.
+  expectStrictCsp(res, { formAction: status === 200 && /^\/(\?|$|providers\/)/.test(path) ? "'self'" : "'none'" });
   // No script element, and no tag with an inline style or an event handler (echoed text may spell them, escaped).
   expect(text).not.toMatch(/<script|<[^>]*\s(?:style|on\w+)=/i);
   if (status !== 200) expect(res.headers.get('cache-control')).toBe('no-store');
@@ -232,6 +234,19 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect((await server().get(`/verify/${current}`)).status).toBe(200);
   });
 
+  it("links the charts' stylesheet, served with its ETag (one text with the memos' inline copy)", async () => {
+    const text = await pageOf(server(), `/providers/${WORKED_ID}`);
+    expect(text).toContain('<link rel="stylesheet" href="/assets/chart.css">');
+    const res = await server().get('/assets/chart.css');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(await res.text()).toBe(CHART_CSS);
+    const etag = res.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[\w-]{32}"$/);
+    const again = await server().get('/assets/chart.css', { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+  });
+
   it("shows an analyst action's rationale escaped, and the watch it placed", async () => {
     const text = await pageOf(server(), `/providers/${LOW_BAND_ID}`);
     expect(text).toContain(`<td>${escapeHtml(RATIONALE)}</td>`);
@@ -274,6 +289,93 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(text).toContain('is not a provider id (a UUID).');
     expect(text).toContain(shown);
     expect(text).not.toMatch(/<img|[\u202a-\u202e]/i);
+  });
+
+  describe('as of a past instant', () => {
+    /** The clock's start plus `minutes` and a half: between two steps of the setup. */
+    const between = (minutes: number) => new Date(Date.parse(AFTER_EXAMPLES) + (minutes + 0.5) * MINUTE).toISOString();
+    const linkedIds = (text: string) =>
+      [...text.matchAll(/<tr><td><a href="\/providers\/([0-9a-f-]{36})\?as_of=([^"]+)">/g)].map((m) => [m[1], m[2]]);
+
+    it('lists the indicators in force then, each link and filter keeping the instant', async () => {
+      // After the first three publications: the worked example's first score, no watch, the capped provider listed.
+      const at = between(3);
+      const text = await pageOf(server(), `/?as_of=${at}`);
+      const then = ((await (await server().get(`/api/public/scores?as_of=${at}`)).json()) as { data: PublicScore[] })
+        .data;
+      expect(then.map((h) => h.id).sort()).toEqual([CAPS_ID, LOW_BAND_ID, WORKED_ID].sort());
+      expect(linkedIds(text)).toEqual(then.map((h) => [h.id, encodeURIComponent(at)]));
+      for (const h of then) expect(text).toContain(`<td>${h.final_score.toFixed(2)}</td>`);
+      expect(text).not.toContain('On watch');
+      expect(text).toContain(`<h1>Risk Indicators as of <time datetime="${at.slice(0, 10)}">`);
+      expect(text).toContain(`<strong>As of <time datetime="${at}">${at}</time>.</strong>`);
+      expect(text).toContain('<a href="/">See it now</a>');
+      expect(text).toContain(`href="/?band=LOW&amp;as_of=${encodeURIComponent(at)}"`);
+      expect(text).toContain(`value="${at.slice(0, 10)}"`);
+      // The current list differs: the worked example scored again, the capped provider withdrawn.
+      const now = await publicList();
+      expect(now.find((h) => h.id === WORKED_ID)?.final_score).not.toBe(
+        then.find((h) => h.id === WORKED_ID)?.final_score,
+      );
+    });
+
+    it('offers the as_of form, keeping the filters, dates from the record start to yesterday', async () => {
+      const text = await pageOf(server(), '/?band=LOW');
+      expect(text).toContain('<form class="as-of-form" method="get" action="/">');
+      expect(text).toContain('<input type="hidden" name="band" value="LOW">');
+      const yesterday = new Date(clock.now().getTime() - 86_400_000).toISOString().slice(0, 10);
+      expect(text).toContain(`<input type="date" name="as_of" min="2026-04-01" max="${yesterday}" value="">`);
+      // The form sends an empty date for now: the current page.
+      expect(rowIds(await pageOf(server(), '/?band=LOW&as_of='))).toEqual(rowIds(text));
+    });
+
+    it("shows a provider's page as it stood: its actions by then, the indicator, outlook and watch then", async () => {
+      // After the outlook was approved and before the withdrawal: in force, outlook NEGATIVE, two actions.
+      const at = between(7);
+      const text = await pageOf(server(), `/providers/${CAPS_ID}?as_of=${encodeURIComponent(at)}`);
+      expect(text).not.toContain('<strong>Withdrawn.</strong>');
+      expect(text).toContain('<div class="score">');
+      expect(text).toContain('<strong>NEGATIVE</strong>');
+      expect(text).toContain('<td>OUTLOOK_CHANGED</td>');
+      expect(text).toContain('<td>NEW</td>');
+      expect(text).not.toContain('<td>WITHDRAW</td>');
+      expect(text).toContain(`<title>${escapeHtml(example('multiple-caps').provider.name)} as of ${at.slice(0, 10)}: `);
+      expect(text).toContain(`<a href="/providers/${CAPS_ID}">See it now</a>`);
+      // The chart ends at the instant, and the score held to it.
+      expect(text).toContain(`dashed, the score in force since the last action, to ${at.slice(0, 10)}`);
+      expect(text).toMatch(/<path class="chart-held" d="M[\d.]+,[\d.]+H650"\/>/);
+      // The worked example as of its first publication: one action, its first indicator's verification link.
+      const first = await pageOf(server(), `/providers/${WORKED_ID}?as_of=${encodeURIComponent(between(1))}`);
+      const worked = (await actionsOf(WORKED_ID)).at(-1);
+      expect(worked?.type).toBe('NEW');
+      expect([...first.matchAll(/<td>(NEW|UPGRADE|DOWNGRADE|AFFIRM)<\/td>/g)].map((m) => m[1])).toEqual([
+        'NEW', // the chart's table
+        'NEW', // the rating actions
+      ]);
+      expect(first).toContain(`<dt>Verification</dt><dd><a href="/verify/${worked?.risk_indicator_id}">`);
+    });
+
+    it('answers a provider not yet published by then with the HTML 404 page naming the instant', async () => {
+      const at = between(1);
+      const text = await pageOf(server(), `/providers/${LOW_BAND_ID}?as_of=${encodeURIComponent(at)}`, 404);
+      expect(text).toContain(`No Risk Indicator was published for provider <code>${LOW_BAND_ID}</code> by`);
+    });
+
+    it.each([
+      ['not a date', 'yesterday', 'is not a'],
+      ['before the record starts', '2026-01-01', 'is before 2026-04-01'],
+      ['the future', '2099-01-01T00:00:00Z', 'is in the future'],
+      ['an impossible date', '2026-02-30', 'is not a'],
+      ['markup', '<b>x</b>', '&lt;b&gt;x&lt;/b&gt;'],
+    ])('answers an as_of that is %s with the HTML 400 page on both pages', async (_name, value, says) => {
+      for (const path of ['/', `/providers/${WORKED_ID}`]) {
+        const text = await pageOf(server(), `${path}?as_of=${encodeURIComponent(value)}`, 400);
+        expect(text).toContain('<h1>Bad request</h1>');
+        expect(text).toContain(says);
+      }
+      const twice = await pageOf(server(), '/?as_of=2026-05-01&as_of=2026-06-01', 400);
+      expect(twice).toContain('as_of is one date or timestamp; got more than one value.');
+    });
   });
 });
 

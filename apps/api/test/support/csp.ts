@@ -11,11 +11,12 @@ export function cspOf(res: Response): Map<string, string[]> {
   return out;
 }
 
-export function expectStrictCsp(res: Response): void {
+/** The strict policy: nothing but the service's own styles; forms sent nowhere, or (a page with a form) to itself. */
+export function expectStrictCsp(res: Response, options: { formAction?: "'none'" | "'self'" } = {}): void {
   const csp = cspOf(res);
   expect(csp.get('default-src')).toEqual(["'none'"]);
   expect(csp.get('base-uri')).toEqual(["'none'"]);
-  expect(csp.get('form-action')).toEqual(["'none'"]);
+  expect(csp.get('form-action')).toEqual([options.formAction ?? "'none'"]);
   expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
   const scripts = csp.get('script-src') ?? csp.get('default-src') ?? [];
   expect(scripts).not.toContain("'unsafe-inline'");
