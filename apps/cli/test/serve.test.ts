@@ -45,9 +45,16 @@ describe('svc serve on a seeded store', () => {
     if (served.child.exitCode === null) served.child.kill('SIGKILL');
   });
 
-  it('prints the URL it listens on, on 127.0.0.1 by default', () => {
+  it('prints the URL it listens on, on 127.0.0.1 by default, and ends with the ratings page a browser opens', async () => {
     expect(served.stdout().split('\n')[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
     expect(served.url).not.toMatch(/:0$/);
+    // Last, after any warning (the open-mode warning and its log line).
+    await waitFor(() => served.stdout().includes('ratings page'));
+    expect(served.stdout().trimEnd().split('\n').at(-1)).toBe(`ratings page: open ${served.url}/ in a browser`);
+    const page = await fetch(`${served.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await page.text()).toContain('<h1>Risk Indicators</h1>');
   });
 
   it('answers GET /api/v1/status with the seeded data fresh', async () => {
@@ -113,9 +120,12 @@ describe('svc serve on a seeded store', () => {
 });
 
 describe('svc serve', () => {
-  it('--json prints one JSON line {url}; SIGINT stops it with exit 0', async () => {
+  it('--json prints one JSON line {url, ratings_url}; SIGINT stops it with exit 0', async () => {
     const served = await serve(await embedded(), '--port', '0', '--json');
-    expect(JSON.parse(served.stdout().split('\n')[0] as string)).toEqual({ url: served.url });
+    expect(JSON.parse(served.stdout().split('\n')[0] as string)).toEqual({
+      url: served.url,
+      ratings_url: `${served.url}/`,
+    });
     expect((await fetch(`${served.url}/api/v1/status`)).status).toBe(200);
     const { code, ms } = await served.stop('SIGINT');
     expect(code).toBe(0);
@@ -146,6 +156,8 @@ describe('svc serve', () => {
     expect(lines[0]).toBe(`listening on ${served.url}`);
     await waitFor(() => served.stdout().split('\n').length > 2);
     expect(served.stdout().split('\n')[1]).toBe(`metrics on http://127.0.0.1:${port}/metrics`);
+    await waitFor(() => served.stdout().includes('ratings page'));
+    expect(served.stdout().trimEnd().split('\n').at(-1)).toBe(`ratings page: open ${served.url}/ in a browser`);
     const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/^# TYPE svc_http_requests_total counter$/m);
@@ -161,6 +173,7 @@ describe('svc serve', () => {
     expect(JSON.parse(served.stdout().split('\n')[0] as string)).toEqual({
       url: served.url,
       metrics_url: `http://127.0.0.1:${port}/metrics`,
+      ratings_url: `${served.url}/`,
     });
     expect((await served.stop()).code).toBe(0);
   });

@@ -64,13 +64,16 @@ function withQuery(path: string, params: Record<string, string | null | undefine
   return text ? `${path}?${text}` : path;
 }
 
+/** An instant as a link's as_of: the end of a day (UTC) as that date, which means the same and reads better. */
+const asOfParam = (asOf: string | null) => (asOf?.endsWith('T23:59:59.999Z') ? asOf.slice(0, 10) : asOf);
+
 /** The ratings page's address with this filter (the other parameter and the point in time kept). */
 function filterHref(filter: RatingsFilter, asOf: string | null): string {
-  return withQuery('/', { planner_type: filter.planner_type, band: filter.band, as_of: asOf });
+  return withQuery('/', { planner_type: filter.planner_type, band: filter.band, as_of: asOfParam(asOf) });
 }
 
 /** A provider page's address at the same point in time. */
-export const providerHref = (id: string, asOf: string | null) => withQuery(`/providers/${id}`, { as_of: asOf });
+const providerHref = (id: string, asOf: string | null) => withQuery(`/providers/${id}`, { as_of: asOfParam(asOf) });
 
 const dayBefore = (iso: string) => new Date(Date.parse(iso) - 86_400_000).toISOString().slice(0, 10);
 

@@ -325,6 +325,11 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       expect(text).toContain('<input type="hidden" name="band" value="LOW">');
       const yesterday = new Date(clock.now().getTime() - 86_400_000).toISOString().slice(0, 10);
       expect(text).toContain(`<input type="date" name="as_of" min="2026-04-01" max="${yesterday}" value="">`);
+      // A date is the end of that day, and links keep it as that date.
+      const day = await pageOf(server(), '/?as_of=2026-07-31');
+      expect(day).toContain('<strong>As of <time datetime="2026-07-31T23:59:59.999Z">');
+      expect(day).toContain('href="/?band=LOW&amp;as_of=2026-07-31"');
+      expect(day).toContain('No Risk Indicator matches this filter.');
       // The form sends an empty date for now: the current page.
       expect(rowIds(await pageOf(server(), '/?band=LOW&as_of='))).toEqual(rowIds(text));
     });

@@ -36,13 +36,22 @@ async function serve(env: Environment, options: ServeOptions): Promise<number> {
     throw listenFailure(explain(api, error, settings), settings, api);
   }
   const metricsUrl = running.metricsUrl ? `${running.metricsUrl}/metrics` : null;
-  if (options.json) printJsonLine({ url: running.url, ...(metricsUrl ? { metrics_url: metricsUrl } : {}) });
+  if (options.json)
+    printJsonLine({
+      url: running.url,
+      ...(metricsUrl ? { metrics_url: metricsUrl } : {}),
+      ratings_url: `${running.url}/`,
+    });
   else printLines(`listening on ${running.url}`, ...(metricsUrl ? [`metrics on ${metricsUrl}`] : []));
   // After the URL, which is the first line a script reads.
   if (await api.isOpenMode({ store: running.services.store })) {
     warnOpenMode(ops);
     running.services.logger.warn(api.OPEN_MODE_WARNING);
+    // The log writes asynchronously: out before the last line, so that line stays last.
+    await new Promise<void>((resolve) => running.services.logger.flush(() => resolve()));
   }
+  // Last, the address a person opens in a browser.
+  if (!options.json) printLines(`ratings page: open ${running.url}/ in a browser`);
   const signal = await stop.received;
   // A second signal while closing is not caught: it ends the process at once.
   process.stderr.write(`${signal}: finishing the requests in flight, then stopping\n`);
