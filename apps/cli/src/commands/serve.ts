@@ -47,8 +47,6 @@ async function serve(env: Environment, options: ServeOptions): Promise<number> {
   if (await api.isOpenMode({ store: running.services.store })) {
     warnOpenMode(ops);
     running.services.logger.warn(api.OPEN_MODE_WARNING);
-    // The log writes asynchronously: out before the last line, so that line stays last.
-    await new Promise<void>((resolve) => running.services.logger.flush(() => resolve()));
   }
   // Last, the address a person opens in a browser.
   if (!options.json) printLines(`ratings page: open ${running.url}/ in a browser`);
