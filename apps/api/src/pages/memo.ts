@@ -311,8 +311,8 @@ function moduleFigure(indicator: RiskIndicatorResponse): Block[] {
         title: `Module scores of ${showControls(indicator.name)}`,
         desc: `Each module's score as a share of its maximum: ${bars.map((b) => `${b.label} ${b.text}`).join('; ')}.`,
         max: 100,
-        // A long label keeps at most half of the narrow drawing; past that it is cut at its start (the table has it).
-        labelWidth: { narrow: Math.min(labels, 190), wide: Math.min(labels, 320) },
+        // Labels that would leave the bars too little room beside them go above them (barChart).
+        labelWidth: { narrow: labels, wide: labels },
         valueWidth: Math.max(...bars.map((b) => textWidth(b.text))) + 12,
       }),
       caption: "Each module's score as a share of its maximum, the module's weight; the table below has the figures.",
