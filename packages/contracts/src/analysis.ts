@@ -344,7 +344,14 @@ export const EvidenceScheduleResponseSchema = z
 export const ExportQuerySchema = z.strictObject({ planner_type: PlannerTypeSchema.optional() });
 
 export const MemoQuerySchema = z.strictObject({
-  format: z.enum(['md', 'html']).default('md').meta({ description: 'Markdown (default) or an HTML page.' }),
+  format: z
+    .enum(['md', 'html'])
+    .default('md')
+    .meta({
+      description:
+        'Markdown (default): text and tables; or one self-contained HTML page, which also draws charts (as SVG) ' +
+        'before the tables of the same figures.',
+    }),
 });
 
 export type ProviderSearchQuery = z.infer<typeof ProviderSearchQuerySchema>;

@@ -124,7 +124,7 @@ const keyed: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'insufficient_
 const json = 'application/json';
 const memo = {
   status: 200,
-  description: 'The memo, as Markdown or HTML.',
+  description: 'The memo, as Markdown (its figures in tables) or HTML (charts of them too, before the tables).',
   contentType: 'text/markdown',
   otherContentTypes: ['text/html'],
 } as const satisfies Endpoint['success'];
@@ -645,6 +645,10 @@ export const endpoints = withTransportErrors({
     method: 'post',
     path: '/api/v1/portfolio/memo',
     summary: 'A credit memo for a portfolio',
+    description:
+      'Portfolio score, band, concentration, weakest holdings, exposure by band and holdings, from a fixed ' +
+      'template. The HTML form draws the exposure to every band of the framework as a bar chart; the Markdown form ' +
+      'has the same figures in its table.',
     tag: 'Analysis',
     tier: 'PROFESSIONAL',
     limit: 'key',
@@ -702,7 +706,10 @@ export const endpoints = withTransportErrors({
     method: 'get',
     path: '/api/v1/scores/{providerId}/memo',
     summary: "A credit memo of a provider's current indicator",
-    description: 'Provider, score, band, decision object, commentary, caps and history, from a fixed template.',
+    description:
+      'Provider, score, band, decision object, commentary, caps and history, from a fixed template. The HTML form ' +
+      'draws the score history (over the bands of the framework) and the module scores as charts; the Markdown form ' +
+      'has the same figures in its tables.',
     tag: 'Analysis',
     tier: 'PROFESSIONAL',
     limit: 'key',

@@ -50,6 +50,7 @@ export const CHART_CSS = `/* Charts drawn on the server as SVG: two layouts, one
   .chart-narrow { display: none; }
   .chart-wide { display: block; }
 }
+.chart-bar { fill: #0969da; }
 .chart-band-LOW { fill: #dafbe1; }
 .chart-band-MEDIUM { fill: #ddf4ff; }
 .chart-band-ELEVATED { fill: #fff8c5; }
@@ -62,13 +63,22 @@ export const CHART_CSS = `/* Charts drawn on the server as SVG: two layouts, one
 .chart-held { fill: none; stroke: #1b1f24; stroke-width: 2; stroke-dasharray: 4 3; }
 .chart-mark { fill: #ffffff; stroke: #1b1f24; stroke-width: 2; }
 .chart-withdrawn { stroke: #cf222e; }
-.chart-bar { fill: #0969da; }
 .chart-bar-track { fill: #f6f8fa; stroke: #d0d7de; }
 .chart-bar-banded { stroke: #57606a; stroke-width: 1; }
 `;
 
 /** The CSP source of CHART_CSS as an inline style. */
 export const CHART_CSS_HASH = `'sha256-${createHash('sha256').update(CHART_CSS, 'utf8').digest('base64')}'`;
+
+/**
+ * About how wide a text of the charts (12 units) is drawn, to keep room for it: by DejaVu Sans, the widest common
+ * fallback of system-ui (capitals and figures near 7.8 units, other characters near 6.4), so it rarely falls short.
+ */
+export function textWidth(text: string): number {
+  let width = 0;
+  for (const c of text) width += /[A-Z0-9%]/.test(c) ? 7.8 : 6.4;
+  return Math.ceil(width);
+}
 
 const DAY_MS = 86_400_000;
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -200,31 +210,41 @@ export interface BarChartOptions {
   max: number;
   /** The width in SVG units kept for the labels, per layout. */
   labelWidth: { narrow: number; wide: number };
+  /** The width in SVG units kept after the tracks for the values written there (64 unless given). */
+  valueWidth?: number;
 }
 
 /**
  * Horizontal bars, one per row, each over a track that reaches the scale's top (a module's score of its maximum, a
- * band's share of a portfolio), its value written after it.
+ * band's share of a portfolio), its value written after it. Its label goes before it, in `labelWidth`; in a layout
+ * where that would leave the tracks under half of the width (long labels in the narrow one), above it instead.
  */
 export function barChart(bars: readonly Bar[], options: BarChartOptions): SafeHtml {
   const rowHeight = 26;
+  const valueWidth = options.valueWidth ?? 64;
   return html`${LAYOUTS.map((layout) => {
-    const margin = { top: 6, right: 64, bottom: 6, left: options.labelWidth[layout.name] };
-    const height = margin.top + margin.bottom + rowHeight * bars.length;
+    const beside = layout.width - options.labelWidth[layout.name] - valueWidth >= layout.width / 2;
+    // A label above its bar takes a line of its own.
+    const labelLine = beside ? 0 : 14;
+    const margin = { top: 6, right: valueWidth, bottom: 6, left: beside ? options.labelWidth[layout.name] : 8 };
+    const height = margin.top + margin.bottom + (rowHeight + labelLine) * bars.length;
     const x = scaleLinear()
       .domain([0, options.max])
       .range([margin.left, layout.width - margin.right])
       .clamp(true);
     const y = scaleBand<number>()
       .domain(bars.map((_, i) => i))
-      .range([margin.top, height - margin.bottom])
+      .range([margin.top, margin.top + rowHeight * bars.length])
       .paddingInner(0.3)
       .paddingOuter(0.15);
     const rows = bars.map((bar, i) => {
-      const top = round(y(i) ?? 0);
+      const top = round((y(i) ?? 0) + labelLine * (i + 1));
       const h = round(y.bandwidth());
       const mid = round(top + h / 2 + 4);
-      return html`<text class="chart-tick" x="${margin.left - 6}" y="${mid}" text-anchor="end">${bar.label}</text>
+      const label = beside
+        ? html`<text class="chart-tick" x="${margin.left - 6}" y="${mid}" text-anchor="end">${bar.label}</text>`
+        : html`<text class="chart-tick" x="${margin.left}" y="${round(top - 4)}">${bar.label}</text>`;
+      return html`${label}
 <rect class="chart-bar-track" x="${margin.left}" y="${top}" width="${round(x(options.max) - margin.left)}" height="${h}"/>
 <rect class="chart-bar${bar.className ? ` ${bar.className}` : ''}" x="${margin.left}" y="${top}" width="${round(x(Math.max(0, bar.value)) - margin.left)}" height="${h}"><title>${bar.label}: ${bar.text}</title></rect>
 <text class="chart-value" x="${round(x(options.max) + 6)}" y="${mid}">${bar.text}</text>

@@ -2,17 +2,21 @@ import { createHash } from 'node:crypto';
 import type { PortfolioScore, RiskIndicatorResponse } from '@svc/contracts';
 import { showControls } from '@svc/methodology';
 import { nextBandWords } from '../services/next-band-words.js';
+import { type BandFloor, barChart, CHART_CSS, type HistoryPoint, scoreHistoryChart, textWidth } from './chart.js';
 import { html, raw, type SafeHtml } from './html.js';
 
 /**
  * Credit memos: a fixed template filled from a published indicator (or a portfolio score), written
- * once as blocks and rendered as Markdown or as an HTML page, so both forms always say the same.
+ * once as blocks and rendered as Markdown or as an HTML page, so both forms always say the same. A
+ * figure (a chart) is drawn in the HTML page only: the table after it holds the same figures, and is
+ * what the Markdown memo carries.
  */
 type Block =
   | { kind: 'heading'; level: 1 | 2; text: string }
   | { kind: 'paragraph'; text: string | Inline[] }
   | { kind: 'list'; items: string[] }
-  | { kind: 'table'; head: string[]; rows: (string | number)[][] };
+  | { kind: 'table'; head: string[]; rows: (string | number)[][] }
+  | { kind: 'figure'; svg: SafeHtml; caption: string };
 
 /** A run of text, an identifier shown as code, or a link written out (its address is its text). */
 type Inline = string | { code: string } | { link: string };
@@ -56,7 +60,7 @@ function markdown(blocks: Block[]): string {
           .join(''),
       );
     else if (b.kind === 'list') out.push(b.items.map((i) => `- ${mdText(i)}`).join('\n'));
-    else {
+    else if (b.kind === 'table') {
       const row = (cells: (string | number)[]) => `| ${cells.map((c) => mdText(String(c))).join(' | ')} |`;
       out.push([row(b.head), `|${b.head.map(() => ' --- ').join('|')}|`, ...b.rows.map(row)].join('\n'));
     }
@@ -72,6 +76,8 @@ function visible(blocks: Block[]): Block[] {
     if (b.kind === 'paragraph')
       return { ...b, text: typeof b.text === 'string' ? showControls(b.text) : b.text.map(line) };
     if (b.kind === 'list') return { ...b, items: b.items.map(showControls) };
+    // A chart's texts are shown so when it is drawn (its svg is markup already).
+    if (b.kind === 'figure') return { ...b, caption: showControls(b.caption) };
     return { ...b, rows: b.rows.map((r) => r.map((c) => (typeof c === 'string' ? showControls(c) : c))) };
   });
 }
@@ -82,6 +88,7 @@ function htmlBlocks(blocks: Block[]): SafeHtml {
     if (b.kind === 'paragraph')
       return html`<p>${inlines(b.text).map((i) => (typeof i === 'string' ? i : 'code' in i ? html`<code>${i.code}</code>` : html`<a href="${i.link}">${i.link}</a>`))}</p>\n`;
     if (b.kind === 'list') return html`<ul>${b.items.map((i) => html`<li>${i}</li>`)}</ul>\n`;
+    if (b.kind === 'figure') return html`<figure>\n${b.svg}<figcaption>${b.caption}</figcaption>\n</figure>\n`;
     return html`<table><thead><tr>${b.head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${b.rows.map(
       (r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`,
     )}</tbody></table>\n`;
@@ -90,9 +97,11 @@ function htmlBlocks(blocks: Block[]): SafeHtml {
 
 /**
  * The styles of an HTML memo, inline: a memo is one self-contained document that still reads well
- * when saved and opened from a file or mailed (it links nothing of the site's).
+ * when saved and opened from a file or mailed (it links nothing of the site's). The charts' styles
+ * come first, as the site serves them; a printed page shows their wide drawing.
  */
 const MEMO_STYLE = [
+  CHART_CSS.trimEnd(),
   'body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#fff;max-width:60rem;margin:2rem auto;padding:0 1rem}',
   'h1{font-size:1.6rem;margin:0 0 .5rem}',
   'h2{font-size:1.15rem;margin:2rem 0 .5rem;padding-bottom:.2rem;border-bottom:1px solid #d0d7de}',
@@ -100,7 +109,9 @@ const MEMO_STYLE = [
   'th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}',
   'th{background:#f6f8fa}',
   'a{color:#0550ae;overflow-wrap:anywhere}',
-  '@media print{body{margin:0;max-width:none;font-size:11pt}a{color:inherit}}',
+  'figure{margin:1rem 0}',
+  'figcaption{color:#57606a;font-size:.85rem}',
+  '@media print{body{margin:0;max-width:none;font-size:11pt}a{color:inherit}.chart-narrow{display:none}.chart-wide{display:block}}',
 ].join('\n');
 
 /** The CSP of an HTML memo: its own inline styles, by hash, and nothing else (no script, no fetch). */
@@ -145,10 +156,14 @@ export interface HistoryEntry {
   risk_indicator_id: string;
 }
 
+/**
+ * A provider's memo. `history` is its latest publications, newest first; `bands` are those of the framework of the
+ * indicator in force, shaded behind the score-history chart.
+ */
 export function providerMemo(
   indicator: RiskIndicatorResponse,
   history: HistoryEntry[],
-  context: { preparedAt: string; siteUrl: string | null },
+  context: { preparedAt: string; siteUrl: string | null; bands: readonly BandFloor[] },
   format: MemoFormat,
 ): RenderedMemo {
   const d = indicator.svc_decision_object;
@@ -209,6 +224,7 @@ export function providerMemo(
         },
     { kind: 'heading', level: 2, text: 'Modules' },
     { kind: 'paragraph', text: indicator.score_commentary.overview },
+    ...moduleFigure(indicator),
     {
       kind: 'table',
       head: ['Module', 'Score', 'Of', 'Commentary'],
@@ -234,6 +250,7 @@ export function providerMemo(
       ]),
     },
     { kind: 'heading', level: 2, text: 'History' },
+    ...historyFigure(indicator, history, context),
     {
       kind: 'table',
       head: ['Published', 'Final score', 'Risk band', 'Framework', 'Risk Indicator'],
@@ -249,6 +266,58 @@ export function providerMemo(
     { kind: 'paragraph', text: indicator.limitations_disclosure },
   ];
   return render(`Credit memo: ${indicator.name}`, blocks, format);
+}
+
+/** The score-history chart of the publications listed (the History table after it holds its figures). */
+function historyFigure(
+  indicator: RiskIndicatorResponse,
+  history: readonly HistoryEntry[],
+  context: { preparedAt: string; bands: readonly BandFloor[] },
+): Block[] {
+  if (history.length === 0) return [];
+  const points: HistoryPoint[] = [...history]
+    .reverse()
+    .map((h) => ({ at: h.published_at, label: 'published', score: h.final_score, band: h.risk_band }));
+  return [
+    {
+      kind: 'figure',
+      svg: scoreHistoryChart(showControls(indicator.name), points, context.bands, {
+        id: 'memo-history',
+        until: context.preparedAt,
+      }),
+      caption: `The final score of each publication listed below (oldest on the left), over the bands of ${indicator.framework_version}; dashed, the score in force since the last publication, to ${day(context.preparedAt)}.`,
+    },
+  ];
+}
+
+/**
+ * One bar per module, its score as a share of the module's maximum (the modules' maxima differ, so one scale in
+ * points would draw a full 15-point module shorter than a half-full 30-point one); the table after it has the figures.
+ */
+function moduleFigure(indicator: RiskIndicatorResponse): Block[] {
+  const modules = indicator.score_commentary.modules;
+  if (modules.length === 0) return [];
+  const bars = modules.map((m) => ({
+    label: showControls(m.label),
+    value: (m.score / m.max) * 100,
+    text: `${m.score.toFixed(2)} of ${m.max}`,
+  }));
+  const labels = Math.max(...bars.map((b) => textWidth(b.label))) + 10;
+  return [
+    {
+      kind: 'figure',
+      svg: barChart(bars, {
+        id: 'memo-modules',
+        title: `Module scores of ${showControls(indicator.name)}`,
+        desc: `Each module's score as a share of its maximum: ${bars.map((b) => `${b.label} ${b.text}`).join('; ')}.`,
+        max: 100,
+        // Labels that would leave the bars too little room beside them go above them (barChart).
+        labelWidth: { narrow: labels, wide: labels },
+        valueWidth: Math.max(...bars.map((b) => textWidth(b.text))) + 12,
+      }),
+      caption: "Each module's score as a share of its maximum, the module's weight; the table below has the figures.",
+    },
+  ];
 }
 
 /** The next-band sentence (which caps hold the score, which changes reach the band), when there is a next band. */
@@ -305,6 +374,7 @@ export function portfolioMemo(
       ),
     },
     { kind: 'heading', level: 2, text: 'Exposure by band' },
+    ...exposureFigure(portfolio),
     {
       kind: 'table',
       head: ['Risk band', 'Amount', 'Weight', 'Holdings'],
@@ -327,4 +397,34 @@ export function portfolioMemo(
     { kind: 'paragraph', text: portfolio.limitations_disclosure },
   ];
   return render('Portfolio credit memo', blocks, format);
+}
+
+/**
+ * One bar per band, the share of the portfolio's amount in it. exposure_by_band lists every band of the framework,
+ * best first, empty ones at 0 (the engine's rule): all are drawn, so the chart reads as the distribution over the
+ * whole scale, an empty band a gap in it.
+ */
+function exposureFigure(portfolio: PortfolioScore): Block[] {
+  if (portfolio.exposure_by_band.length === 0) return [];
+  const bars = portfolio.exposure_by_band.map((e) => ({
+    label: e.risk_band,
+    value: e.weight * 100,
+    text: `${pct(e.weight)} (${e.holdings} holding${e.holdings === 1 ? '' : 's'})`,
+    className: `chart-band-${e.risk_band} chart-bar-banded`,
+  }));
+  const labels = Math.max(...bars.map((b) => textWidth(b.label))) + 10;
+  return [
+    {
+      kind: 'figure',
+      svg: barChart(bars, {
+        id: 'memo-exposure',
+        title: 'Exposure by band',
+        desc: `The share of the portfolio's amount in each risk band, lowest risk first: ${bars.map((b) => `${b.label} ${b.text}`).join('; ')}.`,
+        max: 100,
+        labelWidth: { narrow: labels, wide: labels },
+        valueWidth: Math.max(...bars.map((b) => textWidth(b.text))) + 12,
+      }),
+      caption: "The share of the portfolio's amount in each risk band; the table below has the amounts.",
+    },
+  ];
 }

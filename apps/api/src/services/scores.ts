@@ -11,6 +11,7 @@ import {
 import { pastInstant } from './as-of.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
+import { frameworkInForce, knownFramework, knownVersionOf } from './frameworks.js';
 import { decodeNameCursor, namePosition, pageOf } from './paging.js';
 import type { SnapshotRead } from './public-snapshot.js';
 import { servedIndicatorJson } from './served.js';
@@ -96,13 +97,14 @@ export interface PastPublication {
 }
 
 /**
- * What a provider's credit memo shows: the indicator in force and its latest publications, newest first;
- * `not_found` when it has none.
+ * What a provider's credit memo shows: the indicator in force, its latest publications, newest first, and the bands
+ * of the indicator's framework (those of the framework in force should this process not know it); `not_found` when
+ * it has none.
  */
 export async function memoFacts(
   ctx: ServiceContext,
   input: { providerId: string },
-): Promise<{ indicator: RiskIndicatorResponse; history: PastPublication[] }> {
+): Promise<{ indicator: RiskIndicatorResponse; history: PastPublication[]; bands: { band: string; min: number }[] }> {
   const indicator = JSON.parse(await currentIndicator(ctx, input)) as RiskIndicatorResponse;
   const rows = await listHistory(ctx.store.db, input.providerId.toLowerCase(), { limit: MEMO_HISTORY_ROWS });
   const history = rows.map((h) => {
@@ -115,7 +117,10 @@ export async function memoFacts(
       risk_indicator_id: past.risk_indicator_id,
     };
   });
-  return { indicator, history };
+  const version = knownVersionOf(ctx, indicator.framework_version);
+  const framework = (version === null ? undefined : knownFramework(ctx, version)) ?? (await frameworkInForce(ctx));
+  const bands = framework.definition.bands.map((b) => ({ band: b.band, min: Number(b.min) }));
+  return { indicator, history, bands };
 }
 
 /** Whether a published indicator is the provider's one in force, was replaced (by which), or was withdrawn. */

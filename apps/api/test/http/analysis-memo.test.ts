@@ -1,12 +1,14 @@
-import { createHash } from 'node:crypto';
 import { type RiskIndicatorResponse, RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
+import { CHART_CSS } from '../../src/pages/chart.js';
 import { withdrawProvider } from '../../src/services/providers.js';
+import { barsOf, cspOf, drawingsOf, labelsOf, rectsOf, styleSource, stylesOf } from '../support/charts.js';
 import { ctxOf } from '../support/context.js';
-import { CAPS_ID, example, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
+import { CAPS_ID, example, framework, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
 import { expectInvalid, expectJson, expectProblem, PublicationsHistorySchema } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
+import { elementsNamed } from '../support/xml.js';
 import { keyedRouteSecurity } from './security.js';
 
 /** Published first, then replaced by the example itself: two history rows. */
@@ -19,6 +21,9 @@ const SCRIPTED = variantOf(example('worked-example'), 1, { name: SCRIPT_NAME });
 const MARKDOWN_NAME = '*Star* [Lending](x)';
 const MARKED = variantOf(example('low-band'), 2, { name: MARKDOWN_NAME });
 const WITHDRAWN = variantOf(example('worked-example'), 3, { name: 'Withdrawn Sats' });
+/** Markup that would end a chart's title and open an element, both quotes and an ampersand. */
+const QUOTED_NAME = `</title><svg onload=alert(1)> O'Neil & "Co"`;
+const QUOTED = variantOf(example('worked-example'), 4, { name: QUOTED_NAME });
 
 /** Text as an HTML memo must carry it: the five characters HTML gives meaning to, and the backtick, escaped. */
 function htmlText(text: string): string {
@@ -41,22 +46,10 @@ function mdText(text: string): string {
 const score2 = (n: number) => n.toFixed(2);
 const day = (iso: string) => iso.slice(0, 10);
 
-/** The Content-Security-Policy header as directive → sources. */
-function cspOf(res: Response): Map<string, string[]> {
-  const header = res.headers.get('content-security-policy') ?? '';
-  return new Map(
-    header
-      .split(';')
-      .map((d) => d.trim().split(/\s+/))
-      .filter((parts) => parts[0])
-      .map(([name, ...sources]) => [name as string, sources]),
-  );
-}
-
 describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) => {
   let key = '';
   const server = useServer(engine, async (s) => {
-    for (const doc of [CAPS_BEFORE, CAPS, SCRIPTED, MARKED, WITHDRAWN]) await publish(s, doc);
+    for (const doc of [CAPS_BEFORE, CAPS, SCRIPTED, MARKED, WITHDRAWN, QUOTED]) await publish(s, doc);
     await withdrawProvider(ctxOf(s.services.store, { clock: s.services.clock }), {
       providerId: WITHDRAWN.provider.id,
       reason: 'ceased lending',
@@ -186,6 +179,15 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
       expect(text).not.toContain('0.01 points to HIGH');
     });
 
+    it('carries the tables and no chart: no SVG, no figure', async () => {
+      const { text } = await memo(CAPS_ID, 'md');
+      expect(text).not.toMatch(/<svg|svg>|<figure|chart-|Score history of|share of its maximum/);
+      expect(text).toContain('| Module | Score | Of | Commentary |');
+      expect(text).toContain('| Published | Final score | Risk band | Framework | Risk Indicator |');
+      // The History heading is followed by its table, nothing between.
+      expect(text).toMatch(/\n## History\n\n\| Published \|/);
+    });
+
     it('says so when no hard cap fired', async () => {
       const indicator = await detail(MARKED.provider.id);
       expect(indicator.svc_decision_object.hard_caps_fired).toEqual([]);
@@ -202,14 +204,12 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
       expect(csp.has('script-src')).toBe(false);
       expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
       expect(res.headers.get('content-security-policy')).not.toMatch(/unsafe-inline|unsafe-eval|\*|'self'/);
-      // The one <style> element is the one the policy's hash allows.
-      const styles = [...text.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1] ?? '');
+      // The one <style> element, the memo's styles and the charts', is the one the policy's hash allows.
+      const styles = stylesOf(text);
       expect(styles).toHaveLength(1);
-      const hash = createHash('sha256')
-        .update(styles[0] ?? '', 'utf8')
-        .digest('base64');
-      expect(csp.get('style-src')).toEqual([`'sha256-${hash}'`]);
+      expect(csp.get('style-src')).toEqual([styleSource(styles[0] ?? '')]);
       expect(styles[0]).toMatch(/table\{/);
+      expect(styles[0]).toContain(CHART_CSS.trimEnd());
       // The same policy travels inside the document (a saved file keeps it), less frame-ancestors.
       const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/
         .exec(text)?.[1]
@@ -253,6 +253,120 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
     it('keeps Markdown characters of a name as they are', async () => {
       const { text } = await memo(MARKED.provider.id, 'html');
       expect(text).toContain(`<h1>Credit memo: ${MARKDOWN_NAME}</h1>`);
+    });
+
+    it('draws the score history before the History table, twice (narrow and wide), titled and described', async () => {
+      const indicator = await detail(CAPS_ID);
+      const past = await history(CAPS_ID);
+      const oldestFirst = [...past].reverse();
+      const { text } = await memo(CAPS_ID, 'html');
+      const prepared = /Prepared (\d{4}-\d{2}-\d{2}) under/.exec(text)?.[1];
+      const drawings = drawingsOf(text, 'memo-history');
+      expect(drawings.map((d) => d.layout)).toEqual(['narrow', 'wide']);
+      // In the History section, before its table: the table is the chart's alternative.
+      const section = text.indexOf('<h2>History</h2>');
+      const table = text.indexOf('<table><thead><tr><th>Published</th>', section);
+      for (const d of drawings) {
+        expect(d.at).toBeGreaterThan(section);
+        expect(d.at).toBeLessThan(table);
+        const { title, desc } = labelsOf(d);
+        expect(title).toBe(`Score history of ${indicator.name}`);
+        expect(desc).toContain(
+          `, to ${prepared}. ${past.length} rating actions from ${day(oldestFirst[0]?.published_at ?? '')} to ${day(past[0]?.published_at ?? '')}; the score ranged from ${score2(Math.min(...past.map((p) => p.final_score)))} to ${score2(Math.max(...past.map((p) => p.final_score)))}, and on ${prepared} it is ${score2(indicator.final_score)} (${indicator.risk_band}).`,
+        );
+      }
+      // The wide plot area: x 30 to 650, y 12 (score 100) to 272 (score 0), so 2.6 units a point; the bands of the
+      // indicator's framework shaded behind.
+      const wide = drawings[1] as (typeof drawings)[number];
+      const bands = framework.definition.bands;
+      expect(indicator.framework_version).toBe(framework.definition.framework_version);
+      bands.forEach((b, i) => {
+        const top = i === 0 ? 100 : Number(bands[i - 1]?.min);
+        const bottom = i === bands.length - 1 ? 0 : Number(b.min);
+        const [rect] = rectsOf(wide, `chart-band chart-band-${b.band}`);
+        expect(Number(rect?.attributes.y)).toBeCloseTo(12 + (100 - top) * 2.6, 2);
+        expect(Number(rect?.attributes.height)).toBeCloseTo((top - bottom) * 2.6, 2);
+        expect(rect?.attributes.width).toBe('620');
+      });
+      // One mark per publication, oldest on the left edge, each at its score's height.
+      const marks = elementsNamed(wide.svg, 'circle');
+      expect(marks.map((m) => m.children[0]?.text)).toEqual(
+        oldestFirst.map((p) => `${day(p.published_at)} published: ${score2(p.final_score)} ${p.risk_band}`),
+      );
+      const xs = marks.map((m) => Number(m.attributes.cx));
+      expect(xs[0]).toBe(30);
+      expect(xs).toEqual([...xs].sort((a, b) => a - b));
+      marks.forEach((m, i) => {
+        expect(Number(m.attributes.cy)).toBeCloseTo(12 + (100 - (oldestFirst[i]?.final_score ?? 0)) * 2.6, 1);
+      });
+      expect(past[0]?.final_score).not.toBe(past[1]?.final_score);
+    });
+
+    it("draws one bar per module, its width the module's score as a share of its maximum, before the table", async () => {
+      const indicator = await detail(CAPS_ID);
+      const modules = indicator.score_commentary.modules;
+      const { text } = await memo(CAPS_ID, 'html');
+      const drawings = drawingsOf(text, 'memo-modules');
+      expect(drawings.map((d) => d.layout)).toEqual(['narrow', 'wide']);
+      const section = text.indexOf('<h2>Modules</h2>');
+      const table = text.indexOf('<table><thead><tr><th>Module</th>', section);
+      // The maxima differ, and the shares too, so a width in points or all alike would fail below.
+      expect(new Set(modules.map((m) => m.max)).size).toBeGreaterThan(1);
+      expect(new Set(modules.map((m) => (m.score / m.max).toFixed(4))).size).toBeGreaterThan(1);
+      for (const d of drawings) {
+        expect(d.at).toBeGreaterThan(section);
+        expect(d.at).toBeLessThan(table);
+        expect(labelsOf(d).title).toBe(`Module scores of ${indicator.name}`);
+        expect(labelsOf(d).desc).toContain(
+          modules.map((m) => `${m.label} ${m.score.toFixed(2)} of ${m.max}`).join('; '),
+        );
+        const bars = barsOf(d);
+        expect(bars.map((b) => [b.label, b.value, b.className])).toEqual(
+          modules.map((m) => [m.label, `${m.score.toFixed(2)} of ${m.max}`, 'chart-bar']),
+        );
+        // Every track is the same, at least half the drawing: the long labels go before the bars in the wide
+        // drawing and above them in the narrow one.
+        const width = d.layout === 'wide' ? 720 : 340;
+        for (const b of bars) {
+          expect(b.track).toBe(bars[0]?.track);
+          expect(b.trackX).toBeGreaterThan(0);
+          expect(b.track).toBeGreaterThanOrEqual(width / 2);
+          expect(b.trackX + b.track).toBeLessThan(width);
+          if (d.layout === 'wide') expect(b.labelAt).toEqual({ x: b.trackX - 6, y: expect.any(Number), anchor: 'end' });
+          else expect(b.labelAt).toEqual({ x: b.trackX, y: b.trackY - 4, anchor: 'start' });
+        }
+        bars.forEach((b, i) => {
+          const m = modules[i] as (typeof modules)[number];
+          // Widths are written to 2 places.
+          expect(Math.abs(b.width - (m.score / m.max) * b.track)).toBeLessThanOrEqual(0.005);
+        });
+      }
+    });
+
+    it('escapes a hostile name in the charts: it cannot end their title or open an element', async () => {
+      const { text } = await memo(QUOTED.provider.id, 'html');
+      const escaped = '&lt;/title&gt;&lt;svg onload=alert(1)&gt; O&#39;Neil &amp; &quot;Co&quot;';
+      for (const layout of ['narrow', 'wide']) {
+        expect(text).toContain(`<title id="memo-history-${layout}-title">Score history of ${escaped}</title>`);
+        expect(text).toContain(`<title id="memo-modules-${layout}-title">Module scores of ${escaped}</title>`);
+      }
+      expect(text).not.toContain('<svg onload');
+      // Parsed, each title reads as the name, and each drawing is one element with nothing the name opened.
+      for (const id of ['memo-history', 'memo-modules']) {
+        const drawings = drawingsOf(text, id);
+        expect(drawings).toHaveLength(2);
+        for (const d of drawings) {
+          expect(labelsOf(d).title).toContain(QUOTED_NAME);
+          expect(elementsNamed(d.svg, 'svg')).toHaveLength(1);
+        }
+      }
+      // All of the page's drawings are the charts' (two each), none made by the name.
+      expect(text.match(/<svg\b/g)).toHaveLength(4);
+      const { text: scripted } = await memo(SCRIPTED.provider.id, 'html');
+      expect(scripted).toContain(
+        '<title id="memo-history-wide-title">Score history of &lt;script&gt;alert(1)&lt;/script&gt; Lending</title>',
+      );
+      expect(scripted).not.toMatch(/<script/i);
     });
   });
 

@@ -1,6 +1,8 @@
 import { LIMITATIONS_DISCLOSURE, type PortfolioScore, PortfolioScoreSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
+import { CHART_CSS } from '../../src/pages/chart.js';
 import { withdrawProvider } from '../../src/services/providers.js';
+import { barsOf, cspOf, drawingsOf, labelsOf, styleSource, stylesOf } from '../support/charts.js';
 import { ctxOf } from '../support/context.js';
 import {
   engineIndicator,
@@ -573,6 +575,9 @@ describe.each(engines)('POST /api/v1/portfolio/memo on %s', (engine) => {
         expect(text).toContain(`- ${w.name}: ${w.final_score.toFixed(2)} ${w.risk_band}`);
       }
       expect(text).toContain(LIMITATIONS_DISCLOSURE);
+      // The table is the exposure chart's alternative; Markdown carries no chart.
+      expect(text).not.toMatch(/<svg|svg>|<figure|chart-/);
+      expect(text).toMatch(/\n## Exposure by band\n\n\| Risk band \| Amount \| Weight \| Holdings \|/);
     });
 
     it('format=md is the same Markdown', async () => {
@@ -607,6 +612,52 @@ describe.each(engines)('POST /api/v1/portfolio/memo on %s', (engine) => {
         ['SEVERE', 200000, '20.00%', 1],
       ]) {
         expect(text).toContain(`<tr>${row.map((c) => `<td>${c}</td>`).join('')}</tr>`);
+      }
+      // The one inline style, the memo's and the charts', allowed by its hash in the header and in the document.
+      const styles = stylesOf(text);
+      expect(styles).toHaveLength(1);
+      expect(styles[0]).toContain(CHART_CSS.trimEnd());
+      const csp = cspOf(res);
+      expect(csp.get('style-src')).toEqual([styleSource(styles[0] ?? '')]);
+      expect(csp.has('script-src')).toBe(false);
+      const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/
+        .exec(text)?.[1]
+        ?.replaceAll('&#39;', "'");
+      expect(meta).toBe((res.headers.get('content-security-policy') ?? '').replace("; frame-ancestors 'none'", ''));
+    });
+
+    it("format=html draws the exposure as one bar per band, every band, its width the band's share", async () => {
+      const { text } = await memo({ holdings: HAND_HOLDINGS }, 'html');
+      const drawings = drawingsOf(text, 'memo-exposure');
+      expect(drawings.map((d) => d.layout)).toEqual(['narrow', 'wide']);
+      const section = text.indexOf('<h2>Exposure by band</h2>');
+      const table = text.indexOf('<table><thead><tr><th>Risk band</th>', section);
+      // The hand-computed exposure (above): every band of the framework, the empty ELEVATED too.
+      const expected = [
+        ['LOW', 0.45, '45.00% (2 holdings)'],
+        ['MEDIUM', 0.25, '25.00% (1 holding)'],
+        ['ELEVATED', 0, '0.00% (0 holdings)'],
+        ['HIGH', 0.1, '10.00% (1 holding)'],
+        ['SEVERE', 0.2, '20.00% (1 holding)'],
+      ] as const;
+      expect(expected.map((e) => e[0])).toEqual(framework.definition.bands.map((b) => b.band));
+      for (const d of drawings) {
+        expect(d.at).toBeGreaterThan(section);
+        expect(d.at).toBeLessThan(table);
+        expect(labelsOf(d).title).toBe('Exposure by band');
+        expect(labelsOf(d).desc).toContain(expected.map(([band, , words]) => `${band} ${words}`).join('; '));
+        const bars = barsOf(d);
+        expect(bars.map((b) => [b.label, b.className, b.value])).toEqual(
+          expected.map(([band, , words]) => [band, `chart-bar chart-band-${band} chart-bar-banded`, words]),
+        );
+        const track = bars[0]?.track ?? 0;
+        expect(track).toBeGreaterThanOrEqual((d.layout === 'wide' ? 720 : 340) / 2);
+        bars.forEach((b, i) => {
+          expect(b.track).toBe(track);
+          // Widths are written to 2 places: LOW's is 0.45 of the track, ELEVATED's 0.
+          expect(Math.abs(b.width - (expected[i]?.[1] ?? -1) * track)).toBeLessThanOrEqual(0.005);
+        });
+        expect(bars[2]?.width).toBe(0);
       }
     });
 

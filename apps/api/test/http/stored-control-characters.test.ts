@@ -54,10 +54,14 @@ describe.each(engines)('text outputs of a name stored with control characters, o
     expect(md).not.toMatch(RAW);
   });
 
-  it('the HTML memo shows them as escapes, in the title too', async () => {
+  it('the HTML memo shows them as escapes, in the title and the charts too', async () => {
     const html = await text(`/api/v1/scores/${WORKED_ID}/memo?format=html`);
     expect(html).toContain(`<title>Credit memo: ${SHOWN}</title>`);
     expect(html).toContain(`<h1>Credit memo: ${SHOWN}</h1>`);
+    for (const layout of ['narrow', 'wide']) {
+      expect(html).toContain(`<title id="memo-history-${layout}-title">Score history of ${SHOWN}</title>`);
+      expect(html).toContain(`<title id="memo-modules-${layout}-title">Module scores of ${SHOWN}</title>`);
+    }
     expect(html).not.toMatch(RAW);
   });
 

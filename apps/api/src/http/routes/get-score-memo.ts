@@ -6,11 +6,11 @@ import { siteUrlOf } from '../problem.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
 export default defineRoute(endpoints.getScoreMemo, async ({ params, query, caller, services, req }) => {
-  const { indicator, history } = await memoFacts(serviceContextOf({ caller, services, req }), params);
+  const { indicator, history, bands } = await memoFacts(serviceContextOf({ caller, services, req }), params);
   const memo = providerMemo(
     indicator,
     history,
-    { preparedAt: services.clock.now().toISOString(), siteUrl: siteUrlOf(req) },
+    { preparedAt: services.clock.now().toISOString(), siteUrl: siteUrlOf(req), bands },
     query.format,
   );
   return {
