@@ -57,6 +57,7 @@ export const SITE_PATHS = [
   '/assets/site.css',
   '/assets/chart.css',
   '/assets/docs.js',
+  '/assets/favicon.svg',
 ];
 
 const directives = (d: Record<string, string>) =>
@@ -117,7 +118,7 @@ const SWAGGER_FILES = new Set([
 ]);
 
 /** Files of the site itself, in apps/api/assets. */
-const SITE_ASSETS = new Set(['/site.css', '/docs.js']);
+const SITE_ASSETS = new Set(['/site.css', '/docs.js', '/favicon.svg']);
 
 /**
  * Serves the listed files of a folder (GET and HEAD); anything else falls through to the API's 404 or 405. With

@@ -47,11 +47,11 @@ export function errorsPage(siteUrl: string): string {
 that points at the code's entry on this page. Validation problems list every field in <code>errors</code>
 (<code>[{path, message}]</code>); answers to retry carry a <code>Retry-After</code> header and
 <code>retry_after_seconds</code>.</p>
-<table>
+<div class="wide"><table>
 <thead><tr><th>Code</th><th>Status</th><th>Title</th><th>Meaning</th></tr></thead>
 <tbody>
 ${rows}</tbody>
-</table>
+</table></div>
 <h2>Example</h2>
 <pre><code>${example}</code></pre>
 `;

@@ -77,6 +77,7 @@ export function page(options: PageOptions, body: SafeHtml): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title}</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 ${styles.map((href) => html`<link rel="stylesheet" href="${href}">\n`)}${(options.scripts ?? []).map(
   (src) => html`<script src="${src}" defer></script>\n`,
 )}</head>

@@ -89,9 +89,9 @@ function htmlBlocks(blocks: Block[]): SafeHtml {
       return html`<p>${inlines(b.text).map((i) => (typeof i === 'string' ? i : 'code' in i ? html`<code>${i.code}</code>` : html`<a href="${i.link}">${i.link}</a>`))}</p>\n`;
     if (b.kind === 'list') return html`<ul>${b.items.map((i) => html`<li>${i}</li>`)}</ul>\n`;
     if (b.kind === 'figure') return html`<figure>\n${b.svg}<figcaption>${b.caption}</figcaption>\n</figure>\n`;
-    return html`<table><thead><tr>${b.head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${b.rows.map(
+    return html`<div class="wide"><table><thead><tr>${b.head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${b.rows.map(
       (r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`,
-    )}</tbody></table>\n`;
+    )}</tbody></table></div>\n`;
   })}`;
 }
 
@@ -108,10 +108,12 @@ const MEMO_STYLE = [
   'table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:.9rem}',
   'th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}',
   'th{background:#f6f8fa}',
+  // A table wider than a phone scrolls in its own box; the page keeps the window's width.
+  '.wide{overflow-x:auto}',
   'a{color:#0550ae;overflow-wrap:anywhere}',
   'figure{margin:1rem 0}',
   'figcaption{color:#57606a;font-size:.85rem}',
-  '@media print{body{margin:0;max-width:none;font-size:11pt}a{color:inherit}.chart-narrow{display:none}.chart-wide{display:block}}',
+  '@media print{body{margin:0;max-width:none;font-size:11pt}a{color:inherit}.wide{overflow:visible}.chart-narrow{display:none}.chart-wide{display:block}}',
 ].join('\n');
 
 /** The CSP of an HTML memo: its own inline styles, by hash, and nothing else (no script, no fetch). */

@@ -27,11 +27,11 @@ function blockHtml(block: Block): SafeHtml | string {
     case 'list':
       return html`<ul>\n${block.items.map((item) => html`<li>${inlineCode(item)}</li>\n`)}</ul>\n`;
     case 'table':
-      return html`<table>
+      return html`<div class="wide"><table>
 <thead><tr>${block.head.map((h) => html`<th>${inlineCode(h)}</th>`)}</tr></thead>
 <tbody>
 ${block.rows.map((row) => html`<tr>${row.map((c) => html`<td>${inlineCode(c)}</td>`)}</tr>\n`)}</tbody>
-</table>\n`;
+</table></div>\n`;
     case 'code':
       return html`<pre><code>${block.text}</code></pre>\n`;
     case 'note':

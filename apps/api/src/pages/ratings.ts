@@ -261,8 +261,8 @@ ${scoreHistoryChart(name, points, bands, { id: 'history', until })}
 framework in force; dashed, the score in force since the last action, to ${until.slice(0, 10)}.</figcaption>
 </figure>
 <details><summary>The chart's data as a table</summary>
-<table class="history"><thead><tr><th>Effective</th><th>Action</th><th>Score</th><th>Band</th></tr></thead><tbody>
-${rows}</tbody></table>
+<div class="wide"><table class="history"><thead><tr><th>Effective</th><th>Action</th><th>Score</th><th>Band</th></tr></thead><tbody>
+${rows}</tbody></table></div>
 </details>
 `;
 }

@@ -217,6 +217,7 @@ describe.each(engines)('site pages (%s)', (engine) => {
       expect(a.status, asset).toBe(200);
       const type = a.headers.get('content-type') ?? '';
       if (asset.endsWith('.css')) expect(type).toMatch(/^text\/css/);
+      else if (asset.endsWith('.svg')) expect(type).toBe('image/svg+xml');
       else expect(type).toMatch(/^(text|application)\/javascript/);
       expect((await a.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
