@@ -101,6 +101,29 @@ ${content}</svg>
 `;
 }
 
+/** The room a date label takes on the axis, in SVG units: ten characters of 12-unit text, and a gap. */
+const DATE_LABEL_ROOM = 80;
+
+/**
+ * Dated ticks for the axis `x`: d3's for about `count`, more when those would leave fewer than two (two months on a
+ * narrow axis get one month tick), one per distinct day, each kept only when its label clears the one before.
+ */
+function dateTicks(x: ReturnType<typeof scaleUtc<number>>, count: number): Date[] {
+  let ticks = x.ticks(count);
+  if (ticks.length < 2) ticks = x.ticks(count * 3);
+  const kept: Date[] = [];
+  let last = Number.NEGATIVE_INFINITY;
+  let lastDay = '';
+  for (const d of ticks) {
+    const day = d.toISOString().slice(0, 10);
+    if (day === lastDay || x(d) - last < DATE_LABEL_ROOM) continue;
+    kept.push(d);
+    last = x(d);
+    lastDay = day;
+  }
+  return kept;
+}
+
 export interface HistoryChartOptions {
   /** Prefix of the element ids (unique in the document). */
   id: string;
@@ -156,7 +179,7 @@ export function scoreHistoryChart(
         html`<text class="chart-tick" x="${margin.left - 4}" y="${round(y(v) + 4)}" text-anchor="end">${String(v)}</text>
 `,
     );
-    const xTicks = x.ticks(layout.ticks).map((d) => {
+    const xTicks = dateTicks(x, layout.ticks).map((d) => {
       const at = round(x(d));
       return html`<line class="chart-grid" x1="${at}" x2="${at}" y1="${margin.top}" y2="${layout.height - margin.bottom}"/>
 <text class="chart-tick" x="${at}" y="${layout.height - margin.bottom + 16}" text-anchor="middle">${d.toISOString().slice(0, 10)}</text>

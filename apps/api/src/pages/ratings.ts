@@ -37,6 +37,9 @@ export interface RatingsView {
 }
 
 const when = (iso: string) => html`<time datetime="${iso}">${iso}</time>`;
+/** An instant to the minute (UTC): the date and the time each kept whole, the time under the date when room is short. */
+const atMinute = (iso: string) =>
+  html`<time datetime="${iso}"><span class="nowrap">${iso.slice(0, 10)}</span> <span class="nowrap">${iso.slice(11, 16)}</span></time>`;
 const onDay = (iso: string) => html`<time datetime="${iso.slice(0, 10)}">${iso.slice(0, 10)}</time>`;
 const badge = (band: string) => html`<span class="band band-${band}">${band}</span>`;
 
@@ -177,7 +180,7 @@ function change(previous: string | null, next: string | null, show: (v: string) 
 
 function actionRow(a: RatingAction): SafeHtml {
   const rationale = a.rationale === null ? html`<span class="muted">none</span>` : showControls(a.rationale);
-  return html`<tr><td>${when(a.effective_at)}</td><td>${a.type}</td><td>${change(a.previous_band, a.new_band, badge)}</td><td>${change(
+  return html`<tr><td>${atMinute(a.effective_at)}</td><td>${a.type}</td><td>${change(a.previous_band, a.new_band, badge)}</td><td class="nowrap">${change(
     a.previous_score === null ? null : scoreOf(a.previous_score),
     a.new_score === null ? null : scoreOf(a.new_score),
     (s) => s,
@@ -223,7 +226,7 @@ ${current ? html`<p>${showControls(current.indicator.svc_decision_object.summary
   const actionsTable =
     actions.length === 0
       ? html`<p class="muted">No rating action is recorded yet.</p>\n`
-      : html`<div class="wide"><table class="actions"><thead><tr><th>Effective</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook</th><th>Watch</th><th>Rationale</th><th>Indicator</th></tr></thead><tbody>
+      : html`<div class="wide"><table class="actions"><thead><tr><th>Effective (UTC)</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook</th><th>Watch</th><th class="rationale">Rationale</th><th>Indicator</th></tr></thead><tbody>
 ${actions.map(actionRow)}</tbody></table></div>\n`;
   const body = html`<p><a href="${filterHref({}, asOf)}">All Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</a></p>
 <h1>${name}</h1>

@@ -172,8 +172,14 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     const actions = await actionsOf(WORKED_ID);
     expect(actions.map((a) => a.type)).toEqual(['UPGRADE', 'AFFIRM', 'NEW']);
     const actionsTable = text.slice(text.indexOf('<table class="actions">'));
-    const rows = [...actionsTable.matchAll(/<tr><td><time datetime="([^"]+)">[^<]+<\/time><\/td><td>([A-Z_]+)<\/td>/g)];
-    expect(rows.map((m) => [m[1], m[2]])).toEqual(actions.map((a) => [a.effective_at, a.type]));
+    // Each instant in full in its datetime, shown to the minute.
+    const rows = [
+      ...actionsTable.matchAll(
+        /<tr><td><time datetime="([^"]+)"><span class="nowrap">(\d{4}-\d{2}-\d{2})<\/span> <span class="nowrap">(\d{2}:\d{2})<\/span><\/time><\/td><td>([A-Z_]+)<\/td>/g,
+      ),
+    ];
+    for (const r of rows) expect(`${r[2]} ${r[3]}`).toBe(`${r[1]?.slice(0, 10)} ${r[1]?.slice(11, 16)}`);
+    expect(rows.map((m) => [m[1], m[4]])).toEqual(actions.map((a) => [a.effective_at, a.type]));
     expect(text).toContain(
       '<td><span class="band band-MEDIUM">MEDIUM</span> → <span class="band band-LOW">LOW</span></td>',
     );
