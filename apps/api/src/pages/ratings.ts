@@ -141,13 +141,14 @@ export function ratingsPage(view: RatingsView): string {
     view.latestScoredAt === null || view.ageSeconds === null
       ? html`No indicator is published yet.`
       : html`Newest evaluation: ${onDay(view.latestScoredAt)} (${ageWords(view.ageSeconds)} ${asOf === null ? 'ago' : 'before'}).`;
+  // The figures come first, after the name, so a phone shows them without scrolling the table sideways.
   const table =
     rows.length === 0
       ? html`<p class="note">No ${asOf === null ? 'current ' : ''}Risk Indicator matches this filter. <a href="${filterHref({}, asOf)}">Show all</a>.</p>\n`
-      : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Planner type</th><th>Subtype</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th></tr></thead><tbody>
+      : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th><th>Planner type</th><th>Subtype</th></tr></thead><tbody>
 ${rows.map(
   (h) =>
-    html`<tr><td><a href="${providerHref(h.id, asOf)}">${showControls(h.name)}</a></td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch)}</td></tr>\n`,
+    html`<tr><td><a href="${providerHref(h.id, asOf)}">${showControls(h.name)}</a></td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch)}</td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td></tr>\n`,
 )}</tbody></table></div>\n`;
   const body = html`<h1>Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</h1>
 ${asOfSection('/', asOf, view.now, { planner_type: filter.planner_type, band: filter.band })}<p>${asOf === null ? 'Current' : 'The'} Risk Indicators of the covered digital-credit providers, from lowest risk (LOW) to highest (SEVERE); the
