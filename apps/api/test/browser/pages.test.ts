@@ -66,6 +66,13 @@ const PAGES: PageSpec[] = [
   { name: 'provider-outlook', visit: (c) => ({ path: `/providers/${c.outlook.id}` }), charts: true },
   { name: 'provider-reinstated', visit: (c) => ({ path: `/providers/${c.reinstatedId}` }), charts: true },
   { name: 'provider-withdrawn', visit: (c) => ({ path: `/providers/${c.withdrawnId}` }), charts: true },
+  // The record as it stood mid-October, after the demo's first round and before its later actions.
+  { name: 'ratings-as-of', visit: () => ({ path: '/?as_of=2026-10-15' }) },
+  {
+    name: 'provider-watched-as-of',
+    visit: (c) => ({ path: `/providers/${c.watched.id}?as_of=2026-10-15` }),
+    charts: true,
+  },
   { name: 'provider-not-found', visit: () => ({ path: `/providers/${UNKNOWN_PROVIDER_ID}` }), status: 404 },
   { name: 'provider-bad-request', visit: () => ({ path: '/providers/not-a-uuid' }), status: 400 },
   { name: 'methodology', visit: () => ({ path: '/methodology' }) },
@@ -166,6 +173,41 @@ describe.skipIf(chromiumPath === null)('site pages in headless Chromium', () => 
         expectChartsFor(seen, size.width);
       },
     );
+  });
+
+  it('chooses a past date with the as_of form (no script: a GET the policy allows) and keeps it in the links', async () => {
+    const { browser, origin, cast } = ready();
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    try {
+      await page.setViewport({ width: 360, height: 800 });
+      await page.goto(`${origin}/providers/${cast.watched.id}`, { waitUntil: 'load' });
+      // The date as a person picks it (set over DevTools: the field's typing order depends on the locale).
+      await page.$eval(
+        '.as-of-form input[name="as_of"]',
+        (input, day) => {
+          (input as unknown as { value: string }).value = day;
+        },
+        '2026-10-15',
+      );
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('.as-of-form button')]);
+      const url = new URL(page.url());
+      expect(url.pathname).toBe(`/providers/${cast.watched.id}`);
+      expect(url.searchParams.get('as_of')).toBe('2026-10-15');
+      const banner = await page.$eval('.note.as-of', (el) => (el as unknown as { textContent: string }).textContent);
+      expect(banner).toContain('As of 2026-10-15T23:59:59.999Z');
+      const back = await page.$eval('a[href^="/?as_of="]', (a) =>
+        (a as unknown as { getAttribute(n: string): string }).getAttribute('href'),
+      );
+      expect(back).toBe('/?as_of=2026-10-15');
+      expect(problems).toEqual([]);
+      await page.screenshot({ path: join(SCREENSHOTS, 'provider-as-of-form-360.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
   });
 
   it('sees a CSP violation, a console error, a page error, an overflow and small chart text when a page has them', async () => {
