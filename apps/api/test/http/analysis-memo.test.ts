@@ -5,6 +5,7 @@ import { withdrawProvider } from '../../src/services/providers.js';
 import { barsOf, cspOf, drawingsOf, labelsOf, rectsOf, styleSource, stylesOf } from '../support/charts.js';
 import { ctxOf } from '../support/context.js';
 import { CAPS_ID, example, framework, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
+import { htmlText } from '../support/html-text.js';
 import { expectInvalid, expectJson, expectProblem, PublicationsHistorySchema } from '../support/responses.js';
 import { publish, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
@@ -24,19 +25,6 @@ const WITHDRAWN = variantOf(example('worked-example'), 3, { name: 'Withdrawn Sat
 /** Markup that would end a chart's title and open an element, both quotes and an ampersand. */
 const QUOTED_NAME = `</title><svg onload=alert(1)> O'Neil & "Co"`;
 const QUOTED = variantOf(example('worked-example'), 4, { name: QUOTED_NAME });
-
-/** Text as an HTML memo must carry it: the five characters HTML gives meaning to, and the backtick, escaped. */
-function htmlText(text: string): string {
-  const entities: Record<string, string> = {
-    '&': '&amp;',
-    '<': '&lt;',
-    '>': '&gt;',
-    '"': '&quot;',
-    "'": '&#39;',
-    '`': '&#96;',
-  };
-  return text.replace(/[&<>"'`]/g, (c) => entities[c] as string);
-}
 
 /** Text as a Markdown memo must carry it: the characters Markdown reads as markup, backslash-escaped. */
 function mdText(text: string): string {

@@ -13,6 +13,7 @@ import {
   variantOf,
   vary,
 } from '../support/documents.js';
+import { htmlText } from '../support/html-text.js';
 import { expectInvalid, expectJson, expectProblem } from '../support/responses.js';
 import { publish, type TestServer, useServer } from '../support/server.js';
 import { engines } from '../support/stores.js';
@@ -503,19 +504,6 @@ describe.each(engines)('POST /api/v1/portfolio/score on %s', (engine) => {
     );
   });
 });
-
-/** Text as an HTML memo must carry it: the five characters HTML gives meaning to, and the backtick, escaped. */
-function htmlText(text: string): string {
-  const entities: Record<string, string> = {
-    '&': '&amp;',
-    '<': '&lt;',
-    '>': '&gt;',
-    '"': '&quot;',
-    "'": '&#39;',
-    '`': '&#96;',
-  };
-  return text.replace(/[&<>"'`]/g, (c) => entities[c] as string);
-}
 
 /** Text as a Markdown memo must carry it: the characters Markdown reads as markup, backslash-escaped. */
 function mdText(text: string): string {
