@@ -190,7 +190,7 @@ export function scoreHistoryChart(
       .x((p) => x(new Date(p.at)))
       .y((p) => y(p.score ?? 0))
       .curve(curveStepAfter)
-      .digits(2)(points);
+      .digits(2)(holdingToWithdrawals(points));
     // The score in force since the last action, held to the chart's end (dashed: no action there).
     const held =
       latest && latest.score !== null && end > last
@@ -214,6 +214,20 @@ export function scoreHistoryChart(
       html`${areas}${yTicks}${xTicks}${path === null ? '' : html`<path class="chart-line" d="${path}"/>\n`}${held}${marks}`,
     );
   })}`;
+}
+
+/**
+ * The points the step line is drawn through: a score holds until the next action, so before a withdrawal the score in
+ * force is repeated at the withdrawal's instant (the line runs on to it, then breaks).
+ */
+function holdingToWithdrawals(points: readonly HistoryPoint[]): HistoryPoint[] {
+  const drawn: HistoryPoint[] = [];
+  for (const p of points) {
+    const before = drawn.at(-1);
+    if (p.score === null && before !== undefined && before.score !== null) drawn.push({ ...before, at: p.at });
+    drawn.push(p);
+  }
+  return drawn;
 }
 
 /** One bar: its label, its value on the chart's scale and the text written beside it. */

@@ -277,6 +277,12 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       /<path class="chart-mark chart-withdrawn" d="M([\d.]+),267L([\d.]+),277M\1,277L\2,267"><title>\d{4}-\d{2}-\d{2} WITHDRAW: withdrawn<\/title>/,
     );
     expect(text).not.toContain('chart-held');
+    // The score in force before the withdrawal is drawn on to it: the line ends at the cross.
+    const wide = text.slice(text.indexOf('<svg class="chart chart-wide"'));
+    const cross = Number(/chart-withdrawn" d="M([\d.]+),/.exec(wide)?.[1]) + 5;
+    const line = /<path class="chart-line" d="([^"]+)"/.exec(wide)?.[1] ?? '';
+    const xs = [...line.matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
+    expect(Math.max(...xs)).toBeCloseTo(cross, 1);
   });
 
   it('answers an unknown provider with the HTML 404 page', async () => {
