@@ -64,31 +64,33 @@ async function settledBytes(url: string, headers: Record<string, string>, coding
 }
 
 /**
- * The Lua script of a run: requests cycle over 4,096 client addresses (X-Forwarded-For; the public limit is 120 a
- * minute each) and the keys given, with the headers given; with `delayMs`, each connection waits that long
- * between an answer and its next request.
+ * The Lua script of a run: requests cycle over 65,536 client addresses of a block of the run's own (X-Forwarded-For;
+ * the public limit is 120 a minute each, so no run spends another's) and the keys given, with the headers given;
+ * with `delayMs` (whole milliseconds: wrk's timers have no finer grain), each connection waits that long between
+ * an answer and its next request.
  */
+let blocks = Math.floor(Math.random() * 200);
 function script(
   dir: string,
   name: string,
   opts: { keys: string[]; headers: Record<string, string>; delayMs?: number },
 ) {
+  const block = blocks++ % 256;
   const lua = `
 local keys = {${opts.keys.map((k) => JSON.stringify(k)).join(',')}}
 local fixed = {${Object.entries(opts.headers)
     .map(([k, v]) => `[${JSON.stringify(k)}]=${JSON.stringify(v)}`)
     .join(',')}}
 local n = 0
-local seed = math.random(0, 255)
 request = function()
   n = n + 1
   local headers = {}
   for k, v in pairs(fixed) do headers[k] = v end
-  headers["X-Forwarded-For"] = "10." .. seed .. "." .. math.floor((n % 4096) / 256) .. "." .. (n % 256)
+  headers["X-Forwarded-For"] = "10.${block}." .. math.floor((n % 65536) / 256) .. "." .. (n % 256)
   if #keys > 0 then headers["x-api-key"] = keys[(n % #keys) + 1] end
   return wrk.format(nil, nil, headers)
 end
-${opts.delayMs === undefined ? '' : `delay = function() return ${opts.delayMs.toFixed(3)} end`}
+${opts.delayMs === undefined ? '' : `delay = function() return ${Math.round(opts.delayMs)} end`}
 `;
   const file = join(dir, `${name}.lua`);
   writeFileSync(file, lua);
@@ -131,7 +133,7 @@ if (missing) {
   console.log(`\n${missing}: the wrk bench is skipped.`);
   process.exit(0);
 }
-console.log(execFileSync('wrk', ['--version']).toString().split('\n')[0]);
+console.log(String(spawnSync('wrk', ['--version']).stdout).split('\n')[0]);
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-wrk-'));
 const running: Child[] = [];
@@ -206,18 +208,25 @@ try {
       keys,
     });
   }
-  const results: (Run & { max: WrkFigures; half: WrkFigures; halfAsked: number })[] = [];
+  const results: (Run & { max: WrkFigures; half: WrkFigures; halfAsked: number; halfShape: string })[] = [];
   for (const run of runs) {
     const headers: Record<string, string> = run.coding === 'identity' ? {} : { 'accept-encoding': run.coding };
     const name = `${results.length}`;
     progress(`wrk: ${run.server}, ${run.route}, ${run.coding}`);
     wrk(run.url, script(dir, `${name}-warm`, { keys: run.keys, headers }), CONNECTIONS, 1);
     const max = wrk(run.url, script(dir, `${name}-max`, { keys: run.keys, headers }));
-    // Half the rate: each connection waits so that the connections together ask for max / 2 a second.
+    // Half the rate: each connection waits so that the connections together ask for max / 2 a second; under a
+    // millisecond's wait (wrk's grain), more connections each waiting 1 ms.
     const halfAsked = max.rps / 2;
-    const delayMs = Math.max(0, (CONNECTIONS * 1000) / halfAsked - (max.p50 ?? 0));
-    const half = wrk(run.url, script(dir, `${name}-half`, { keys: run.keys, headers, delayMs }));
-    results.push({ ...run, max, half, halfAsked });
+    const p50 = max.p50 ?? 0;
+    let connections = CONNECTIONS;
+    let delayMs = Math.round((connections * 1000) / halfAsked - p50);
+    if (delayMs < 1) {
+      delayMs = 1;
+      connections = Math.max(1, Math.round((halfAsked * (delayMs + p50)) / 1000));
+    }
+    const half = wrk(run.url, script(dir, `${name}-half`, { keys: run.keys, headers, delayMs }), connections);
+    results.push({ ...run, max, half, halfAsked, halfShape: `${connections} × ${delayMs} ms` });
   }
 
   const expressRps = results[0]?.max.rps ?? 0;
@@ -234,6 +243,7 @@ try {
         'p50 (ms)',
         'p99 (ms)',
         '÷ Express',
+        'half: connections × wait',
         'half: asked req/s',
         'half: got req/s',
         'p99 at half rate (ms)',
@@ -247,12 +257,13 @@ try {
         ms(r.max.p50),
         ms(r.max.p99),
         ratio(r.max.rps, expressRps),
+        r.halfShape,
         int(r.halfAsked),
         int(r.half.rps),
         ms(r.half.p99),
         `${r.max.other + r.half.other}, ${r.max.errors + r.half.errors}`,
       ]),
-      ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
 
