@@ -5,6 +5,7 @@ import { PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
 import { listPublicHeadlines, listPublicHeadlinesAsOf } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
 import { watchOf } from './served.js';
+import { ServedIndicators } from './served-indicators.js';
 
 export interface SnapshotBody {
   bytes: Buffer;
@@ -52,6 +53,8 @@ export class PublicSnapshot {
   /** Lists as of past instants, by instant, least recently asked first; all built under `datedVersion`. */
   private readonly dated = new Map<string, Promise<Dated>>();
   private datedVersion: string | null = null;
+  /** The keyed form of the indicators in force, kept under the same version as the list (decision 0036). */
+  readonly indicators = new ServedIndicators(() => this.version());
 
   constructor(
     private readonly store: Store,
@@ -67,6 +70,12 @@ export class PublicSnapshot {
   async headlines(): Promise<readonly Headline[]> {
     await this.get();
     return this.snapshot?.headlines ?? [];
+  }
+
+  /** The publication version the list was last checked against, as fresh as `get()`. */
+  async version(): Promise<string> {
+    await this.get();
+    return this.snapshot?.version ?? '0';
   }
 
   async get(): Promise<SnapshotRead> {
