@@ -47,7 +47,6 @@ import type {
   RiskIndicatorResponse,
   ScoreHistoryResponse,
   ScoreParams,
-  ScoresListResponse,
   ScoresPage,
   ScoresParams,
   SignedStatementResponse,
