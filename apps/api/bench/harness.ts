@@ -266,6 +266,13 @@ export function serviceRoutes({
     },
     { route: 'GET /api/v1/scores (100)', requests: paged('/api/v1/scores', keyed) },
     {
+      route: 'GET /api/v1/scores (100, 3 fields)',
+      requests: paged('/api/v1/scores', keyed).map((r) => ({
+        ...r,
+        path: r.path.replace('?', '?fields=provider_id,final_score,risk_band&'),
+      })),
+    },
+    {
       route: 'POST /api/mcp get_provider_score',
       requests: cycle((i, p) => ({
         method: 'POST',

@@ -9,6 +9,7 @@ import { buildApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import { withPublicScoresFastPath } from './http/fast-path.js';
 import { withRequestMetrics } from './http/request-metrics.js';
+import { withScoreDetailFastPath } from './http/score-fast-path.js';
 import { type MetricsListener, startMetricsListener } from './metrics/listener.js';
 import { Metrics } from './metrics/metrics.js';
 import { KeyAuthenticator } from './services/access.js';
@@ -166,7 +167,7 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
     bodyTimeoutMs: config.bodyTimeoutMs,
     ...(options.deprecations ? { deprecations: options.deprecations } : {}),
   });
-  const listener = withPublicScoresFastPath(app, services);
+  const listener = withScoreDetailFastPath(app, services, withPublicScoresFastPath(app, services));
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer(services.metrics ? withRequestMetrics(listener, services.metrics) : listener);
     // A listen error (port in use, no permission) rejects; once listening, errors belong to the connections.

@@ -82,6 +82,9 @@ class Reads(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(await aclient.score(provider_id, as_of=instant), client.score(provider_id, as_of=instant))
         self.assertEqual(await aclient.scores(limit=2, as_of=instant), client.scores(limit=2, as_of=instant))
         self.assertEqual((await aclient.public_scores(as_of=instant))["data"], client.public_scores(as_of=instant)["data"])
+        fields = ["provider_id", "risk_band"]
+        self.assertEqual(await aclient.score(provider_id, fields=fields), client.score(provider_id, fields=fields))
+        self.assertEqual(await aclient.scores(limit=2, fields=fields), client.scores(limit=2, fields=fields))
         self.assertEqual(await aclient.history(provider_id), client.history(provider_id))
         self.assertEqual(await aclient.methodology(), client.methodology())
         self.assertEqual(await aclient.methodology("1.0"), client.methodology("1.0"))

@@ -258,6 +258,32 @@ class AsOf(unittest.TestCase):
                 self.assertEqual([e["path"] for e in caught.exception.errors], ["query.as_of"])
 
 
+class Fields(unittest.TestCase):
+    """``fields``: only the named top-level fields of each indicator, in the order of the full form."""
+
+    FIELDS = ["risk_band", "provider_id", "final_score"]
+
+    def test_score_and_the_lists_answer_only_the_fields_named_in_the_forms_order(self) -> None:
+        professional = client()
+        whole = professional.scores(limit=1)["data"][0]
+        order = [k for k in whole if k in self.FIELDS]
+        picked = professional.score(whole["provider_id"], fields=self.FIELDS)
+        self.assertEqual(list(picked), order)
+        self.assertEqual(picked, {k: whole[k] for k in order})
+        self.assertEqual(professional.score(whole["provider_id"], fields="final_score"), {"final_score": whole["final_score"]})
+        page = professional.scores(limit=500, fields=self.FIELDS)["data"]
+        self.assertTrue(all(list(item) == order for item in page))
+        self.assertEqual(list(professional.iter_scores(page_size=3, fields=self.FIELDS)), page)
+
+    def test_an_unknown_field_is_a_400_naming_it(self) -> None:
+        provider = client().scores(limit=1)["data"][0]["provider_id"]
+        with self.assertRaises(SvcApiError) as caught:
+            client().score(provider, fields=["final_score", "nope"])
+        self.assertEqual((caught.exception.status, caught.exception.code), (400, "invalid_request"))
+        self.assertEqual([e["path"] for e in caught.exception.errors], ["query.fields"])
+        self.assertIn("nope", caught.exception.errors[0]["message"])
+
+
 class Issuances(unittest.TestCase):
     def test_a_free_key_reads_every_issuance_and_filters_them(self) -> None:
         free = client("FREE")

@@ -23,6 +23,7 @@ import type {
   HistoryEntry,
   HistoryParams,
   Holding,
+  IndicatorField,
   Issuance,
   IssuancesParams,
   IssuancesResponse,
@@ -46,7 +47,7 @@ import type {
   RiskIndicatorResponse,
   ScoreHistoryResponse,
   ScoreParams,
-  ScoresListResponse,
+  ScoresPage,
   ScoresParams,
   SignedStatementResponse,
   SigningKeysResponse,
@@ -241,32 +242,48 @@ export class SvcClient {
    * GET /api/v1/scores (PROFESSIONAL): one page of current Risk Indicators, by name; with `as_of`, those in force at
    * that instant, as published then (a page's cursor goes with the same `as_of`).
    */
-  scores(params: ScoresParams = {}, options?: RequestOptions): Promise<ScoresListResponse> {
-    return this.#http.json(get('/api/v1/scores', params), options);
+  scores<F extends IndicatorField = IndicatorField>(
+    params: ScoresParams<F> = {},
+    options?: RequestOptions,
+  ): Promise<ScoresPage<F>> {
+    return this.#http.json(get('/api/v1/scores', withFields(params)), options);
   }
 
-  /** Every current Risk Indicator (or every one in force at `as_of`), page after page (`limit`: the page size). */
-  iterScores(params: Unpaged<ScoresParams> = {}, options?: RequestOptions): AsyncGenerator<RiskIndicatorResponse> {
-    return eachItem((cursor) => this.scores({ ...params, cursor }, options));
+  /**
+   * Every current Risk Indicator (or every one in force at `as_of`), page after page (`limit`: the page size); with
+   * `fields`, only those fields of each.
+   */
+  iterScores<F extends IndicatorField = IndicatorField>(
+    params: Unpaged<ScoresParams<F>> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Pick<RiskIndicatorResponse, F>> {
+    return eachItem((cursor) => this.scores<F>({ ...params, cursor }, options));
   }
 
   /**
    * GET /api/v1/scores/{providerId} (PROFESSIONAL): a provider's current Risk Indicator; with `{ as_of }` (an RFC
    * 3339 timestamp, or a date meaning the end of that day UTC), the one in force at that instant, as published then
-   * (404 `not_found` when none was). `score(id, options)` without params still works.
+   * (404 `not_found` when none was); with `{ fields }`, only those top-level fields. `score(id, options)` without
+   * params still works.
    */
   score(providerId: string, options?: RequestOptions): Promise<RiskIndicatorResponse>;
-  score(providerId: string, params: ScoreParams, options?: RequestOptions): Promise<RiskIndicatorResponse>;
+  score<F extends IndicatorField = IndicatorField>(
+    providerId: string,
+    params: ScoreParams<F>,
+    options?: RequestOptions,
+  ): Promise<Pick<RiskIndicatorResponse, F>>;
   score(
     providerId: string,
     paramsOrOptions?: ScoreParams | RequestOptions,
     options?: RequestOptions,
-  ): Promise<RiskIndicatorResponse> {
+  ): Promise<Partial<RiskIndicatorResponse>> {
     // The second argument was the request options before `as_of`: it is the params when it names one, or a third is given.
-    const isParams = paramsOrOptions !== undefined && ('as_of' in paramsOrOptions || options !== undefined);
+    const isParams =
+      paramsOrOptions !== undefined &&
+      ('as_of' in paramsOrOptions || 'fields' in paramsOrOptions || options !== undefined);
     const params = isParams ? (paramsOrOptions as ScoreParams) : {};
     return this.#http.json(
-      get(path`/api/v1/scores/${providerId}`, params),
+      get(path`/api/v1/scores/${providerId}`, withFields(params)),
       isParams ? options : (paramsOrOptions as RequestOptions | undefined),
     );
   }
@@ -445,6 +462,12 @@ export class SvcClient {
 }
 
 type Query = { [name: string]: QueryValue };
+
+/** A query's `fields` as the API reads it: the names, comma-separated. */
+function withFields<P extends { fields?: readonly string[] | undefined }>(params: P): Query {
+  const { fields, ...rest } = params;
+  return { ...(rest as Query), fields: fields?.join(',') };
+}
 
 function get(route: string, query?: Query): Call {
   return { method: 'GET', path: route, query };

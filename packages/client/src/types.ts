@@ -86,9 +86,28 @@ export type HistoryEntry = ScoreHistoryResponse['data'][number];
 
 // ---- queries: what the caller may set (every field optional unless the endpoint needs it) ----
 
-export type ScoresParams = Partial<ScoresQuery>;
+import type { RiskIndicatorResponse, ScoresListResponse } from '@svc/contracts';
+
+/** A top-level field of the Risk Indicator form, as `fields` names it. */
+export type IndicatorField = keyof RiskIndicatorResponse & string;
+
+/**
+ * `fields`: only these top-level fields of each indicator (sent comma-separated; the answer keeps the order of the full
+ * form). The answer's type is then the indicator form picked to them.
+ */
+interface FieldsParam<F extends IndicatorField> {
+  fields?: readonly F[] | undefined;
+}
+
+export type ScoresParams<F extends IndicatorField = IndicatorField> = Partial<Omit<ScoresQuery, 'fields'>> &
+  FieldsParam<F>;
 /** A provider's indicator: `as_of` asks for the one in force at that instant instead of the current one. */
-export type ScoreParams = Partial<ScoreQuery>;
+export type ScoreParams<F extends IndicatorField = IndicatorField> = Partial<Omit<ScoreQuery, 'fields'>> &
+  FieldsParam<F>;
+/** A page of indicators with only the fields asked for. */
+export type ScoresPage<F extends IndicatorField> = Omit<ScoresListResponse, 'data'> & {
+  data: Pick<RiskIndicatorResponse, F>[];
+};
 export type PublicScoresParams = Partial<Parsed<typeof PublicScoresQuerySchema>>;
 export type HistoryParams = Partial<Parsed<typeof HistoryQuerySchema>>;
 export type MethodologyParams = Parsed<typeof MethodologyQuerySchema>;

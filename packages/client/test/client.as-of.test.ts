@@ -97,3 +97,40 @@ describe('as_of', () => {
     }
   });
 });
+
+describe('fields', () => {
+  const FIELDS = ['risk_band', 'provider_id', 'final_score'] as const;
+  /** The order of the full form, whatever the order asked. */
+  const inFormOrder = async () => Object.keys(await client.score(WORKED.id)).filter((k) => FIELDS.includes(k as never));
+
+  it('score(id, { fields }): only those fields, in the order of the full form; with as_of too', async () => {
+    const whole = await client.score(WORKED.id);
+    const picked = await client.score(WORKED.id, { fields: FIELDS });
+    expect(Object.keys(picked)).toEqual(await inFormOrder());
+    expect(picked).toEqual({
+      provider_id: whole.provider_id,
+      final_score: whole.final_score,
+      risk_band: whole.risk_band,
+    });
+    const then = await client.score(WORKED.id, { as_of: published, fields: ['published_at'] });
+    expect(then).toEqual({ published_at: published });
+  });
+
+  it('scores and iterScores with fields: each item picked, the cursor keeping the selection', async () => {
+    const page = await client.scores({ fields: FIELDS });
+    expect(page.data.length).toBeGreaterThan(0);
+    for (const item of page.data) expect(Object.keys(item)).toEqual(await inFormOrder());
+    const paged = [];
+    for await (const item of client.iterScores({ fields: FIELDS, limit: 1 })) paged.push(item);
+    expect(paged).toEqual(page.data);
+  });
+
+  it('an unknown field is a 400 naming it, before anything is sent back', async () => {
+    const refused = await client
+      .score(WORKED.id, { fields: ['final_score', 'nope' as never] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(SvcApiError);
+    expect((refused as SvcApiError).status).toBe(400);
+    expect((refused as SvcApiError).message).toContain('nope');
+  });
+});

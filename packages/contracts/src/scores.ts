@@ -198,14 +198,53 @@ export const RiskIndicatorSchema = z
   })
   .meta({ id: 'RiskIndicator' });
 
+/** The top-level fields of the authenticated form: what `fields` may name. */
+export const RISK_INDICATOR_FIELDS: readonly string[] = Object.freeze(Object.keys(RiskIndicatorSchema.shape));
+
+const FIELD_LIST = RISK_INDICATOR_FIELDS.join(', ');
+
+/**
+ * `fields`: top-level fields of the indicator form, comma-separated, each once; read into the list of names. An
+ * unknown name is refused naming it and listing the fields there are.
+ */
+export const IndicatorFieldsSchema = z
+  .string()
+  .transform((text, ctx) => {
+    const names = text.split(',');
+    const seen = new Set<string>();
+    for (const name of names) {
+      if (name === '') {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must name fields, comma-separated, none empty; one of ${FIELD_LIST}`,
+        });
+      } else if (!RISK_INDICATOR_FIELDS.includes(name)) {
+        ctx.addIssue({ code: 'custom', message: `names no field "${name}"; the fields are ${FIELD_LIST}` });
+      } else if (seen.has(name)) {
+        ctx.addIssue({ code: 'custom', message: `names the field "${name}" twice` });
+      }
+      seen.add(name);
+    }
+    return names;
+  })
+  .meta({
+    description:
+      'Only these top-level fields of each Risk Indicator, comma-separated, each once (in the order of the full form, whatever the order asked).',
+    example: 'provider_id,final_score,risk_band',
+  });
+
 export const ScoresQuerySchema = z.strictObject({
   planner_type: PlannerTypeSchema.optional(),
   ...PageQuery,
   as_of: AsOfSchema.optional(),
+  fields: IndicatorFieldsSchema.optional(),
 });
 
 /** A provider's indicator: the one in force now, or with `as_of` the one in force at that instant. */
-export const ScoreQuerySchema = z.strictObject({ as_of: AsOfSchema.optional() });
+export const ScoreQuerySchema = z.strictObject({
+  as_of: AsOfSchema.optional(),
+  fields: IndicatorFieldsSchema.optional(),
+});
 
 export const ScoresListResponseSchema = z
   .object({

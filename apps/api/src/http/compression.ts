@@ -96,6 +96,20 @@ export function varyOnEncoding(res: ServerResponse): void {
     res.setHeader('Vary', `${value}, Accept-Encoding`);
 }
 
+/**
+ * A body answered outside Express (a fast path) as the layer would send it: in the best coding the request accepts,
+ * compressed now at the per-request level, when of COMPRESS_FROM_BYTES or more; with the headers to add (always
+ * Vary, and Content-Encoding when coded).
+ */
+export function codedAnswer(req: IncomingMessage, bytes: Buffer): { bytes: Buffer; headers: string[] } {
+  const coding = bytes.length >= COMPRESS_FROM_BYTES ? chooseCoding(req.headers['accept-encoding']) : null;
+  if (coding === null) return { bytes, headers: ['Vary', 'Accept-Encoding'] };
+  return {
+    bytes: compressNow(bytes, coding, PER_REQUEST_LEVEL[coding]),
+    headers: ['Vary', 'Accept-Encoding', 'Content-Encoding', coding],
+  };
+}
+
 type End = ServerResponse['end'];
 
 /**

@@ -6,6 +6,7 @@ import { listPublicHeadlines, listPublicHeadlinesAsOf } from '../store/repositor
 import type { Store } from '../store/store.js';
 import { type Coded, precompress } from './encoded.js';
 import { watchOf } from './served.js';
+import { ServedIndicators } from './served-indicators.js';
 
 export interface SnapshotBody {
   bytes: Buffer;
@@ -68,6 +69,8 @@ export class PublicSnapshot {
   private readonly compressed = () => {
     this.compressions++;
   };
+  /** The keyed form of the indicators in force, kept under the same version as the list (decision 0036). */
+  readonly indicators = new ServedIndicators(() => this.version());
 
   constructor(
     private readonly store: Store,
@@ -83,6 +86,12 @@ export class PublicSnapshot {
   async headlines(): Promise<readonly Headline[]> {
     await this.get();
     return this.snapshot?.headlines ?? [];
+  }
+
+  /** The publication version the list was last checked against, as fresh as `get()`. */
+  async version(): Promise<string> {
+    await this.get();
+    return this.snapshot?.version ?? '0';
   }
 
   async get(): Promise<SnapshotRead> {

@@ -7,6 +7,7 @@ import {
   findProvider,
   listCurrent,
   listHistory,
+  type NamePosition,
 } from '../store/repositories/providers.js';
 import { pastInstant } from './as-of.js';
 import type { ServiceContext } from './context.js';
@@ -15,45 +16,102 @@ import { frameworkInForce, knownFramework, knownVersionOf } from './frameworks.j
 import { decodeNameCursor, namePosition, pageOf } from './paging.js';
 import type { SnapshotRead } from './public-snapshot.js';
 import { servedIndicatorJson } from './served.js';
+import { pageKey, type ServedPage, ServedRow } from './served-indicators.js';
 import { type CheckedStatement, checkedPublicationStatement } from './statements.js';
 
 /** Published Risk Indicators as the API and the pages read them: in force, listed, packaged, verified. */
 
 /**
  * The provider's Risk Indicator in force, as served (JSON text): now, or with `asOf` (an `as_of` value) the one in
- * force at that instant as it was published then; `not_found` when it has none.
+ * force at that instant as it was published then; with `fields`, only those top-level fields; `not_found` when it
+ * has none.
  */
 export async function currentIndicator(
   ctx: ServiceContext,
-  input: { providerId: string; asOf?: string | undefined },
+  input: { providerId: string; asOf?: string | undefined; fields?: readonly string[] | undefined },
 ): Promise<string> {
+  const row = await servedIndicator(ctx, input);
+  return input.fields === undefined ? row.bytes.toString() : row.select(new Set(input.fields));
+}
+
+/**
+ * The provider's Risk Indicator in force as served (see currentIndicator), whole: the one in force now from the
+ * indicators kept for this publication version (decision 0036), the one at `asOf` from the store.
+ */
+export async function servedIndicator(
+  ctx: ServiceContext,
+  input: { providerId: string; asOf?: string | undefined },
+): Promise<ServedRow> {
   const providerId = input.providerId.toLowerCase();
   if (input.asOf === undefined) {
+    const kept = ctx.snapshot.indicators;
+    const version = await kept.current();
+    const found = kept.row(providerId);
+    if (found) return found;
     const row = await findCurrent(ctx.store.db, providerId);
     if (!row) throw new ServiceError('not_found', `no published Risk Indicator for provider ${input.providerId}`);
-    return servedIndicatorJson(row);
+    const served = ServedRow.of(servedIndicatorJson(row));
+    kept.keepRow(version, providerId, served);
+    return served;
   }
   const asOf = pastInstant(ctx, input.asOf);
   const row = await findInForce(ctx.store.db, providerId, asOf);
   if (!row)
     throw new ServiceError('not_found', `no Risk Indicator of provider ${input.providerId} was in force at ${asOf}`);
-  return servedIndicatorJson(row);
+  return ServedRow.of(servedIndicatorJson(row));
 }
 
 /**
- * A page of indicators in force by name, after the `cursor` of the previous page: each as served (JSON text), and the
- * cursor of the next page (null on the last). With `asOf` (an `as_of` value), those in force at that instant as they
- * were published then; its cursors hold the instant and serve no other.
+ * A page of indicators in force by name, after the `cursor` of the previous page: each as served (JSON bytes, or
+ * with `fields` only those top-level fields), and the cursor of the next page (null on the last). With `asOf` (an
+ * `as_of` value), those in force at that instant as they were published then; its cursors hold the instant and
+ * serve no other. Pages of the list now are kept for the publication version (decision 0036).
  */
 export async function currentIndicatorsPage(
   ctx: ServiceContext,
-  input: { plannerType?: string | undefined; cursor?: string | undefined; limit: number; asOf?: string | undefined },
-): Promise<{ data: string[]; nextCursor: string | null }> {
+  input: {
+    plannerType?: string | undefined;
+    cursor?: string | undefined;
+    limit: number;
+    asOf?: string | undefined;
+    fields?: readonly string[] | undefined;
+  },
+): Promise<{ data: Buffer[]; nextCursor: string | null }> {
   const asOf = input.asOf === undefined ? undefined : pastInstant(ctx, input.asOf);
   const after = decodeNameCursor(input.cursor, asOf);
-  const rows = await listCurrent(ctx.store.db, { plannerType: input.plannerType, after, limit: input.limit + 1, asOf });
+  const page = asOf === undefined ? await keptPage(ctx, input.plannerType, after, input.limit) : undefined;
+  const { rows, nextCursor } =
+    page ?? (await readPage(ctx, { plannerType: input.plannerType, after, limit: input.limit, asOf }));
+  const fields = input.fields === undefined ? undefined : new Set(input.fields);
+  return { data: rows.map((r) => (fields ? Buffer.from(r.select(fields)) : r.bytes)), nextCursor };
+}
+
+/** A page of the list now, as kept for this publication version, else read and kept. */
+async function keptPage(
+  ctx: ServiceContext,
+  plannerType: string | undefined,
+  after: NamePosition | undefined,
+  limit: number,
+): Promise<ServedPage> {
+  const kept = ctx.snapshot.indicators;
+  const version = await kept.current();
+  const key = pageKey({ plannerType, after, limit });
+  const found = kept.page(key);
+  if (found) return found;
+  const page = await readPage(ctx, { plannerType, after, limit });
+  kept.keepPage(version, key, page);
+  return page;
+}
+
+/** A page read from the store, its rows serialised as served. */
+async function readPage(
+  ctx: ServiceContext,
+  input: { plannerType: string | undefined; after: NamePosition | undefined; limit: number; asOf?: string | undefined },
+): Promise<ServedPage> {
+  const { asOf } = input;
+  const rows = await listCurrent(ctx.store.db, { ...input, limit: input.limit + 1 });
   const { page, nextCursor } = pageOf(rows, input.limit, (r) => namePosition(r, asOf));
-  return { data: page.map(servedIndicatorJson), nextCursor };
+  return { rows: page.map((r) => ServedRow.of(servedIndicatorJson(r))), nextCursor };
 }
 
 /**

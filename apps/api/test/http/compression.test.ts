@@ -103,6 +103,11 @@ describe.each(engines)('compression on %s', (engine) => {
     ['the public list (answered before Express)', '/api/public/scores', {}],
     ['a page of the public list', '/api/public/scores?limit=100', {}],
     ['a page of the keyed list', '/api/v1/scores?limit=100', withKey()],
+    [
+      'the score detail (answered before Express)',
+      `/api/v1/scores/${variantOf(example('worked-example'), 1).provider.id}`,
+      withKey(),
+    ],
     ['the CSV export', '/api/v1/scores/export.csv', withKey()],
     ['the changelog feed (Atom)', '/api/public/changelog.atom', {}],
     ['the ratings page (HTML)', '/', {}],

@@ -358,7 +358,7 @@ describe.each(engines)('GET /api/public/scores on %s', (engine) => {
       expect(restBody.data).toHaveLength(NAMES - 3);
       expect(restBody.next_cursor).toBeNull();
       const etag = first.headers.get('etag');
-      expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}(?:-gzip|-br)?"$/);
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
       expect(etag).not.toBe(rest.headers.get('etag'));
       const again = await s.get('/api/public/scores?limit=3', { headers: { ...ip(20), 'if-none-match': etag ?? '' } });
       expect(again.status).toBe(304);

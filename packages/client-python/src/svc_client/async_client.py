@@ -155,16 +155,23 @@ class AsyncClient:
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         as_of: Optional[str] = None,
+        fields: Optional[Sequence[str]] = None,
     ) -> ScoresListResponse:
-        return await self._run(self._client.scores, planner_type, limit, cursor, as_of)
+        return await self._run(self._client.scores, planner_type, limit, cursor, as_of, fields)
 
     def iter_scores(
-        self, planner_type: Optional[PlannerType] = None, page_size: Optional[int] = None, as_of: Optional[str] = None
+        self,
+        planner_type: Optional[PlannerType] = None,
+        page_size: Optional[int] = None,
+        as_of: Optional[str] = None,
+        fields: Optional[Sequence[str]] = None,
     ) -> AsyncIterator[RiskIndicator]:
-        return _async_items(lambda cursor: self.scores(planner_type, page_size, cursor, as_of))
+        return _async_items(lambda cursor: self.scores(planner_type, page_size, cursor, as_of, fields))
 
-    async def score(self, provider_id: str, as_of: Optional[str] = None) -> RiskIndicator:
-        return await self._run(self._client.score, provider_id, as_of)
+    async def score(
+        self, provider_id: str, as_of: Optional[str] = None, fields: Optional[Sequence[str]] = None
+    ) -> RiskIndicator:
+        return await self._run(self._client.score, provider_id, as_of, fields)
 
     async def history(
         self, provider_id: str, limit: Optional[int] = None, cursor: Optional[str] = None

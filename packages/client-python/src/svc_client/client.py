@@ -224,25 +224,40 @@ class Client:
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         as_of: Optional[str] = None,
+        fields: Optional[Sequence[str]] = None,
     ) -> ScoresListResponse:
         """One page of current Risk Indicators, by provider name (``limit`` 1 to 500, default 100); with ``as_of``,
-        those in force at that instant, as published then (a page's cursor goes with the same ``as_of``)."""
-        query = {"planner_type": planner_type, "limit": limit, "cursor": cursor, "as_of": as_of}
+        those in force at that instant, as published then (a page's cursor goes with the same ``as_of``); with
+        ``fields`` (such as ``["provider_id", "final_score", "risk_band"]``), only those top-level fields of each,
+        in the order of the full form."""
+        query = {
+            "planner_type": planner_type,
+            "limit": limit,
+            "cursor": cursor,
+            "as_of": as_of,
+            "fields": _fields(fields),
+        }
         return cast(ScoresListResponse, self._get_json("/api/v1/scores", query))
 
     def iter_scores(
-        self, planner_type: Optional[PlannerType] = None, page_size: Optional[int] = None, as_of: Optional[str] = None
+        self,
+        planner_type: Optional[PlannerType] = None,
+        page_size: Optional[int] = None,
+        as_of: Optional[str] = None,
+        fields: Optional[Sequence[str]] = None,
     ) -> Iterator[RiskIndicator]:
-        """Every current Risk Indicator (or every one in force at ``as_of``), by provider name, fetching the pages
-        as they are needed."""
-        return _items(lambda cursor: self.scores(planner_type, page_size, cursor, as_of))
+        """Every current Risk Indicator (or every one in force at ``as_of``; with ``fields``, only those fields of
+        each), by provider name, fetching the pages as they are needed."""
+        return _items(lambda cursor: self.scores(planner_type, page_size, cursor, as_of, fields))
 
-    def score(self, provider_id: str, as_of: Optional[str] = None) -> RiskIndicator:
+    def score(
+        self, provider_id: str, as_of: Optional[str] = None, fields: Optional[Sequence[str]] = None
+    ) -> RiskIndicator:
         """A provider's current Risk Indicator; with ``as_of`` (an RFC 3339 timestamp, or a date YYYY-MM-DD meaning
         the end of that day UTC), the one in force at that instant, as published then. 404 ``not_found`` when it
-        has none (then)."""
+        has none (then). With ``fields``, only those top-level fields, in the order of the full form."""
         path = f"/api/v1/scores/{path_segment(provider_id)}"
-        return cast(RiskIndicator, self._get_json(path, {"as_of": as_of}))
+        return cast(RiskIndicator, self._get_json(path, {"as_of": as_of, "fields": _fields(fields)}))
 
     def history(
         self, provider_id: str, limit: Optional[int] = None, cursor: Optional[str] = None
@@ -440,3 +455,12 @@ def _memo_type(format: Optional[MemoFormat]) -> str:
 def _text(media_type: str) -> str:
     """The Accept value of a route that answers other than JSON: its type, or problem details on an error."""
     return f"{media_type}, application/problem+json"
+
+
+def _fields(fields: Optional[Sequence[str]]) -> Optional[str]:
+    """``fields`` as the API reads it: the names, comma-separated (a plain string is taken as it is)."""
+    if fields is None:
+        return None
+    if isinstance(fields, str):
+        return fields
+    return ",".join(fields)

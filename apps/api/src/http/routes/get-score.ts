@@ -7,5 +7,6 @@ export default defineRoute(endpoints.getScore, async ({ params, query, caller, s
   jsonText: await currentIndicator(serviceContextOf({ caller, services, req }), {
     providerId: params.providerId,
     asOf: query.as_of,
+    fields: query.fields,
   }),
 }));

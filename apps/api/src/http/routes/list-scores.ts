@@ -1,6 +1,7 @@
-import { endpoints, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
+import { endpoints } from '@svc/contracts';
 import { frameworkInForce } from '../../services/frameworks.js';
 import { currentIndicatorsPage } from '../../services/scores.js';
+import { DISCLOSURE_JSON } from '../../services/served.js';
 import { nextLink } from '../pagination.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
@@ -12,10 +13,26 @@ export default defineRoute(endpoints.listScores, async (route) => {
     cursor: query.cursor,
     limit: query.limit,
     asOf: query.as_of,
+    fields: query.fields,
   });
   const frameworkVersion = JSON.stringify((await frameworkInForce(ctx)).definition.framework_version);
+  // The rows' bytes spliced into the envelope, as they are kept (decision 0036).
+  const parts: Buffer[] = [OPEN];
+  data.forEach((row, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(row);
+  });
+  parts.push(
+    Buffer.from(
+      `],"framework_version":${frameworkVersion},"limitations_disclosure":${DISCLOSURE_JSON},"next_cursor":${JSON.stringify(nextCursor)}}`,
+    ),
+  );
   return {
-    jsonText: `{"data":[${data.join(',')}],"framework_version":${frameworkVersion},"limitations_disclosure":${JSON.stringify(LIMITATIONS_DISCLOSURE)},"next_cursor":${JSON.stringify(nextCursor)}}`,
-    headers: nextLink(req.path, query, nextCursor),
+    body: Buffer.concat(parts),
+    contentType: 'application/json; charset=utf-8',
+    headers: nextLink(req.path, { ...query, fields: query.fields?.join(',') }, nextCursor),
   };
 });
+
+const OPEN = Buffer.from('{"data":[');
+const COMMA = Buffer.from(',');

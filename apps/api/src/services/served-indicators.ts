@@ -1,0 +1,109 @@
+/**
+ * Served Risk Indicators (the form `servedIndicatorJson` builds) kept as bytes under the publication version they
+ * were read under, so a keyed read of the indicator in force now, or of a page of them, is a lookup rather than a
+ * store read and a rebuild (decision 0036). Every write that changes a served form (a publication, a withdrawal, a
+ * rating action, a signed statement) bumps the version in its transaction; the version is read as the public
+ * snapshot reads it, so a change made by another instance shows within the snapshot's window, and one made here at
+ * once. Bounded by bytes: past the budget the oldest entries are let go.
+ */
+export class ServedIndicators {
+  private version: string | null = null;
+  private readonly rows = new Map<string, ServedRow>();
+  private rowBytes = 0;
+  private readonly pages = new Map<string, ServedPage>();
+  private pageBytes = 0;
+
+  constructor(
+    /** The publication version, as fresh as the public snapshot. */
+    private readonly versionNow: () => Promise<string>,
+    private readonly budgetBytes = 32 * 1024 * 1024,
+  ) {}
+
+  /** The version the kept entries belong to, after dropping them all if the store's has moved on. */
+  async current(): Promise<string> {
+    const version = await this.versionNow();
+    if (version !== this.version) {
+      this.rows.clear();
+      this.pages.clear();
+      this.rowBytes = 0;
+      this.pageBytes = 0;
+      this.version = version;
+    }
+    return version;
+  }
+
+  /** A provider's row as kept (a lowercase id), or undefined. */
+  row(providerId: string): ServedRow | undefined {
+    return this.rows.get(providerId);
+  }
+
+  /** Keeps a row read under `version`, unless the version has moved on since (it would outlive its data). */
+  keepRow(version: string, providerId: string, row: ServedRow): void {
+    if (version !== this.version || this.rows.has(providerId)) return;
+    this.rows.set(providerId, row);
+    this.rowBytes += row.bytes.length;
+    for (const [id, oldest] of this.rows) {
+      if (this.rowBytes <= this.budgetBytes) break;
+      this.rows.delete(id);
+      this.rowBytes -= oldest.bytes.length;
+    }
+  }
+
+  /** A page as kept, by its key (see pageKey), or undefined. */
+  page(key: string): ServedPage | undefined {
+    return this.pages.get(key);
+  }
+
+  /** Keeps a page read under `version`, unless the version has moved on since. */
+  keepPage(version: string, key: string, page: ServedPage): void {
+    if (version !== this.version || this.pages.has(key)) return;
+    const size = page.rows.reduce((n, r) => n + r.bytes.length, 0);
+    this.pages.set(key, page);
+    this.pageBytes += size;
+    for (const [k, oldest] of this.pages) {
+      if (this.pageBytes <= this.budgetBytes) break;
+      this.pages.delete(k);
+      this.pageBytes -= oldest.rows.reduce((n, r) => n + r.bytes.length, 0);
+    }
+  }
+}
+
+/** A served indicator: its bytes, and (once asked for) its top-level fields, each as `"name":value` text. */
+export class ServedRow {
+  private fields: Map<string, string> | null = null;
+
+  constructor(readonly bytes: Buffer) {}
+
+  static of(json: string): ServedRow {
+    return new ServedRow(Buffer.from(json));
+  }
+
+  /**
+   * The indicator with only the `selected` top-level fields, in the order of the full form; a field the indicator
+   * lacks (one published before the field existed) is left out.
+   */
+  select(selected: ReadonlySet<string>): string {
+    if (!this.fields) {
+      const parsed = JSON.parse(this.bytes.toString()) as Record<string, unknown>;
+      this.fields = new Map(Object.entries(parsed).map(([k, v]) => [k, `${JSON.stringify(k)}:${JSON.stringify(v)}`]));
+    }
+    const parts: string[] = [];
+    for (const [name, text] of this.fields) if (selected.has(name)) parts.push(text);
+    return `{${parts.join(',')}}`;
+  }
+}
+
+/** A page of the list as served now: its rows in order and the next page's cursor. */
+export interface ServedPage {
+  rows: readonly ServedRow[];
+  nextCursor: string | null;
+}
+
+/** Which page a request asks for: the planner type, the position after which it starts, its size. */
+export function pageKey(input: {
+  plannerType?: string | undefined;
+  after?: { name: string; id: string } | undefined;
+  limit: number;
+}): string {
+  return JSON.stringify([input.plannerType ?? null, input.after?.name ?? null, input.after?.id ?? null, input.limit]);
+}
