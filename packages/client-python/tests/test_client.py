@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 import datetime
+import gzip
 import io
 import json
 import re
 import socket
 import time
 import unittest
+import urllib.request
 from typing import Optional
 
 import live_service  # first: puts the package's src folder on sys.path
@@ -96,6 +98,25 @@ class PublicEndpoints(unittest.TestCase):
         feed = client(None).changelog_atom()
         self.assertIn("<feed", feed)
         self.assertIn("http://www.w3.org/2005/Atom", feed)
+
+    def test_the_client_asks_for_no_coding_and_gets_the_bytes_as_they_are(self) -> None:
+        # urllib does not decode gzip or brotli: the client sends no Accept-Encoding of its own (http.client says
+        # identity), so the service, which compresses the list for a client that asks, answers it uncompressed.
+        client(None).public_scores()  # the first answer after a publication is built fresh (cached: false)
+        answer = client(None)._http.request("GET", "/api/public/scores")
+        self.assertIsNone(answer.headers.get("Content-Encoding"))
+        self.assertIn("Accept-Encoding", answer.headers.get("Vary", ""))
+        self.assertGreater(len(answer.body), 1024)
+        self.assertEqual(len(answer.json()["data"]), DEMO_PROVIDERS)
+        asked = urllib.request.Request(f"{SERVICE.url}/api/public/scores", headers={"Accept-Encoding": "gzip"})
+        for _ in range(100):  # the gzip form is built in the background after the list
+            with urllib.request.urlopen(asked, timeout=10) as coded:  # noqa: S310 (the local service)
+                if coded.headers.get("Content-Encoding") == "gzip":
+                    self.assertEqual(gzip.decompress(coded.read()), answer.body)
+                    break
+            time.sleep(0.05)
+        else:
+            self.fail("the service never sent the list in gzip to a client that asked for it")
 
     def test_request_score_is_received_and_the_same_request_again_gets_the_same_id(self) -> None:
         public = client(None)

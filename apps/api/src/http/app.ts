@@ -2,6 +2,7 @@ import type { Deprecations, Endpoint } from '@svc/contracts';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../services/services.js';
 import { admitWithin, authenticate } from './admission.js';
+import { offerCoded } from './compression.js';
 import { addLink, announceDeprecation, recordDeprecations } from './deprecation.js';
 import { problemFor } from './errors.js';
 import { standardHeaders } from './headers.js';
@@ -106,6 +107,7 @@ function send(res: Response, e: Endpoint, reply: Reply): void {
   } else if (reply.body !== undefined) {
     res.setHeader('Content-Type', reply.contentType ?? 'application/octet-stream');
     res.setHeader('Content-Length', Buffer.byteLength(reply.body));
+    if (reply.coded && Buffer.isBuffer(reply.body)) offerCoded(res, reply.body, reply.coded);
     res.end(reply.body);
   } else {
     res.end();

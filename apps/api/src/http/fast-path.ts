@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
 import { servableInstant } from '../services/as-of.js';
 import type { Services } from '../services/services.js';
+import { chooseCoding, codedEtag } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
 import { rateLimitHeaders, standardHeaders } from './headers.js';
 import { logWhenSent, requestIdOf } from './middleware.js';
@@ -20,7 +21,7 @@ const LIMIT = 'public_scores' satisfies typeof endpoints.listPublicScores.limit;
  * times the answer's) was most of its time; decision 0014.
  *
  * The answer is the one the Express route gives, header for header: the security and CORS headers recorded from
- * the same middleware, the request id, the limit spent from the same bucket, the ETag and 304, the log line.
+ * the same middleware, the request id, the limit spent from the same bucket, the coding, the ETag and 304, the log line.
  * Anything else is handed to Express before a byte is written: a refused limit (a refusal spends nothing, so
  * Express decides the same and writes the problem), a snapshot that cannot be read (the store is away: 503), a
  * client address that cannot be read. An `as_of` alone is answered the same way from the list as of that instant
@@ -56,13 +57,18 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
     const id = requestIdOf(req);
     logWhenSent(services.logger, req, res, id, PATH, () => undefined);
     const headers = [...fixed, 'x-request-id', id, ...rateLimitHeaders(decision).flat()];
-    headers.push('ETag', body.etag, 'Cache-Control', PUBLIC_SCORES_CACHE_CONTROL);
-    if (matchesEtag(req.headers['if-none-match'], body.etag)) {
+    // The forms compressed once per publication, when ready (until then the bytes as they are), as compression.ts.
+    const coding = chooseCoding(req.headers['accept-encoding'], (c) => body.coded[c] !== undefined);
+    const etag = codedEtag(body.etag, coding);
+    headers.push('ETag', etag, 'Cache-Control', PUBLIC_SCORES_CACHE_CONTROL, 'Vary', 'Accept-Encoding');
+    if (matchesEtag(req.headers['if-none-match'], etag)) {
       res.writeHead(304, headers).end();
       return;
     }
-    headers.push('Content-Type', 'application/json', 'Content-Length', String(body.bytes.length));
-    res.writeHead(200, headers).end(body.bytes);
+    const bytes = (coding && body.coded[coding]) || body.bytes;
+    headers.push('Content-Type', 'application/json', 'Content-Length', String(bytes.length));
+    if (coding) headers.push('Content-Encoding', coding);
+    res.writeHead(200, headers).end(bytes);
   };
 
   return (req, res) => {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { maskKeys } from '../services/access.js';
+import { compressAnswer } from './compression.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -41,8 +42,9 @@ export function logWhenSent(
 }
 
 /**
- * A request id on every response (the caller's, when it is safe to echo), and one log line per request; then
- * `then` (the standard headers), called from here rather than mounted after it.
+ * A request id on every response (the caller's, when it is safe to echo), one log line per request, and the
+ * answer's compression (compression.ts); then `then` (the standard headers), called from here rather than
+ * mounted after it.
  */
 export function requestContext(logger: Logger, then: RequestHandler) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -50,6 +52,7 @@ export function requestContext(logger: Logger, then: RequestHandler) {
     res.locals.requestId = id;
     res.setHeader('x-request-id', id);
     logWhenSent(logger, req, res, id, req.path, () => res.locals.keyId);
+    compressAnswer(req, res);
     then(req, res, next);
   };
 }

@@ -1,3 +1,4 @@
+import type { Coded } from '../services/encoded.js';
 import { strongEtag } from '../services/public-snapshot.js';
 
 /** The entity-tags of an If-None-Match list (RFC 9110 8.8.3): `*`, or `"…"` each with an optional `W/`. */
@@ -26,15 +27,15 @@ export const PUBLIC_SCORES_CACHE_CONTROL = 'public, max-age=60';
 
 /**
  * A public answer of these bytes with a strong ETag of their own (unless one is given) and the public list's cache
- * life; a matching If-None-Match gets 304 and no body.
+ * life, and their compressed forms when built beforehand (`coded`). The 304 for a matching If-None-Match, and the
+ * compressed form's own ETag, are the compression layer's (compression.ts): the ETag to match depends on the coding.
  */
 export function conditionalAnswer(
-  ifNoneMatch: string | undefined,
   bytes: Buffer,
   contentType: string,
   etag = strongEtag(bytes),
-): { status?: number; headers: Record<string, string>; body?: Buffer; contentType?: string } {
+  coded?: Coded,
+): { headers: Record<string, string>; body: Buffer; contentType: string; coded?: Coded } {
   const headers = { ETag: etag, 'Cache-Control': PUBLIC_SCORES_CACHE_CONTROL };
-  if (matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
-  return { body: bytes, contentType, headers };
+  return { body: bytes, contentType, headers, ...(coded ? { coded } : {}) };
 }

@@ -2,6 +2,7 @@ import type { Endpoint, LimitName } from '@svc/contracts';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { Caller, ServiceContext } from '../services/context.js';
+import type { Coded } from '../services/encoded.js';
 import { contextFor, type Services } from '../services/services.js';
 
 export interface RouteContext<P = Record<string, never>, Q = Record<string, never>, B = undefined> {
@@ -22,6 +23,8 @@ export interface Reply {
   body?: Buffer | string;
   contentType?: string;
   headers?: Record<string, string>;
+  /** `body`'s compressed forms, built beforehand (the public list's): sent instead of compressing it again. */
+  coded?: Coded;
 }
 
 export interface RouteModule {

@@ -3,6 +3,7 @@ import { endpoints, TIER_HOURLY_LIMIT, TIER_RANK, UuidSchema } from '@svc/contra
 import type { Express } from 'express';
 import { servedIndicator } from '../services/scores.js';
 import { contextFor, type Services } from '../services/services.js';
+import { codedAnswer } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
 import { rateLimitHeaders, standardHeaders } from './headers.js';
 import { logWhenSent, requestIdOf } from './middleware.js';
@@ -49,7 +50,9 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
       app(req, res);
       return;
     }
-    const { bytes, keyId, limit } = admitted;
+    const { keyId, limit } = admitted;
+    // Compressed as the layer compresses the Express route's answer (compression.ts).
+    const { bytes, headers: coding } = codedAnswer(req, admitted.bytes);
     if (services.metrics) labelRoute(res, e.path);
     const id = requestIdOf(req);
     logWhenSent(services.logger, req, res, id, path, () => keyId);
@@ -62,6 +65,7 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
       'application/json; charset=utf-8',
       'Content-Length',
       String(bytes.length),
+      ...coding,
     ]);
     res.end(bytes);
   };

@@ -37,9 +37,9 @@ import { ageSeconds, newestScoredAt, strongEtag } from '../services/public-snaps
 import { publishedIndicator } from '../services/scores.js';
 import { contextFor, type Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
+import { sendAsIs } from './compression.js';
 import { deprecationsOf } from './deprecation.js';
 import { siteUrlOf } from './problem.js';
-import { matchesEtag } from './public-scores.js';
 import { labelRoute } from './request-metrics.js';
 
 /** Paths of the site pages (GET only), for the 405 answers. */
@@ -129,6 +129,7 @@ function serveFiles(dir: string, files: ReadonlySet<string>, maxAge: string, rou
   return (req: Request, res: Response, next: NextFunction): void => {
     if (files.has(req.path)) {
       if (route !== null) labelRoute(res, route);
+      sendAsIs(res);
       serve(req, res, next);
     } else next();
   };
@@ -166,15 +167,11 @@ function inputsSchemaOf(framework: Framework): SchemaFile {
   return file;
 }
 
-/** A JSON Schema (public, cacheable, readable from any origin), or 304 when If-None-Match names its ETag. */
-function sendSchema(req: Request, res: Response, file: SchemaFile): void {
+/** A JSON Schema (public, cacheable, readable from any origin); 304 when If-None-Match names its ETag (compression.ts). */
+function sendSchema(res: Response, file: SchemaFile): void {
   res.setHeader('ETag', file.etag);
   res.setHeader('Cache-Control', 'public, max-age=300');
   res.setHeader('Access-Control-Allow-Origin', '*');
-  if (matchesEtag(req.get('if-none-match'), file.etag)) {
-    res.status(304).end();
-    return;
-  }
   res.setHeader('Content-Type', 'application/schema+json');
   res.setHeader('Content-Length', file.bytes.length);
   res.end(file.bytes);
@@ -205,13 +202,9 @@ export function registerSitePages(app: Express, services: Services): void {
   // The charts' styles are one text with the memos' inline copy (pages/chart.ts), served like the site's files.
   const chartCss = Buffer.from(CHART_CSS, 'utf8');
   const chartEtag = strongEtag(chartCss);
-  app.get('/assets/chart.css', (req: Request, res: Response) => {
+  app.get('/assets/chart.css', (_req: Request, res: Response) => {
     res.setHeader('ETag', chartEtag);
     res.setHeader('Cache-Control', 'public, max-age=3600');
-    if (matchesEtag(req.get('if-none-match'), chartEtag)) {
-      res.status(304).end();
-      return;
-    }
     res.setHeader('Content-Type', 'text/css; charset=utf-8');
     res.setHeader('Content-Length', chartCss.length);
     res.end(chartCss);
@@ -235,13 +228,13 @@ export function registerSitePages(app: Express, services: Services): void {
   });
 
   // The documents the service accepts now are those of the framework in force; docs/schemas/ holds the current one's.
-  app.get('/schemas/approved-inputs.json', async (req: Request, res: Response) => {
-    sendSchema(req, res, inputsSchemaOf(await frameworkInForce(services)));
+  app.get('/schemas/approved-inputs.json', async (_req: Request, res: Response) => {
+    sendSchema(res, inputsSchemaOf(await frameworkInForce(services)));
   });
 
-  app.get('/schemas/computation-package.json', (req: Request, res: Response) => {
+  app.get('/schemas/computation-package.json', (_req: Request, res: Response) => {
     packageSchema ??= schemaFile(jsonSchemaText(computationPackageJsonSchema()));
-    sendSchema(req, res, packageSchema);
+    sendSchema(res, packageSchema);
   });
 
   app.get('/methodology', async (_req: Request, res: Response) => {

@@ -4,12 +4,15 @@ import type { Clock } from '../clock.js';
 import { PUBLICATION_VERSION, readMeta } from '../store/repositories/meta.js';
 import { listPublicHeadlines, listPublicHeadlinesAsOf } from '../store/repositories/providers.js';
 import type { Store } from '../store/store.js';
+import { type Coded, precompress } from './encoded.js';
 import { watchOf } from './served.js';
 import { ServedIndicators } from './served-indicators.js';
 
 export interface SnapshotBody {
   bytes: Buffer;
   etag: string;
+  /** The bytes' compressed forms, built once in the background (none for a body served once). */
+  coded: Coded;
 }
 
 /** A provider's headline as the public list serves it. */
@@ -40,6 +43,9 @@ interface Dated {
 /** How many lists as of past instants an instance keeps (the most recently asked); each is about the size of the list. */
 const DATED_KEPT = 8;
 
+/** How many pages of each list an instance keeps (the most recently asked); a page is at most 500 headlines. */
+const PAGES_KEPT = 64;
+
 /**
  * The public scores envelope, serialised once per publication. Each instance
  * checks the store's publication version at most once per `checkEveryMs`
@@ -53,6 +59,16 @@ export class PublicSnapshot {
   /** Lists as of past instants, by instant, least recently asked first; all built under `datedVersion`. */
   private readonly dated = new Map<string, Promise<Dated>>();
   private datedVersion: string | null = null;
+  /** Pages by list (its headlines: one array per version and instant) and key, least recently asked first. */
+  private readonly pages = new WeakMap<readonly Headline[], Map<string, SnapshotBody>>();
+  /**
+   * How many compressed forms of lists and pages this instance has built (one per coding per body): read by the
+   * tests that hold the list is compressed once per publication version, not per request.
+   */
+  compressions = 0;
+  private readonly compressed = () => {
+    this.compressions++;
+  };
   /** The keyed form of the indicators in force, kept under the same version as the list (decision 0036). */
   readonly indicators = new ServedIndicators(() => this.version());
 
@@ -97,7 +113,7 @@ export class PublicSnapshot {
     if (this.snapshot && this.snapshot.version === version) {
       return { body: this.snapshot.cached, cached: true, headlines: this.snapshot.headlines };
     }
-    const { headlines, cached, fresh } = listing(await listPublicHeadlines(this.store.db));
+    const { headlines, cached, fresh } = listing(await listPublicHeadlines(this.store.db), this.compressed);
     this.snapshot = { version, headlines, cached, fresh };
     return { body: fresh, cached: false, headlines };
   }
@@ -123,7 +139,7 @@ export class PublicSnapshot {
       const { cached, headlines } = await kept;
       return { body: cached, cached: true, headlines };
     }
-    const building = listPublicHeadlinesAsOf(this.store.db, asOf).then(listing);
+    const building = listPublicHeadlinesAsOf(this.store.db, asOf).then((rows) => listing(rows, this.compressed));
     const keeping = building.then(({ headlines, cached }): Dated => ({ headlines, cached }));
     this.dated.set(asOf, keeping);
     for (const [oldest] of this.dated) {
@@ -136,6 +152,34 @@ export class PublicSnapshot {
     });
     const { fresh, headlines } = await building;
     return { body: fresh, cached: false, headlines };
+  }
+
+  /**
+   * A page of a list (`headlines`, as a read gave them), named by a key of everything else its bytes depend on:
+   * built by `build` and compressed once per list, so once per publication version (and instant). A list keeps its
+   * PAGES_KEPT most recently asked pages, and they go when it does.
+   */
+  page(headlines: readonly Headline[], key: string, build: () => Buffer): SnapshotBody {
+    let pages = this.pages.get(headlines);
+    if (!pages) {
+      pages = new Map();
+      this.pages.set(headlines, pages);
+    }
+    const kept = pages.get(key);
+    if (kept) {
+      pages.delete(key);
+      pages.set(key, kept);
+      return kept;
+    }
+    const bytes = build();
+    const body: SnapshotBody = { bytes, etag: strongEtag(bytes), coded: {} };
+    precompress(bytes, body.coded, this.compressed);
+    pages.set(key, body);
+    for (const [oldest] of pages) {
+      if (pages.size <= PAGES_KEPT) break;
+      pages.delete(oldest);
+    }
+    return body;
   }
 }
 
@@ -161,8 +205,14 @@ function headlineOf(r: HeadlineRow): Headline {
   };
 }
 
-/** A whole public list: its headlines in position order and its bytes, as served after the first time and on it. */
-function listing(rows: readonly HeadlineRow[]): {
+/**
+ * A whole public list: its headlines in position order and its bytes, as served after the first time (compressed
+ * once, in the background; `compressed` is called per form built) and on it.
+ */
+function listing(
+  rows: readonly HeadlineRow[],
+  compressed: () => void,
+): {
   headlines: Headline[];
   cached: SnapshotBody;
   fresh: SnapshotBody;
@@ -173,9 +223,11 @@ function listing(rows: readonly HeadlineRow[]): {
   data.sort(byPosition);
   const body = (cached: boolean): SnapshotBody => {
     const bytes = Buffer.from(JSON.stringify({ data, limitations_disclosure: LIMITATIONS_DISCLOSURE, cached }));
-    return { bytes, etag: strongEtag(bytes) };
+    return { bytes, etag: strongEtag(bytes), coded: {} };
   };
-  return { headlines: data, cached: body(true), fresh: body(false) };
+  const cached = body(true);
+  precompress(cached.bytes, cached.coded, compressed);
+  return { headlines: data, cached, fresh: body(false) };
 }
 
 /** The newest evaluation among these headlines (the data freshness of GET /api/v1/status and the ratings page). */
