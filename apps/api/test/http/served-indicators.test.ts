@@ -1,5 +1,5 @@
 import { LIMITATIONS_DISCLOSURE, RISK_INDICATOR_FIELDS } from '@svc/contracts';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
 import { frameworkInForce } from '../../src/services/frameworks.js';
 import { namePosition, pageOf } from '../../src/services/paging.js';
