@@ -1,9 +1,10 @@
-import { canonicalJson, canonicalSha256, sha256Hex } from './canonical/canonical-json.js';
+import { sha256Hex } from './canonical/canonical-json.js';
 import type { Computation } from './compute/compute.js';
 import { type Dec, dec, fixed, toNumber } from './decimal.js';
 import { type Commentary, commentOn } from './decision/commentary.js';
 import { type Decision, decide, type FactorStep } from './decision/decision.js';
 import type { InputValue, PlannerType } from './inputs/document.js';
+import { canonicalInputs } from './package/canonical-package.js';
 
 /** A decimal figure with its published number of places, rendered as N (a JSON number, or fixed text in a package). */
 export type Figure<N> = (value: Dec, places: number) => N;
@@ -92,13 +93,14 @@ export interface Identity {
 
 /** risk_indicator_id = "ri_" + the first 24 hex digits of SHA-256(canonical {framework_sha256, inputs_sha256, evaluation_date}). */
 export function identify(c: Computation): Identity {
-  const inputsCanonical = canonicalJson(c.document);
+  const inputsCanonical = canonicalInputs(c.document);
   const inputsSha256 = sha256Hex(inputsCanonical);
-  const digest = canonicalSha256({
-    framework_sha256: c.framework.sha256,
-    inputs_sha256: inputsSha256,
-    evaluation_date: c.document.evaluation_date,
-  });
+  // canonicalJson({framework_sha256, inputs_sha256, evaluation_date}): members sorted, each a plain string.
+  const digest = sha256Hex(
+    `{"evaluation_date":${JSON.stringify(c.document.evaluation_date)},"framework_sha256":${JSON.stringify(
+      c.framework.sha256,
+    )},"inputs_sha256":"${inputsSha256}"}`,
+  );
   return { inputsCanonical, inputsSha256, riskIndicatorId: `ri_${digest.slice(0, 24)}` };
 }
 

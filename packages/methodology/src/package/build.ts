@@ -1,9 +1,9 @@
-import { canonicalJson, canonicalObject, sha256Hex } from '../canonical/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../canonical/canonical-json.js';
 import type { Operand } from '../compute/caps.js';
 import type { Computation } from '../compute/compute.js';
 import { type Dec, dec, fixed, toNumber } from '../decimal.js';
 import { ENGINE } from '../engine.js';
-import type { Framework, FrameworkDefinition } from '../framework/schema.js';
+import type { Framework } from '../framework/schema.js';
 import {
   asNumber,
   asText,
@@ -17,7 +17,7 @@ import {
 } from '../indicator.js';
 import type { InputsDocument, InputValue } from '../inputs/document.js';
 import { computeFrom } from '../score.js';
-import { canonicalResult, canonicalSteps } from './canonical-package.js';
+import { canonicalPackage, canonicalResult, canonicalSteps } from './canonical-package.js';
 import { type ComputationPackage, PACKAGE_FORMAT } from './computation-package.js';
 
 export interface Scored {
@@ -38,11 +38,10 @@ export function buildPackage(document: unknown, framework: Framework): Computati
   return packageOf(c, identify(c));
 }
 
-/** What serialising a package built here can reuse: the canonical texts hashed into it, and its framework. */
+/** What serialising a package built here can reuse: the canonical texts hashed into it. */
 interface KnownParts {
   inputs: string;
   result: string;
-  framework: FrameworkDefinition;
 }
 
 const knownParts = new WeakMap<ComputationPackage, KnownParts>();
@@ -51,18 +50,14 @@ const knownParts = new WeakMap<ComputationPackage, KnownParts>();
 export function serializePackage(pkg: ComputationPackage): string {
   const known = knownParts.get(pkg);
   if (!known) return canonicalJson(pkg);
-  return canonicalObject(pkg as unknown as Record<string, unknown>, {
-    inputs: known.inputs,
-    result: known.result,
-    steps: canonicalSteps(pkg.steps, known.framework),
-  });
+  return canonicalPackage(pkg, { inputs: known.inputs, result: known.result, steps: canonicalSteps(pkg.steps) });
 }
 
 /** Builds the package; it is frozen, so the canonical texts kept for its parts stay true. */
 export function packageOf(c: Computation, identity: Identity, narrative: Narrative = narrate(c)): ComputationPackage {
   const fw = c.framework.definition;
   const result = renderIndicator(c, identity, asText, narrative);
-  const resultCanonical = canonicalResult(result, fw, narrative.decision);
+  const resultCanonical = canonicalResult(result);
   const pkg: ComputationPackage = {
     package_format: PACKAGE_FORMAT,
     engine: { name: ENGINE.name, version: ENGINE.version },
@@ -76,7 +71,7 @@ export function packageOf(c: Computation, identity: Identity, narrative: Narrati
     result_sha256: sha256Hex(resultCanonical),
   };
   deepFreeze(pkg);
-  knownParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical, framework: fw });
+  knownParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical });
   return pkg;
 }
 
