@@ -48,3 +48,21 @@ describe('the package serialiser against canonicalize', () => {
     );
   });
 });
+
+/** Every object and array under `value` that is not frozen, by path. */
+function unfrozen(value: unknown, path = 'package'): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  const own = Object.isFrozen(value) ? [] : [path];
+  return own.concat(...Object.entries(value).map(([key, member]) => unfrozen(member, `${path}.${key}`)));
+}
+
+describe('a package built by the engine', () => {
+  it('is frozen all through, so the canonical texts kept for it stay true', () => {
+    fc.assert(
+      fc.property(documentArb, (doc) => {
+        expect(unfrozen(scoreWithPackage(doc, FRAMEWORK).package)).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

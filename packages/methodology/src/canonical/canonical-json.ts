@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /** RFC 8785 (JCS) text of a JSON value. */
@@ -9,7 +9,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // One-shot hashing (Node 20.12+): the same digest as createHash().update(text, 'utf8'), without the stream object.
+  return hash('sha256', text, 'hex');
 }
 
 /** SHA-256 of the canonical JSON of a value. */

@@ -43,12 +43,7 @@ export function compile(fw: FrameworkDefinition): CompiledFramework {
           definition: c,
           weight: dec(c.weight),
           anchors,
-          spans:
-            anchors &&
-            anchors.slice(1).map(([x1, p1], i) => {
-              const [x0, p0] = anchors[i] as readonly [Dec, Dec];
-              return [x1.minus(x0), p1.minus(p0)] as const;
-            }),
+          spans: anchors === null ? null : spansOf(anchors),
           table: c.scale.kind === 'table' ? new Map(c.scale.entries.map(([v, p]) => [v, dec(p)])) : null,
         };
       }),
@@ -77,4 +72,12 @@ function decayWindow(rule: FrameworkDefinition['freshness'], decay: Dec): Dec[] 
 /** r4(1 - decay x days past full / span): the one formula of the decay. */
 export function decayedAt(decay: Dec, daysPastFull: number, span: number): Dec {
   return r4(ONE.minus(decay.times(daysPastFull).div(span)));
+}
+
+/** (x1 - x0, p1 - p0) of each segment between consecutive anchors. */
+function spansOf(anchors: readonly (readonly [Dec, Dec])[]): (readonly [Dec, Dec])[] {
+  return anchors.slice(1).map(([x1, p1], i) => {
+    const [x0, p0] = anchors[i] as readonly [Dec, Dec];
+    return [x1.minus(x0), p1.minus(p0)] as const;
+  });
 }

@@ -18,7 +18,12 @@ type Steps = ComputationPackage['steps'];
 type Item = InputsDocument['inputs'][string];
 
 const text = JSON.stringify as (value: string) => string;
-const nullable = (value: string | null): string => (value === null ? 'null' : text(value));
+/**
+ * A string whose every character JSON writes as itself, quoted: a figure (digits, "-", "."), a date or timestamp, a
+ * UUID, a SHA-256, a risk_indicator_id, a planner type or subtype (all of these validated to their patterns).
+ */
+const plain = (value: string): string => `"${value}"`;
+const nullable = (value: string | null, write = plain): string => (value === null ? 'null' : write(value));
 const integer = (value: number | null): string => (value === null ? 'null' : `${value}`);
 /** An input value as the document wrote it: a validated number, a string or a boolean. */
 const scalar = (value: InputValue | null): string => (typeof value === 'string' ? text(value) : `${value}`);
@@ -39,20 +44,20 @@ export function canonicalInputs(doc: InputsDocument): string {
     if (value !== undefined) inputs += `${inputs === '' ? '' : ','}${text(key)}:${item(value)}`;
   }
   return (
-    `{"evaluation_date":${text(doc.evaluation_date)},"inputs":{${inputs}},"provider":{"id":${text(p.id)},` +
-    `"name":${text(p.name)},"planner_type":${text(p.planner_type)},"provider_subtype":${text(p.provider_subtype)},` +
+    `{"evaluation_date":${plain(doc.evaluation_date)},"inputs":{${inputs}},"provider":{"id":${plain(p.id)},` +
+    `"name":${text(p.name)},"planner_type":${plain(p.planner_type)},"provider_subtype":${plain(p.provider_subtype)},` +
     `"yield_max":${p.yield_max},"yield_min":${p.yield_min}}}`
   );
 }
 
 const item = (i: Item): string =>
-  `{"approved_at":${text(i.approved_at)},"approved_by":${text(i.approved_by)},"as_of":${text(i.as_of)},` +
+  `{"approved_at":${plain(i.approved_at)},"approved_by":${text(i.approved_by)},"as_of":${plain(i.as_of)},` +
   `"source":${text(i.source)},"value":${scalar(i.value)}}`;
 
 type Factor = Result['svc_decision_object']['ceiling_factors'][number];
 const factor = (f: Factor): string =>
   `{"criterion_id":${text(f.criterion_id)},"criterion_label":${text(f.criterion_label)},"detail":${text(f.detail)},` +
-  `"point_impact":${text(f.point_impact)}}`;
+  `"point_impact":${plain(f.point_impact)}}`;
 
 /** canonicalJson(result) of a result (a Risk Indicator in text form) built by the engine. */
 export function canonicalResult(r: Result): string {
@@ -60,34 +65,34 @@ export function canonicalResult(r: Result): string {
   const next =
     d.next_band === undefined
       ? ''
-      : `"next_band":${text(d.next_band)},"points_to_next_band":${text(d.points_to_next_band as string)},`;
+      : `"next_band":${text(d.next_band)},"points_to_next_band":${plain(d.points_to_next_band as string)},`;
   const criteria = list(
     r.criterion_scores,
     (s) =>
-      `{"age_days":${integer(s.age_days)},"as_of":${nullable(s.as_of)},"contribution":${text(s.contribution)},` +
+      `{"age_days":${integer(s.age_days)},"as_of":${nullable(s.as_of)},"contribution":${plain(s.contribution)},` +
       `"criterion_id":${text(s.criterion_id)},"criterion_label":${text(s.criterion_label)},` +
-      `"freshness":${text(s.freshness)},"input_key":${text(s.input_key)},"input_value":${scalar(s.input_value)},` +
-      `"missing":${s.missing},"module_id":${text(s.module_id)},"points":${text(s.points)},"weight":${s.weight}}`,
+      `"freshness":${plain(s.freshness)},"input_key":${text(s.input_key)},"input_value":${scalar(s.input_value)},` +
+      `"missing":${s.missing},"module_id":${text(s.module_id)},"points":${plain(s.points)},"weight":${s.weight}}`,
   );
   const caps = list(
     d.hard_caps_fired,
     (c) =>
-      `{"binding":${c.binding},"cap":${text(c.cap)},"cap_id":${text(c.cap_id)},"label":${text(c.label)},` +
-      `"point_impact":${text(c.point_impact)}}`,
+      `{"binding":${c.binding},"cap":${plain(c.cap)},"cap_id":${text(c.cap_id)},"label":${text(c.label)},` +
+      `"point_impact":${plain(c.point_impact)}}`,
   );
   const modules = list(
     r.score_commentary.modules,
     (m) =>
-      `{"label":${text(m.label)},"max":${m.max},"module_id":${text(m.module_id)},"score":${text(m.score)},` +
+      `{"label":${text(m.label)},"max":${m.max},"module_id":${text(m.module_id)},"score":${plain(m.score)},` +
       `"text":${text(m.text)}}`,
   );
   return (
-    `{"confidence":${text(r.confidence)},"criterion_scores":${criteria},"final_score":${text(r.final_score)},` +
-    `"framework_version":${text(r.framework_version)},"id":${text(r.id)},"name":${text(r.name)},` +
-    `"planner_type":${text(r.planner_type)},"provider_id":${text(r.provider_id)},` +
-    `"provider_subtype":${text(r.provider_subtype)},"publishable":${r.publishable},"risk_band":${text(r.risk_band)},` +
-    `"risk_indicator_id":${text(r.risk_indicator_id)},"score_commentary":{"modules":${modules},` +
-    `"overview":${text(r.score_commentary.overview)}},"scored_at":${text(r.scored_at)},` +
+    `{"confidence":${plain(r.confidence)},"criterion_scores":${criteria},"final_score":${plain(r.final_score)},` +
+    `"framework_version":${text(r.framework_version)},"id":${plain(r.id)},"name":${text(r.name)},` +
+    `"planner_type":${plain(r.planner_type)},"provider_id":${plain(r.provider_id)},` +
+    `"provider_subtype":${plain(r.provider_subtype)},"publishable":${r.publishable},"risk_band":${text(r.risk_band)},` +
+    `"risk_indicator_id":${plain(r.risk_indicator_id)},"score_commentary":{"modules":${modules},` +
+    `"overview":${text(r.score_commentary.overview)}},"scored_at":${plain(r.scored_at)},` +
     `"svc_decision_object":{"ceiling_factors":${list(d.ceiling_factors, factor)},` +
     `"floor_factors":${list(d.floor_factors, factor)},"hard_caps_fired":${caps},${next}"summary":${text(d.summary)}},` +
     `"yield_max":${r.yield_max},"yield_min":${r.yield_min}}`
@@ -99,26 +104,26 @@ export function canonicalSteps(s: Steps): string {
   const criteria = list(
     s.criteria,
     (t) =>
-      `{"age_days":${integer(t.age_days)},"as_of":${nullable(t.as_of)},"contribution":${text(t.contribution)},` +
+      `{"age_days":${integer(t.age_days)},"as_of":${nullable(t.as_of)},"contribution":${plain(t.contribution)},` +
       `"criterion_id":${text(t.criterion_id)},"derived":${
-        t.derived === null ? 'null' : `{"name":${text(t.derived.name)},"value":${text(t.derived.value)}}`
-      },"freshness":${text(t.freshness)},"input_key":${text(t.input_key)},"input_value":${scalar(t.input_value)},` +
-      `"missing":${t.missing},"points":${text(t.points)},"weight":${t.weight}}`,
+        t.derived === null ? 'null' : `{"name":${text(t.derived.name)},"value":${plain(t.derived.value)}}`
+      },"freshness":${plain(t.freshness)},"input_key":${text(t.input_key)},"input_value":${scalar(t.input_value)},` +
+      `"missing":${t.missing},"points":${plain(t.points)},"weight":${t.weight}}`,
   );
   const caps = list(
     s.hard_caps,
     (c) =>
-      `{"binding":${c.binding},"cap":${text(c.cap)},"cap_id":${text(c.cap_id)},"condition":${text(c.condition)},` +
+      `{"binding":${c.binding},"cap":${plain(c.cap)},"cap_id":${text(c.cap_id)},"condition":${text(c.condition)},` +
       `"fired":${c.fired},"label":${text(c.label)},"operands":${list(
         c.operands,
         (o) => `{"operand":${text(o.operand)},"value":${o.value === null ? 'null' : scalar(o.value)}}`,
-      )},"point_impact":${text(c.point_impact)}}`,
+      )},"point_impact":${plain(c.point_impact)}}`,
   );
   return (
-    `{"capped":${text(s.capped)},"confidence":${text(s.confidence)},"criteria":${criteria},` +
-    `"final_score":${text(s.final_score)},"hard_caps":${caps},"next_band":${nullable(s.next_band)},` +
+    `{"capped":${plain(s.capped)},"confidence":${plain(s.confidence)},"criteria":${criteria},` +
+    `"final_score":${plain(s.final_score)},"hard_caps":${caps},"next_band":${nullable(s.next_band, text)},` +
     `"points_to_next_band":${nullable(s.points_to_next_band)},"publishable":${s.publishable},` +
-    `"risk_band":${text(s.risk_band)},"uncapped":${text(s.uncapped)}}`
+    `"risk_band":${text(s.risk_band)},"uncapped":${plain(s.uncapped)}}`
   );
 }
 
@@ -130,11 +135,11 @@ export function canonicalPackage(
   const { engine, framework } = pkg;
   return (
     `{"engine":{"name":${text(engine.name)},"version":${text(engine.version)}},` +
-    `"evaluation_date":${text(pkg.evaluation_date)},"framework":{"framework_version":${text(
+    `"evaluation_date":${plain(pkg.evaluation_date)},"framework":{"framework_version":${text(
       framework.framework_version,
-    )},"sha256":${text(framework.sha256)},"version":${text(framework.version)}},"inputs":${parts.inputs},` +
-    `"inputs_sha256":${text(pkg.inputs_sha256)},"package_format":${text(pkg.package_format)},` +
-    `"result":${parts.result},"result_sha256":${text(pkg.result_sha256)},` +
-    `"risk_indicator_id":${text(pkg.risk_indicator_id)},"steps":${parts.steps}}`
+    )},"sha256":${plain(framework.sha256)},"version":${text(framework.version)}},"inputs":${parts.inputs},` +
+    `"inputs_sha256":${plain(pkg.inputs_sha256)},"package_format":${text(pkg.package_format)},` +
+    `"result":${parts.result},"result_sha256":${plain(pkg.result_sha256)},` +
+    `"risk_indicator_id":${plain(pkg.risk_indicator_id)},"steps":${parts.steps}}`
   );
 }
