@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalSha256, scoreWithPackage, serializePackage, sha256Hex } from '../index.js';
+import { canonicalJson, canonicalSha256, score, scoreWithPackage, serializePackage, sha256Hex } from '../index.js';
 import { documentArb, FRAMEWORK, SEED } from './arbitraries.js';
 
 /**
@@ -55,6 +55,16 @@ function unfrozen(value: unknown, path = 'package'): string[] {
   const own = Object.isFrozen(value) ? [] : [path];
   return own.concat(...Object.entries(value).map(([key, member]) => unfrozen(member, `${path}.${key}`)));
 }
+
+describe('figures written once for both forms', () => {
+  it('gives the indicator of scoreWithPackage byte for byte as score gives it (decimal.js toNumber)', () => {
+    fc.assert(
+      fc.property(documentArb, (doc) => {
+        expect(JSON.stringify(scoreWithPackage(doc, FRAMEWORK).indicator)).toBe(JSON.stringify(score(doc, FRAMEWORK)));
+      }),
+    );
+  });
+});
 
 describe('a package built by the engine', () => {
   it('is frozen all through, so the canonical texts kept for it stay true', () => {

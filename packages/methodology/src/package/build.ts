@@ -1,12 +1,13 @@
 import { canonicalJson, sha256Hex } from '../canonical/canonical-json.js';
 import type { Operand } from '../compute/caps.js';
+import { compile } from '../compute/compiled.js';
 import type { Computation } from '../compute/compute.js';
-import { type Dec, dec, fixed, toNumber } from '../decimal.js';
+import { type Dec, toNumber } from '../decimal.js';
 import { ENGINE } from '../engine.js';
 import type { Framework } from '../framework/schema.js';
 import {
-  asNumber,
   asText,
+  type Figure,
   type Identity,
   identify,
   type Narrative,
@@ -14,6 +15,7 @@ import {
   PLACES,
   type RiskIndicator,
   renderIndicator,
+  sharedFigures,
 } from '../indicator.js';
 import type { InputsDocument, InputValue } from '../inputs/document.js';
 import { computeFrom } from '../score.js';
@@ -30,7 +32,11 @@ export function scoreWithPackage(document: unknown, framework: Framework): Score
   const c = computeFrom(document, framework);
   const identity = identify(c);
   const narrative = narrate(c);
-  return { indicator: renderIndicator(c, identity, asNumber, narrative), package: packageOf(c, identity, narrative) };
+  const figures = sharedFigures();
+  return {
+    indicator: renderIndicator(c, identity, figures.asNumber, narrative),
+    package: packageOf(c, identity, narrative, figures.asText),
+  };
 }
 
 export function buildPackage(document: unknown, framework: Framework): ComputationPackage {
@@ -54,9 +60,14 @@ export function serializePackage(pkg: ComputationPackage): string {
 }
 
 /** Builds the package; it is frozen, so the canonical texts kept for its parts stay true. */
-export function packageOf(c: Computation, identity: Identity, narrative: Narrative = narrate(c)): ComputationPackage {
+export function packageOf(
+  c: Computation,
+  identity: Identity,
+  narrative: Narrative = narrate(c),
+  text: Figure<string> = asText,
+): ComputationPackage {
   const fw = c.framework.definition;
-  const result = renderIndicator(c, identity, asText, narrative);
+  const result = renderIndicator(c, identity, text, narrative);
   const resultCanonical = canonicalResult(result);
   const pkg: ComputationPackage = {
     package_format: PACKAGE_FORMAT,
@@ -66,7 +77,7 @@ export function packageOf(c: Computation, identity: Identity, narrative: Narrati
     inputs_sha256: identity.inputsSha256,
     evaluation_date: c.document.evaluation_date,
     risk_indicator_id: identity.riskIndicatorId,
-    steps: stepsOf(c),
+    steps: stepsOf(c, text),
     result,
     result_sha256: sha256Hex(resultCanonical),
   };
@@ -75,7 +86,8 @@ export function packageOf(c: Computation, identity: Identity, narrative: Narrati
   return pkg;
 }
 
-function stepsOf(c: Computation): ComputationPackage['steps'] {
+function stepsOf(c: Computation, fixed: Figure<string>): ComputationPackage['steps'] {
+  const caps = compile(c.framework.definition).caps;
   return {
     criteria: c.criteria.map((s) => ({
       criterion_id: s.criterion.id,
@@ -97,7 +109,7 @@ function stepsOf(c: Computation): ComputationPackage['steps'] {
       condition: cap.cap.condition_text,
       operands: cap.operands.map((o) => ({ operand: o.operand, value: operandValue(o, c.document) })),
       fired: cap.fired,
-      cap: fixed(dec(cap.cap.cap), PLACES.score),
+      cap: fixed(caps.get(cap.cap.id) as Dec, PLACES.score),
       binding: cap.binding,
       point_impact: fixed(cap.pointImpact, PLACES.score),
     })),
