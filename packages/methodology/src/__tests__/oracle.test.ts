@@ -131,6 +131,30 @@ describe('the happy path of validation against the zod schema', () => {
     );
   });
 
+  it("gives the schema's outcome for numbers near every bound, too precise, negative zero or not whole", () => {
+    const numberArb = fc.oneof(
+      fc.double({ min: -2, max: 102, noNaN: true }),
+      fc.integer({ min: -5, max: 2000 }),
+      fc.constantFrom(-0, 0, 100, 0.1 + 0.2, 1e-7, 1e21, 99.99999999999999, 7.5, Number.MAX_VALUE),
+    );
+    fc.assert(
+      fc.property(
+        documentArb.filter((d) => Object.keys(d.inputs).length > 0),
+        numberArb,
+        fc.nat(),
+        fc.constantFrom('yield_min', 'yield_max', 'input'),
+        (doc, value, pick, where) => {
+          const broken = copy(doc);
+          if (where === 'input') {
+            const keys = Object.keys(broken.inputs);
+            (broken.inputs[keys[pick % keys.length] as string] as Record<string, unknown>).value = value;
+          } else broken.provider[where] = value;
+          expect(shown(validateInputs(broken, FRAMEWORK))).toBe(shown(validateBySchema(broken, FRAMEWORK)));
+        },
+      ),
+    );
+  });
+
   it("gives the schema's outcome for an input item with one member replaced by any JSON value", () => {
     fc.assert(
       fc.property(
