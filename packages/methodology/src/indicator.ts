@@ -1,15 +1,42 @@
-import { canonicalJson, canonicalSha256, sha256Hex } from './canonical/canonical-json.js';
+import { sha256Hex } from './canonical/canonical-json.js';
+import { compile } from './compute/compiled.js';
 import type { Computation } from './compute/compute.js';
-import { type Dec, dec, fixed, toNumber } from './decimal.js';
+import { type Dec, fixed, toNumber } from './decimal.js';
 import { type Commentary, commentOn } from './decision/commentary.js';
 import { type Decision, decide, type FactorStep } from './decision/decision.js';
 import type { InputValue, PlannerType } from './inputs/document.js';
+import { canonicalInputs } from './package/canonical-package.js';
 
 /** A decimal figure with its published number of places, rendered as N (a JSON number, or fixed text in a package). */
 export type Figure<N> = (value: Dec, places: number) => N;
 
 export const asNumber: Figure<number> = (value) => toNumber(value);
 export const asText: Figure<string> = (value, places) => fixed(value, places);
+
+/**
+ * asText and asNumber for one scoring that renders its figures in both forms (an indicator and its package): each
+ * decimal's text is written once, and its number read from that text. Number(text) is toNumber(value) when the
+ * text is exact (the value has no more places than it is written with), as it is for every figure of section 10.
+ */
+export function sharedFigures(): { asText: Figure<string>; asNumber: Figure<number> } {
+  const texts: Map<Dec, string>[] = [];
+  const text: Figure<string> = (value, places) => {
+    let known = texts[places];
+    if (known === undefined) {
+      known = new Map();
+      texts[places] = known;
+    }
+    let written = known.get(value);
+    if (written === undefined) {
+      written = fixed(value, places);
+      known.set(value, written);
+    }
+    return written;
+  };
+  const number: Figure<number> = (value, places) =>
+    value.decimalPlaces() <= places ? Number(text(value, places)) : toNumber(value);
+  return { asText: text, asNumber: number };
+}
 
 export interface CriterionScore<N> {
   criterion_id: string;
@@ -92,13 +119,14 @@ export interface Identity {
 
 /** risk_indicator_id = "ri_" + the first 24 hex digits of SHA-256(canonical {framework_sha256, inputs_sha256, evaluation_date}). */
 export function identify(c: Computation): Identity {
-  const inputsCanonical = canonicalJson(c.document);
+  const inputsCanonical = canonicalInputs(c.document);
   const inputsSha256 = sha256Hex(inputsCanonical);
-  const digest = canonicalSha256({
-    framework_sha256: c.framework.sha256,
-    inputs_sha256: inputsSha256,
-    evaluation_date: c.document.evaluation_date,
-  });
+  // canonicalJson({framework_sha256, inputs_sha256, evaluation_date}): members sorted, each a plain string.
+  const digest = sha256Hex(
+    `{"evaluation_date":${JSON.stringify(c.document.evaluation_date)},"framework_sha256":${JSON.stringify(
+      c.framework.sha256,
+    )},"inputs_sha256":"${inputsSha256}"}`,
+  );
   return { inputsCanonical, inputsSha256, riskIndicatorId: `ri_${digest.slice(0, 24)}` };
 }
 
@@ -132,7 +160,7 @@ export function renderIndicator<N>(
     hard_caps_fired: decision.capsFired.map((cap) => ({
       cap_id: cap.cap.id,
       label: cap.cap.label,
-      cap: figure(dec(cap.cap.cap), PLACES.score),
+      cap: figure(compile(c.framework.definition).caps.get(cap.cap.id) as Dec, PLACES.score),
       binding: cap.binding,
       point_impact: figure(cap.pointImpact, PLACES.score),
     })),

@@ -61,7 +61,20 @@ function holds(cond: CapCondition, ctx: CapContext, operands: Operand[]): Outcom
       if (cond.op === 'eq') return { holds: value === cond.value, readsMissing: false };
       if (cond.op === 'in') return { holds: cond.values.includes(value as string), readsMissing: false };
       const x = value as Dec;
-      return { holds: cond.op === 'lt' ? x.lt(dec(cond.value)) : x.gt(dec(cond.value)), readsMissing: false };
+      const bound = boundOf(cond);
+      return { holds: cond.op === 'lt' ? x.lt(bound) : x.gt(bound), readsMissing: false };
     }
   }
+}
+
+/** A comparison's bound as a decimal, parsed once per (frozen) condition of the framework data. */
+const bounds = new WeakMap<object, Dec>();
+
+function boundOf(cond: { value: string | number }): Dec {
+  let bound = bounds.get(cond);
+  if (bound === undefined) {
+    bound = dec(cond.value);
+    bounds.set(cond, bound);
+  }
+  return bound;
 }

@@ -1,4 +1,4 @@
-import { type Dec, dec } from '../decimal.js';
+import { type Dec, dec, ONE, r4 } from '../decimal.js';
 import type { CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
 
 /** A criterion's scale with its decimals parsed once. */
@@ -7,6 +7,8 @@ export interface CompiledCriterion {
   weight: Dec;
   /** Linear anchors (x, points), or null for a table. */
   anchors: (readonly [Dec, Dec])[] | null;
+  /** For each anchor after the first, (x - previous x, points - previous points): exact, so computed once. */
+  spans: (readonly [Dec, Dec])[] | null;
   /** Table points by value, or null for a linear scale. */
   table: Map<string | boolean, Dec> | null;
 }
@@ -17,6 +19,10 @@ export interface CompiledFramework {
   bands: { band: string; min: Dec }[];
   decay: Dec;
   staleFactor: Dec;
+  /** The freshness rule `decayed` was computed under. */
+  freshness: FrameworkDefinition['freshness'];
+  /** The freshness factor at each age in the decay window, by age - full_until_days - 1. */
+  decayed: Dec[];
   floorMinPoints: Dec;
   minConfidence: Dec;
   numericInputKeys: Set<string>;
@@ -29,17 +35,24 @@ const compiled = new WeakMap<FrameworkDefinition, CompiledFramework>();
 export function compile(fw: FrameworkDefinition): CompiledFramework {
   let found = compiled.get(fw);
   if (!found) {
+    const decay = dec(fw.freshness.decay);
     found = {
-      criteria: fw.criteria.map((c) => ({
-        definition: c,
-        weight: dec(c.weight),
-        anchors: c.scale.kind === 'linear' ? c.scale.anchors.map(([x, p]) => [dec(x), dec(p)] as const) : null,
-        table: c.scale.kind === 'table' ? new Map(c.scale.entries.map(([v, p]) => [v, dec(p)])) : null,
-      })),
+      criteria: fw.criteria.map((c) => {
+        const anchors = c.scale.kind === 'linear' ? c.scale.anchors.map(([x, p]) => [dec(x), dec(p)] as const) : null;
+        return {
+          definition: c,
+          weight: dec(c.weight),
+          anchors,
+          spans: anchors === null ? null : spansOf(anchors),
+          table: c.scale.kind === 'table' ? new Map(c.scale.entries.map(([v, p]) => [v, dec(p)])) : null,
+        };
+      }),
       caps: new Map(fw.hard_caps.map((cap) => [cap.id, dec(cap.cap)])),
       bands: fw.bands.map((b) => ({ band: b.band, min: dec(b.min) })),
-      decay: dec(fw.freshness.decay),
+      decay,
       staleFactor: dec(fw.freshness.stale_factor),
+      freshness: fw.freshness,
+      decayed: decayWindow(fw.freshness, decay),
       floorMinPoints: dec(fw.decision.floor_min_points),
       minConfidence: dec(fw.publication.min_confidence),
       numericInputKeys: new Set(fw.criteria.filter((c) => c.scale.kind === 'linear').map((c) => c.input_key)),
@@ -48,4 +61,23 @@ export function compile(fw: FrameworkDefinition): CompiledFramework {
     compiled.set(fw, found);
   }
   return found;
+}
+
+/** The factors of section 7's linear decay at every whole age inside the window, as freshnessFactor computes them. */
+function decayWindow(rule: FrameworkDefinition['freshness'], decay: Dec): Dec[] {
+  const span = rule.decay_until_days - rule.full_until_days;
+  return Array.from({ length: span }, (_, i) => decayedAt(decay, i + 1, span));
+}
+
+/** r4(1 - decay x days past full / span): the one formula of the decay. */
+export function decayedAt(decay: Dec, daysPastFull: number, span: number): Dec {
+  return r4(ONE.minus(decay.times(daysPastFull).div(span)));
+}
+
+/** (x1 - x0, p1 - p0) of each segment between consecutive anchors. */
+function spansOf(anchors: readonly (readonly [Dec, Dec])[]): (readonly [Dec, Dec])[] {
+  return anchors.slice(1).map(([x1, p1], i) => {
+    const [x0, p0] = anchors[i] as readonly [Dec, Dec];
+    return [x1.minus(x0), p1.minus(p0)] as const;
+  });
 }

@@ -1,5 +1,5 @@
 import { daysBetween } from '../dates.js';
-import { type Dec, dec, HUNDRED, minOf, percent, r2, sum, ZERO } from '../decimal.js';
+import { type Dec, dec, minOf, percent, r2, sum, ZERO } from '../decimal.js';
 import type { CriterionDefinition, Framework, FrameworkDefinition } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { type CapEvaluation, evaluateCap } from './caps.js';
@@ -106,13 +106,15 @@ function criterionStep(
   }
   const points = criterionPoints(compiled, x);
   const ageDays = daysBetween(item.as_of, doc.evaluation_date);
+  const contribution = percent(weight.times(points));
   return {
     criterion,
     item,
     derived,
     points,
-    contribution: percent(weight.times(points)),
-    shortfall: percent(weight.times(HUNDRED.minus(points))),
+    contribution,
+    // weight x (100 - points) / 100 = weight - contribution: every term is exact (points has 4 places).
+    shortfall: weight.minus(contribution),
     ageDays,
     freshness: freshnessFactor(fw.freshness, framework, ageDays),
   };

@@ -1,6 +1,6 @@
 import { type Dec, ONE, percent, r4, sum, ZERO } from '../decimal.js';
 import type { FrameworkDefinition } from '../framework/schema.js';
-import type { CompiledFramework } from './compiled.js';
+import { type CompiledFramework, decayedAt } from './compiled.js';
 
 /**
  * Freshness factor of methodology section 7: 0 when missing, 1 while fresh, a
@@ -14,8 +14,8 @@ export function freshnessFactor(
   if (ageDays === null) return ZERO;
   if (ageDays <= rule.full_until_days) return ONE;
   if (ageDays > rule.decay_until_days) return compiled.staleFactor;
-  const span = rule.decay_until_days - rule.full_until_days;
-  return r4(ONE.minus(compiled.decay.times(ageDays - rule.full_until_days).div(span)));
+  if (rule === compiled.freshness) return compiled.decayed[ageDays - rule.full_until_days - 1] as Dec;
+  return decayedAt(compiled.decay, ageDays - rule.full_until_days, rule.decay_until_days - rule.full_until_days);
 }
 
 /**

@@ -7,7 +7,11 @@ import type { CompiledCriterion } from './compiled.js';
  * anchor's points at an anchor, otherwise r4(p0 + (x - x0) x (p1 - p0) / (x1 - x0))
  * with the product first, then the division, then the sum.
  */
-export function linearPoints(anchors: readonly (readonly [Dec, Dec])[], x: Dec): Dec {
+export function linearPoints(
+  anchors: readonly (readonly [Dec, Dec])[],
+  x: Dec,
+  spans: readonly (readonly [Dec, Dec])[] | null = null,
+): Dec {
   const [x0First, p0First] = anchors[0] as readonly [Dec, Dec];
   if (x.lte(x0First)) return p0First;
   for (let i = 1; i < anchors.length; i++) {
@@ -15,8 +19,8 @@ export function linearPoints(anchors: readonly (readonly [Dec, Dec])[], x: Dec):
     if (x.gt(x1)) continue;
     if (x.eq(x1)) return p1;
     const [x0, p0] = anchors[i - 1] as readonly [Dec, Dec];
-    const product = x.minus(x0).times(p1.minus(p0));
-    return r4(p0.plus(product.div(x1.minus(x0))));
+    const [dx, dp] = spans ? (spans[i - 1] as readonly [Dec, Dec]) : [x1.minus(x0), p1.minus(p0)];
+    return r4(p0.plus(x.minus(x0).times(dp).div(dx)));
   }
   return (anchors[anchors.length - 1] as readonly [Dec, Dec])[1];
 }
@@ -30,6 +34,6 @@ export function tablePoints(table: ReadonlyMap<string | boolean, Dec>, value: In
 
 export function criterionPoints(criterion: CompiledCriterion, x: Dec | InputValue): Dec {
   return criterion.anchors
-    ? linearPoints(criterion.anchors, x as Dec)
+    ? linearPoints(criterion.anchors, x as Dec, criterion.spans)
     : tablePoints(criterion.table as Map<string | boolean, Dec>, x as InputValue);
 }

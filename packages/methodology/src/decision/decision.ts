@@ -1,3 +1,4 @@
+import { compile } from '../compute/compiled.js';
 import type { CapStep, Computation, CriterionStep } from '../compute/compute.js';
 import { type Dec, dec, r2, ZERO } from '../decimal.js';
 import type { FrameworkDefinition } from '../framework/schema.js';
@@ -27,7 +28,7 @@ export function decide(c: Computation): Decision {
     .sort(byLargest((s) => s.shortfall))
     .slice(0, fw.decision.max_ceiling_factors)
     .map((step) => ({ step, pointImpact: r2(step.shortfall).neg(), detail: factorDetail(step, fw) }));
-  const floorMin = dec(fw.decision.floor_min_points);
+  const floorMin = compile(fw).floorMinPoints;
   const floor = c.criteria
     .filter((s) => s.points.gte(floorMin))
     .sort(byLargest((s) => s.contribution))

@@ -4,6 +4,7 @@ import { boundTest, significantDigitsOfText } from '../decimal.js';
 import type { CriterionDefinition, Framework } from '../framework/schema.js';
 import { controlCharacterProblem, isPlainText, PLAIN_TEXT_PATTERN } from '../text.js';
 import { describe, messages as M, TooPreciseNumber } from './messages.js';
+import { validDocument } from './valid-document.js';
 
 export const PLANNER_TYPES = ['btc', 'fiat', 'stablecoin'] as const;
 export type PlannerType = (typeof PLANNER_TYPES)[number];
@@ -219,6 +220,12 @@ export type Validation = { ok: true; document: InputsDocument } | { ok: false; p
  * methodology section 2, and reports every problem at once with its path.
  */
 export function validateInputs(raw: unknown, framework: Framework): Validation {
+  const valid = validDocument(raw, framework);
+  return valid === undefined ? validateBySchema(raw, framework) : { ok: true, document: valid };
+}
+
+/** validateInputs through the zod schema alone: the reference, and the route of every document with a problem. */
+export function validateBySchema(raw: unknown, framework: Framework): Validation {
   if (!isRecord(raw)) return { ok: false, problems: [{ path: '', message: M.notObject(describe(raw)) }] };
   const parsed = inputsDocumentSchema(framework).safeParse(raw);
   const problems: Problem[] = parsed.success

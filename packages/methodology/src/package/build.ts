@@ -1,12 +1,13 @@
-import { canonicalJson, canonicalObject, sha256Hex } from '../canonical/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../canonical/canonical-json.js';
 import type { Operand } from '../compute/caps.js';
+import { compile } from '../compute/compiled.js';
 import type { Computation } from '../compute/compute.js';
-import { type Dec, dec, fixed, toNumber } from '../decimal.js';
+import { type Dec, toNumber } from '../decimal.js';
 import { ENGINE } from '../engine.js';
-import type { Framework, FrameworkDefinition } from '../framework/schema.js';
+import type { Framework } from '../framework/schema.js';
 import {
-  asNumber,
   asText,
+  type Figure,
   type Identity,
   identify,
   type Narrative,
@@ -14,10 +15,11 @@ import {
   PLACES,
   type RiskIndicator,
   renderIndicator,
+  sharedFigures,
 } from '../indicator.js';
 import type { InputsDocument, InputValue } from '../inputs/document.js';
 import { computeFrom } from '../score.js';
-import { canonicalResult, canonicalSteps } from './canonical-package.js';
+import { canonicalPackage, canonicalResult, canonicalSteps } from './canonical-package.js';
 import { type ComputationPackage, PACKAGE_FORMAT } from './computation-package.js';
 
 export interface Scored {
@@ -30,7 +32,11 @@ export function scoreWithPackage(document: unknown, framework: Framework): Score
   const c = computeFrom(document, framework);
   const identity = identify(c);
   const narrative = narrate(c);
-  return { indicator: renderIndicator(c, identity, asNumber, narrative), package: packageOf(c, identity, narrative) };
+  const figures = sharedFigures();
+  return {
+    indicator: renderIndicator(c, identity, figures.asNumber, narrative),
+    package: packageOf(c, identity, narrative, figures.asText),
+  };
 }
 
 export function buildPackage(document: unknown, framework: Framework): ComputationPackage {
@@ -38,11 +44,10 @@ export function buildPackage(document: unknown, framework: Framework): Computati
   return packageOf(c, identify(c));
 }
 
-/** What serialising a package built here can reuse: the canonical texts hashed into it, and its framework. */
+/** What serialising a package built here can reuse: the canonical texts hashed into it. */
 interface KnownParts {
   inputs: string;
   result: string;
-  framework: FrameworkDefinition;
 }
 
 const knownParts = new WeakMap<ComputationPackage, KnownParts>();
@@ -51,18 +56,19 @@ const knownParts = new WeakMap<ComputationPackage, KnownParts>();
 export function serializePackage(pkg: ComputationPackage): string {
   const known = knownParts.get(pkg);
   if (!known) return canonicalJson(pkg);
-  return canonicalObject(pkg as unknown as Record<string, unknown>, {
-    inputs: known.inputs,
-    result: known.result,
-    steps: canonicalSteps(pkg.steps, known.framework),
-  });
+  return canonicalPackage(pkg, { inputs: known.inputs, result: known.result, steps: canonicalSteps(pkg.steps) });
 }
 
 /** Builds the package; it is frozen, so the canonical texts kept for its parts stay true. */
-export function packageOf(c: Computation, identity: Identity, narrative: Narrative = narrate(c)): ComputationPackage {
+export function packageOf(
+  c: Computation,
+  identity: Identity,
+  narrative: Narrative = narrate(c),
+  text: Figure<string> = asText,
+): ComputationPackage {
   const fw = c.framework.definition;
-  const result = renderIndicator(c, identity, asText, narrative);
-  const resultCanonical = canonicalResult(result, fw, narrative.decision);
+  const result = renderIndicator(c, identity, text, narrative);
+  const resultCanonical = canonicalResult(result);
   const pkg: ComputationPackage = {
     package_format: PACKAGE_FORMAT,
     engine: { name: ENGINE.name, version: ENGINE.version },
@@ -71,16 +77,17 @@ export function packageOf(c: Computation, identity: Identity, narrative: Narrati
     inputs_sha256: identity.inputsSha256,
     evaluation_date: c.document.evaluation_date,
     risk_indicator_id: identity.riskIndicatorId,
-    steps: stepsOf(c),
+    steps: stepsOf(c, text),
     result,
     result_sha256: sha256Hex(resultCanonical),
   };
-  deepFreeze(pkg);
-  knownParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical, framework: fw });
+  freezePackage(pkg);
+  knownParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical });
   return pkg;
 }
 
-function stepsOf(c: Computation): ComputationPackage['steps'] {
+function stepsOf(c: Computation, fixed: Figure<string>): ComputationPackage['steps'] {
+  const caps = compile(c.framework.definition).caps;
   return {
     criteria: c.criteria.map((s) => ({
       criterion_id: s.criterion.id,
@@ -102,7 +109,7 @@ function stepsOf(c: Computation): ComputationPackage['steps'] {
       condition: cap.cap.condition_text,
       operands: cap.operands.map((o) => ({ operand: o.operand, value: operandValue(o, c.document) })),
       fired: cap.fired,
-      cap: fixed(dec(cap.cap.cap), PLACES.score),
+      cap: fixed(caps.get(cap.cap.id) as Dec, PLACES.score),
       binding: cap.binding,
       point_impact: fixed(cap.pointImpact, PLACES.score),
     })),
@@ -116,11 +123,26 @@ function stepsOf(c: Computation): ComputationPackage['steps'] {
   };
 }
 
-function deepFreeze(value: unknown): void {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
+/**
+ * Freezes every object and array of a package built here, along the package's shape: the cost of a generic deep
+ * walk (Object.values of every object) was a tenth of packaging. The oracle test checks that nothing is left out.
+ */
+function freezePackage(pkg: ComputationPackage): void {
+  const { inputs, steps, result } = pkg;
+  for (const item of Object.values(inputs.inputs)) Object.freeze(item);
+  freezeAll([inputs.inputs, inputs.provider, inputs]);
+  for (const t of steps.criteria) freezeAll([t.derived, t]);
+  for (const cap of steps.hard_caps) freezeAll([...cap.operands, cap.operands, cap]);
+  freezeAll([steps.criteria, steps.hard_caps, steps]);
+  const d = result.svc_decision_object;
+  freezeAll([...result.criterion_scores, result.criterion_scores, ...d.ceiling_factors, d.ceiling_factors]);
+  freezeAll([...d.floor_factors, d.floor_factors, ...d.hard_caps_fired, d.hard_caps_fired, d]);
+  const commentary = result.score_commentary;
+  freezeAll([...commentary.modules, commentary.modules, commentary, result, pkg.engine, pkg.framework, pkg]);
+}
+
+function freezeAll(values: readonly (object | null)[]): void {
+  for (const value of values) if (value !== null) Object.freeze(value);
 }
 
 /** Input operands travel as the inputs document wrote them; derived ones as exact text; ages as integers. */

@@ -1,92 +1,145 @@
-import { canonicalArray, canonicalJson, canonicalObject } from '../canonical/canonical-json.js';
-import { dec, fixed } from '../decimal.js';
-import type { Decision } from '../decision/decision.js';
-import type { CriterionDefinition, FrameworkDefinition, HardCapDefinition } from '../framework/schema.js';
-import { PLACES, type RiskIndicatorOf } from '../indicator.js';
+import type { InputsDocument, InputValue } from '../inputs/document.js';
 import type { ComputationPackage } from './computation-package.js';
 
 /**
- * The RFC 8785 texts of a package's result and steps, with the members that
- * come straight from the framework (ids, labels, weights, conditions, caps)
- * canonicalised once per framework instead of once per package. Entries run
- * in framework order, so each is paired with its definition by position.
+ * RFC 8785 texts of the parts of a package built by this engine, written by hand for the package's shape: members
+ * in the sorted order JCS gives them, strings and numbers as `JSON.stringify` writes them. These are the bytes
+ * `canonicalJson` (the `canonicalize` library) gives for the same objects, at a fraction of its cost
+ * (docs/decisions/0034-fast-engine-path.md); the property suite compares the two byte for byte on generated
+ * documents, and `serializePackage` keeps `canonicalJson` for any package this engine did not build.
+ *
+ * What makes `JSON.stringify` of a member equal its RFC 8785 text here: every string in a package built by the
+ * engine passed input validation (no lone surrogate) or is framework data; every number is finite and validated;
+ * no key is an array index. Anything else (a package read from a file) goes through `canonicalJson`.
  */
 
-type ModuleDefinition = FrameworkDefinition['modules'][number];
-type MemberTexts = Readonly<Record<string, string>>;
+type Result = ComputationPackage['result'];
+type Steps = ComputationPackage['steps'];
+type Item = InputsDocument['inputs'][string];
 
-/** Canonical member texts by definition object; definitions are frozen, so the texts stay true. */
-const memberTexts = new WeakMap<object, MemberTexts>();
+const text = JSON.stringify as (value: string) => string;
+/**
+ * A string whose every character JSON writes as itself, quoted: a figure (digits, "-", "."), a date or timestamp, a
+ * UUID, a SHA-256, a risk_indicator_id, a planner type or subtype (all of these validated to their patterns).
+ */
+const plain = (value: string): string => `"${value}"`;
+const nullable = (value: string | null, write = plain): string => (value === null ? 'null' : write(value));
+const integer = (value: number | null): string => (value === null ? 'null' : `${value}`);
+/** An input value as the document wrote it: a validated number, a string or a boolean. */
+const scalar = (value: InputValue | null): string => (typeof value === 'string' ? text(value) : `${value}`);
 
-function textsOf<D extends object>(definition: D, members: (d: D) => Record<string, unknown>): MemberTexts {
-  const known = memberTexts.get(definition);
-  if (known) return known;
-  const entries = Object.entries(members(definition)).map(([key, value]) => [key, canonicalJson(value)]);
-  const texts: MemberTexts = Object.freeze(Object.fromEntries(entries));
-  memberTexts.set(definition, texts);
-  return texts;
+function list<T>(items: readonly T[], write: (item: T) => string): string {
+  let out = '';
+  for (let i = 0; i < items.length; i++) out += i === 0 ? write(items[i] as T) : `,${write(items[i] as T)}`;
+  return `[${out}]`;
 }
 
-/** The members a criterion gives its score, its trace and a decision factor (each entry takes the ones it has). */
-const criterionMembers = (c: CriterionDefinition) =>
-  textsOf(c, () => ({
-    criterion_id: c.id,
-    criterion_label: c.label,
-    module_id: c.module_id,
-    weight: c.weight,
-    input_key: c.input_key,
-  }));
-
-/** The members a hard cap gives its trace and its fired entry. */
-const capMembers = (cap: HardCapDefinition) =>
-  textsOf(cap, () => ({
-    cap_id: cap.id,
-    label: cap.label,
-    condition: cap.condition_text,
-    cap: fixed(dec(cap.cap), PLACES.score),
-  }));
-
-const moduleMembers = (m: ModuleDefinition) => textsOf(m, () => ({ module_id: m.id, label: m.label, max: m.weight }));
-
-/** An array of entries, the i-th built from definitions[i]. */
-function entriesOf<D extends object>(
-  entries: readonly object[],
-  definitions: readonly D[],
-  members: (d: D) => MemberTexts,
-): string {
-  return canonicalArray(
-    entries.map((entry, i) => canonicalObject(entry as Record<string, unknown>, members(definitions[i] as D))),
+/** canonicalJson(document) of a validated approved-inputs document. */
+export function canonicalInputs(doc: InputsDocument): string {
+  const p = doc.provider;
+  const keys = Object.keys(doc.inputs).sort();
+  let inputs = '';
+  for (const key of keys) {
+    const value = doc.inputs[key];
+    if (value !== undefined) inputs += `${inputs === '' ? '' : ','}${text(key)}:${item(value)}`;
+  }
+  return (
+    `{"evaluation_date":${plain(doc.evaluation_date)},"inputs":{${inputs}},"provider":{"id":${plain(p.id)},` +
+    `"name":${text(p.name)},"planner_type":${plain(p.planner_type)},"provider_subtype":${plain(p.provider_subtype)},` +
+    `"yield_max":${p.yield_max},"yield_min":${p.yield_min}}}`
   );
 }
 
-/** canonicalJson(result) of a result rendered from a computation under `fw` with this decision. */
-export function canonicalResult(result: RiskIndicatorOf<string>, fw: FrameworkDefinition, decision: Decision): string {
-  const d = result.svc_decision_object;
-  const criterionOf = (f: Decision['ceiling'][number]) => f.step.criterion;
-  const commentary = result.score_commentary;
-  return canonicalObject(record(result), {
-    criterion_scores: entriesOf(result.criterion_scores, fw.criteria, criterionMembers),
-    svc_decision_object: canonicalObject(record(d), {
-      ceiling_factors: entriesOf(d.ceiling_factors, decision.ceiling.map(criterionOf), criterionMembers),
-      floor_factors: entriesOf(d.floor_factors, decision.floor.map(criterionOf), criterionMembers),
-      hard_caps_fired: entriesOf(
-        d.hard_caps_fired,
-        decision.capsFired.map((cap) => cap.cap),
-        capMembers,
-      ),
-    }),
-    score_commentary: canonicalObject(record(commentary), {
-      modules: entriesOf(commentary.modules, fw.modules, moduleMembers),
-    }),
-  });
+const item = (i: Item): string =>
+  `{"approved_at":${plain(i.approved_at)},"approved_by":${text(i.approved_by)},"as_of":${plain(i.as_of)},` +
+  `"source":${text(i.source)},"value":${scalar(i.value)}}`;
+
+type Factor = Result['svc_decision_object']['ceiling_factors'][number];
+const factor = (f: Factor): string =>
+  `{"criterion_id":${text(f.criterion_id)},"criterion_label":${text(f.criterion_label)},"detail":${text(f.detail)},` +
+  `"point_impact":${plain(f.point_impact)}}`;
+
+/** canonicalJson(result) of a result (a Risk Indicator in text form) built by the engine. */
+export function canonicalResult(r: Result): string {
+  const d = r.svc_decision_object;
+  const next =
+    d.next_band === undefined
+      ? ''
+      : `"next_band":${text(d.next_band)},"points_to_next_band":${plain(d.points_to_next_band as string)},`;
+  const criteria = list(
+    r.criterion_scores,
+    (s) =>
+      `{"age_days":${integer(s.age_days)},"as_of":${nullable(s.as_of)},"contribution":${plain(s.contribution)},` +
+      `"criterion_id":${text(s.criterion_id)},"criterion_label":${text(s.criterion_label)},` +
+      `"freshness":${plain(s.freshness)},"input_key":${text(s.input_key)},"input_value":${scalar(s.input_value)},` +
+      `"missing":${s.missing},"module_id":${text(s.module_id)},"points":${plain(s.points)},"weight":${s.weight}}`,
+  );
+  const caps = list(
+    d.hard_caps_fired,
+    (c) =>
+      `{"binding":${c.binding},"cap":${plain(c.cap)},"cap_id":${text(c.cap_id)},"label":${text(c.label)},` +
+      `"point_impact":${plain(c.point_impact)}}`,
+  );
+  const modules = list(
+    r.score_commentary.modules,
+    (m) =>
+      `{"label":${text(m.label)},"max":${m.max},"module_id":${text(m.module_id)},"score":${plain(m.score)},` +
+      `"text":${text(m.text)}}`,
+  );
+  return (
+    `{"confidence":${plain(r.confidence)},"criterion_scores":${criteria},"final_score":${plain(r.final_score)},` +
+    `"framework_version":${text(r.framework_version)},"id":${plain(r.id)},"name":${text(r.name)},` +
+    `"planner_type":${plain(r.planner_type)},"provider_id":${plain(r.provider_id)},` +
+    `"provider_subtype":${plain(r.provider_subtype)},"publishable":${r.publishable},"risk_band":${text(r.risk_band)},` +
+    `"risk_indicator_id":${plain(r.risk_indicator_id)},"score_commentary":{"modules":${modules},` +
+    `"overview":${text(r.score_commentary.overview)}},"scored_at":${plain(r.scored_at)},` +
+    `"svc_decision_object":{"ceiling_factors":${list(d.ceiling_factors, factor)},` +
+    `"floor_factors":${list(d.floor_factors, factor)},"hard_caps_fired":${caps},${next}"summary":${text(d.summary)}},` +
+    `"yield_max":${r.yield_max},"yield_min":${r.yield_min}}`
+  );
 }
 
-/** canonicalJson(steps) of steps computed under `fw`. */
-export function canonicalSteps(steps: ComputationPackage['steps'], fw: FrameworkDefinition): string {
-  return canonicalObject(record(steps), {
-    criteria: entriesOf(steps.criteria, fw.criteria, criterionMembers),
-    hard_caps: entriesOf(steps.hard_caps, fw.hard_caps, capMembers),
-  });
+/** canonicalJson(steps) of steps built by the engine. */
+export function canonicalSteps(s: Steps): string {
+  const criteria = list(
+    s.criteria,
+    (t) =>
+      `{"age_days":${integer(t.age_days)},"as_of":${nullable(t.as_of)},"contribution":${plain(t.contribution)},` +
+      `"criterion_id":${text(t.criterion_id)},"derived":${
+        t.derived === null ? 'null' : `{"name":${text(t.derived.name)},"value":${plain(t.derived.value)}}`
+      },"freshness":${plain(t.freshness)},"input_key":${text(t.input_key)},"input_value":${scalar(t.input_value)},` +
+      `"missing":${t.missing},"points":${plain(t.points)},"weight":${t.weight}}`,
+  );
+  const caps = list(
+    s.hard_caps,
+    (c) =>
+      `{"binding":${c.binding},"cap":${plain(c.cap)},"cap_id":${text(c.cap_id)},"condition":${text(c.condition)},` +
+      `"fired":${c.fired},"label":${text(c.label)},"operands":${list(
+        c.operands,
+        (o) => `{"operand":${text(o.operand)},"value":${o.value === null ? 'null' : scalar(o.value)}}`,
+      )},"point_impact":${plain(c.point_impact)}}`,
+  );
+  return (
+    `{"capped":${plain(s.capped)},"confidence":${plain(s.confidence)},"criteria":${criteria},` +
+    `"final_score":${plain(s.final_score)},"hard_caps":${caps},"next_band":${nullable(s.next_band, text)},` +
+    `"points_to_next_band":${nullable(s.points_to_next_band)},"publishable":${s.publishable},` +
+    `"risk_band":${text(s.risk_band)},"uncapped":${plain(s.uncapped)}}`
+  );
 }
 
-const record = (value: object) => value as Record<string, unknown>;
+/** canonicalJson(pkg) of a package built by the engine, from the texts of its inputs, result and steps. */
+export function canonicalPackage(
+  pkg: ComputationPackage,
+  parts: { inputs: string; result: string; steps: string },
+): string {
+  const { engine, framework } = pkg;
+  return (
+    `{"engine":{"name":${text(engine.name)},"version":${text(engine.version)}},` +
+    `"evaluation_date":${plain(pkg.evaluation_date)},"framework":{"framework_version":${text(
+      framework.framework_version,
+    )},"sha256":${plain(framework.sha256)},"version":${text(framework.version)}},"inputs":${parts.inputs},` +
+    `"inputs_sha256":${plain(pkg.inputs_sha256)},"package_format":${text(pkg.package_format)},` +
+    `"result":${parts.result},"result_sha256":${plain(pkg.result_sha256)},` +
+    `"risk_indicator_id":${plain(pkg.risk_indicator_id)},"steps":${parts.steps}}`
+  );
+}
