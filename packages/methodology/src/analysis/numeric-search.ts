@@ -1,5 +1,6 @@
+import { compile } from '../compute/compiled.js';
 import { derive } from '../compute/derived.js';
-import { type Dec, dec, ONE, toNumber, ZERO } from '../decimal.js';
+import { type Dec, dec, HUNDRED, ONE, percent, toNumber, ZERO } from '../decimal.js';
 import type { CapCondition, CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
 import type { Outcome, Probe, Trial } from './probe.js';
 
@@ -13,14 +14,17 @@ export function suggestionPlaces(criterion: CriterionDefinition): number {
 
 /**
  * A linear-scale input: the least improvement, at the input's suggestion
- * places and within its bounds, that reaches the band, found with the real
- * engine. Values are grid positions i (value = direction x i x 10^-places) so
- * that a larger position is a better value. Between two hard-cap thresholds
- * on this input (or on a quantity derived from it) the score never falls as
- * the position rises, so each such segment is bisected exactly; beyond the
- * last anchor and threshold nothing changes, which bounds an open domain.
+ * places and within its bounds, that reaches the band. Values are grid
+ * positions i (value = direction x i x 10^-places) so that a larger position
+ * is a better value. Between two hard-cap thresholds on this input (or on a
+ * quantity derived from it) the score never falls as the position rises, so
+ * in each such segment the least position that reaches the band is read off
+ * the scale inverted exactly (the points the band needs, the value that gives
+ * them: see operandFor), then settled by scoring its neighbours, since the
+ * points and the score are rounded; beyond the last anchor and threshold
+ * nothing changes, which bounds an open domain.
  */
-export function searchNumeric(probe: Probe, fw: FrameworkDefinition): Outcome {
+export function searchNumeric(probe: Probe, fw: FrameworkDefinition, target: Dec): Outcome {
   const { criterion } = probe;
   const { scale, input } = criterion;
   if (scale.kind !== 'linear' || (input.type !== 'decimal' && input.type !== 'integer')) {
@@ -76,17 +80,76 @@ export function searchNumeric(probe: Probe, fw: FrameworkDefinition): Outcome {
     start,
     end: k + 1 < starts.length ? (starts[k + 1] as bigint) - 1n : hi,
   }));
-  for (const { start, end } of segments) {
-    if (probe.reaches(at(end))) return { kind: 'reached', trial: at(leastIn(start, end, (i) => probe.reaches(at(i)))) };
+  const scaleAnchors = compile(fw).criteria.find((c) => c.definition.id === criterion.id)?.anchors as Anchors;
+  const weight = dec(criterion.weight);
+  const halfUnit = dec(`5e-${fw.arithmetic.final_score_places + 1}`);
+  /** The least position (a guess, settled by leastFrom) at which the criterion's points reach `points`. */
+  const guessFor = (points: Dec, segment: { start: bigint; end: bigint }): bigint => {
+    const x = operandFor(scaleAnchors, points, pointsDirection);
+    if (x === 'below') return segment.start;
+    if (x === 'above') return segment.end;
+    return ceilOf(position(inputOf(onScale, x)));
+  };
+  for (const segment of segments) {
+    const { start, end } = segment;
+    const last = at(end);
+    if (!probe.reaches(last)) continue;
+    // The points that lift the uncapped score to half a unit of the final score under the target, the rest held as at `end`.
+    const rest = last.computation.uncapped.minus(percent(weight.times(last.points as Dec)));
+    const needed = target.minus(halfUnit).minus(rest).times(HUNDRED).div(weight);
+    const least = leastFrom(start, end, guessFor(needed, segment), (i) => probe.reaches(at(i)));
+    return { kind: 'reached', trial: at(least) };
   }
   // The best value: the least improvement with the highest capped score, and then the highest uncapped one,
   // so the value where the points stop rising (5.25, not 5.2375 which rounds alike), past any cap it can lift.
   const top = segments.reduce((best, s) =>
     at(s.end).computation.capped.gte(at(best.end).computation.capped) ? s : best,
   );
-  const { capped, uncapped } = at(top.end).computation;
+  const last = at(top.end);
+  const { capped, uncapped } = last.computation;
   const isBest = (i: bigint) => at(i).computation.capped.gte(capped) && at(i).computation.uncapped.gte(uncapped);
-  return { kind: 'short', best: at(leastIn(top.start, top.end, isBest)) };
+  return { kind: 'short', best: at(leastFrom(top.start, top.end, guessFor(last.points as Dec, top), isBest)) };
+}
+
+type Anchors = readonly (readonly [Dec, Dec])[];
+
+/**
+ * The operand at which the piecewise-linear points first reach `points`, moving the way the points rise
+ * (direction +1: the least operand, -1: the greatest), by inverting the segment that crosses them:
+ * x = x0 + (points - p0) x (x1 - x0) / (p1 - p0). 'below' when the first anchor already gives them,
+ * 'above' when no operand does.
+ */
+function operandFor(anchors: Anchors, points: Dec, direction: 1 | -1): Dec | 'below' | 'above' {
+  const ordered = direction === 1 ? anchors : [...anchors].reverse();
+  const at = ordered.findIndex(([, p]) => p.gte(points));
+  if (at === -1) return 'above';
+  if (at === 0) return 'below';
+  const [x0, p0] = ordered[at - 1] as readonly [Dec, Dec];
+  const [x1, p1] = ordered[at] as readonly [Dec, Dec];
+  return x0.plus(points.minus(p0).times(x1.minus(x0)).div(p1.minus(p0)));
+}
+
+/** Steps a guess may be off (the points and the score are rounded) before the settling falls back to halving. */
+const SETTLE_STEPS = 8;
+
+/**
+ * The least i in [lo, hi] where `holds`, given that it holds at hi and, once it holds, holds above: from a guess,
+ * by scoring its neighbours; a guess off by more than SETTLE_STEPS is settled by halving the rest of the range.
+ */
+function leastFrom(lo: bigint, hi: bigint, guess: bigint, holds: (i: bigint) => boolean): bigint {
+  let i = guess < lo ? lo : guess > hi ? hi : guess;
+  if (holds(i)) {
+    for (let step = 0; step < SETTLE_STEPS; step++) {
+      if (i === lo || !holds(i - 1n)) return i;
+      i -= 1n;
+    }
+    return leastIn(lo, i, holds);
+  }
+  for (let step = 0; step < SETTLE_STEPS; step++) {
+    i += 1n;
+    if (holds(i)) return i;
+  }
+  return leastIn(i + 1n, hi, holds);
 }
 
 /** operand = a + b x input. */
