@@ -30,26 +30,15 @@ export function searchNumeric(probe: Probe, fw: FrameworkDefinition, target: Dec
   if (scale.kind !== 'linear' || (input.type !== 'decimal' && input.type !== 'integer')) {
     throw new RangeError(`${criterion.id} has no linear scale`);
   }
-  const onScale = affineOf(scale.on, probe);
-  const pointsDirection = directionOf(scale.anchors.map(([, p]) => dec(p)));
-  if (pointsDirection === 0) return { kind: 'not-monotone' };
-  const direction = (onScale.b.isNegative() ? -pointsDirection : pointsDirection) as 1 | -1;
-  const unit = dec(`1e${suggestionPlaces(criterion)}`);
-  const position = (x: Dec) => x.times(unit).times(direction);
+  const layout = layoutOf(probe, fw);
+  if (layout === null) return { kind: 'not-monotone' };
+  const { onScale, pointsDirection, direction, unit, position, saturation, lowBound, highBound, thresholds } = layout;
   const valueAt = (i: bigint) => toNumber(dec((i * BigInt(direction)).toString()).div(unit));
-
-  const anchors = scale.anchors.map(([x]) => position(inputOf(onScale, dec(x))));
-  const thresholds = thresholdsOn(criterion.input_key, fw).map(({ operand, value }) =>
-    position(inputOf(operand === criterion.input_key ? IDENTITY : affineOf(operand, probe), value)),
-  );
-  const cuts = [...anchors, ...thresholds];
-  const saturation = cuts.map((c) => ceilOf(c) + 1n).reduce(maxOf);
-  const [lowBound, highBound] = boundsOf(input, position, direction);
   let hi = highBound !== null && highBound < saturation ? highBound : saturation;
   let lo: bigint;
   let current: Trial | null = null;
   if (probe.current === null) {
-    lo = lowBound ?? cuts.map((c) => floorOf(c) - 1n).reduce(minOf);
+    lo = lowBound ?? layout.belowCuts;
     if (lo > hi) hi = lo;
   } else {
     const now = probe.current as number;
@@ -71,18 +60,14 @@ export function searchNumeric(probe: Probe, fw: FrameworkDefinition, target: Dec
     }
     return trial;
   };
-  const starts = [
-    ...new Set([lo, ...thresholds.flatMap((c) => [floorOf(c), floorOf(c) + 1n, ceilOf(c), ceilOf(c) + 1n])]),
-  ]
+  const starts = [...new Set([lo, ...thresholds])]
     .filter((s) => s >= lo && s <= hi)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const segments = starts.map((start, k) => ({
     start,
     end: k + 1 < starts.length ? (starts[k + 1] as bigint) - 1n : hi,
   }));
-  const scaleAnchors = compile(fw).criteria.find((c) => c.definition.id === criterion.id)?.anchors as Anchors;
-  const weight = dec(criterion.weight);
-  const halfUnit = dec(`5e-${fw.arithmetic.final_score_places + 1}`);
+  const { scaleAnchors, weight, halfUnit } = layout;
   /** The least position (a guess, settled by leastFrom) at which the criterion's points reach `points`. */
   const guessFor = (points: Dec, segment: { start: bigint; end: bigint }): bigint => {
     const x = operandFor(scaleAnchors, points, pointsDirection);
@@ -150,6 +135,84 @@ function leastFrom(lo: bigint, hi: bigint, guess: bigint, holds: (i: bigint) => 
     if (holds(i)) return i;
   }
   return leastIn(i + 1n, hi, holds);
+}
+
+/** Where a criterion's values sit on its grid of positions: what searchNumeric reads before it tries any value. */
+interface Layout {
+  onScale: Affine;
+  pointsDirection: 1 | -1;
+  /** +1 when a larger input is better, -1 when a smaller one is. */
+  direction: 1 | -1;
+  /** 10^places: a position is direction x value x unit. */
+  unit: Dec;
+  position: (x: Dec) => Dec;
+  /** Past every anchor and threshold, where nothing changes any more. */
+  saturation: bigint;
+  /** Below every anchor and threshold: where a missing input's search starts in an open domain. */
+  belowCuts: bigint;
+  lowBound: bigint | null;
+  highBound: bigint | null;
+  /** The positions where a segment may start: either side of each hard-cap threshold. */
+  thresholds: bigint[];
+  scaleAnchors: Anchors;
+  weight: Dec;
+  /** Half a unit of the final score (0.005): the least uncapped score that can round up to the target. */
+  halfUnit: Dec;
+}
+
+/** Layouts of criteria whose scale and thresholds read the input itself: the same for every document. */
+const layouts = new WeakMap<FrameworkDefinition, Map<string, Layout | null>>();
+
+/** A criterion's layout; null when its points neither only rise nor only fall along the anchors. */
+function layoutOf(probe: Probe, fw: FrameworkDefinition): Layout | null {
+  const { criterion } = probe;
+  const { scale } = criterion;
+  if (scale.kind !== 'linear') throw new RangeError(`${criterion.id} has no linear scale`);
+  const limits = thresholdsOn(criterion.input_key, fw);
+  const fixed = scale.on === 'input' && limits.every((t) => t.operand === criterion.input_key);
+  let byCriterion = layouts.get(fw);
+  if (fixed) {
+    const known = byCriterion?.get(criterion.id);
+    if (known !== undefined) return known;
+  }
+  // As the bisecting search did: an operand with no exact inverse throws before the direction is looked at.
+  const onScale = affineOf(scale.on, probe);
+  const pointsDirection = directionOf(scale.anchors.map(([, p]) => dec(p)));
+  let layout: Layout | null = null;
+  if (pointsDirection !== 0) {
+    const direction = (onScale.b.isNegative() ? -pointsDirection : pointsDirection) as 1 | -1;
+    const unit = dec(`1e${suggestionPlaces(criterion)}`);
+    const position = (x: Dec) => x.times(unit).times(direction);
+    const anchors = scale.anchors.map(([x]) => position(inputOf(onScale, dec(x))));
+    const cutsAt = limits.map(({ operand, value }) =>
+      position(inputOf(operand === criterion.input_key ? IDENTITY : affineOf(operand, probe), value)),
+    );
+    const cuts = [...anchors, ...cutsAt];
+    const [lowBound, highBound] = boundsOf(criterion.input as { min?: string; max?: string }, position, direction);
+    layout = {
+      onScale,
+      pointsDirection,
+      direction,
+      unit,
+      position,
+      saturation: cuts.map((c) => ceilOf(c) + 1n).reduce(maxOf),
+      belowCuts: cuts.map((c) => floorOf(c) - 1n).reduce(minOf),
+      lowBound,
+      highBound,
+      thresholds: cutsAt.flatMap((c) => [floorOf(c), floorOf(c) + 1n, ceilOf(c), ceilOf(c) + 1n]),
+      scaleAnchors: compile(fw).criteria.find((c) => c.definition.id === criterion.id)?.anchors as Anchors,
+      weight: dec(criterion.weight),
+      halfUnit: dec(`5e-${fw.arithmetic.final_score_places + 1}`),
+    };
+  }
+  if (fixed) {
+    if (!byCriterion) {
+      byCriterion = new Map();
+      layouts.set(fw, byCriterion);
+    }
+    byCriterion.set(criterion.id, layout);
+  }
+  return layout;
 }
 
 /** operand = a + b x input. */
