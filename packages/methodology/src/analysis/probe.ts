@@ -5,7 +5,13 @@ import { derive } from '../compute/derived.js';
 import { criterionPoints } from '../compute/scale.js';
 import { daysBetween } from '../dates.js';
 import { type Dec, dec, minOf, percent, r2, sum, ZERO } from '../decimal.js';
-import type { CapCondition, CriterionDefinition, Framework, HardCapDefinition } from '../framework/schema.js';
+import type {
+  CapCondition,
+  CriterionDefinition,
+  Framework,
+  FrameworkDefinition,
+  HardCapDefinition,
+} from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { whatIfItem } from './overrides.js';
 
@@ -97,18 +103,9 @@ function scorerOf(
 ): (value: InputValue, doc: InputsDocument) => Trial {
   const fw = framework.definition;
   const compiled = compile(fw);
-  const key = criterion.input_key;
-  const derivedFrom = new Set(fw.derived.filter((d) => d.reads.includes(key)).map((d) => d.name));
-  const reads = (operand: string) => operand === key || derivedFrom.has(operand);
-  const own = compiled.criteria.findIndex((c) => c.definition.id === criterion.id);
-  const moved = compiled.criteria.flatMap((c, i) => {
-    const { scale } = c.definition;
-    return i === own || (scale.kind === 'linear' && derivedFrom.has(scale.on)) ? [i] : [];
-  });
-  const capsMoved = fw.hard_caps.map((cap) => readsInput(cap.condition, reads, criterion.id));
-  const ages = new Map(now.criteria.map((c) => [c.criterion.id, c.ageDays]));
-  ages.set(criterion.id, ageDays);
-  const contributions = now.criteria.map((c) => c.contribution);
+  const { own, moved, capsMoved } = reachOf(fw, criterion);
+  const { ages, contributions } = baseOf(now);
+  const ageOf = (id: string) => (id === criterion.id ? ageDays : (ages.get(id) ?? null));
   return (value, doc) => {
     const parts = [...contributions];
     let points: Dec = ZERO;
@@ -118,7 +115,7 @@ function scorerOf(
       parts[i] = p === null ? ZERO : percent((compiled.criteria[i] as { weight: Dec }).weight.times(p));
     }
     const uncapped = sum(parts);
-    const ctx = capContext(compiled, doc, ages);
+    const ctx = capContext(compiled, doc, ageOf);
     const caps = fw.hard_caps.map((cap, i) => ({
       cap,
       fired: capsMoved[i] ? evaluateCap(cap, ctx).fired : (now.caps[i] as { fired: boolean }).fired,
@@ -128,6 +125,55 @@ function scorerOf(
     const finalScore = r2(capped);
     return { value, points, computation: { uncapped, capped, finalScore, band: bandOf(compiled, finalScore), caps } };
   };
+}
+
+/** What a change of one criterion's input reaches: its index, the criteria whose points move, the caps that read it. */
+interface Reach {
+  own: number;
+  moved: number[];
+  capsMoved: boolean[];
+}
+
+const reaches = new WeakMap<FrameworkDefinition, Map<string, Reach>>();
+
+/** A criterion's reach in a framework, worked out once. */
+function reachOf(fw: FrameworkDefinition, criterion: CriterionDefinition): Reach {
+  let byCriterion = reaches.get(fw);
+  if (!byCriterion) {
+    byCriterion = new Map();
+    reaches.set(fw, byCriterion);
+  }
+  let reach = byCriterion.get(criterion.id);
+  if (!reach) {
+    const key = criterion.input_key;
+    const derivedFrom = new Set(fw.derived.filter((d) => d.reads.includes(key)).map((d) => d.name));
+    const reads = (operand: string) => operand === key || derivedFrom.has(operand);
+    const own = fw.criteria.findIndex((c) => c.id === criterion.id);
+    reach = {
+      own,
+      moved: fw.criteria.flatMap((c, i) =>
+        i === own || (c.scale.kind === 'linear' && derivedFrom.has(c.scale.on)) ? [i] : [],
+      ),
+      capsMoved: fw.hard_caps.map((cap) => readsInput(cap.condition, reads, criterion.id)),
+    };
+    byCriterion.set(criterion.id, reach);
+  }
+  return reach;
+}
+
+/** The document's own figures every criterion's trials start from: ages and contributions, read once. */
+const bases = new WeakMap<Computation, { ages: Map<string, number | null>; contributions: Dec[] }>();
+
+function baseOf(now: Computation): { ages: Map<string, number | null>; contributions: Dec[] } {
+  let base = bases.get(now);
+  if (!base) {
+    base = {
+      ages: new Map(now.criteria.map((c) => [c.criterion.id, c.ageDays])),
+      contributions: now.criteria.map((c) => c.contribution),
+    };
+    bases.set(now, base);
+  }
+  return base;
 }
 
 /** A criterion's points in `doc` as the engine takes them (criterionStep); null when its input is missing. */
@@ -141,7 +187,11 @@ function pointsOf(compiled: CompiledFramework, index: number, doc: InputsDocumen
 }
 
 /** What the engine's cap evaluation reads (compute's evaluateCaps), over `doc`. */
-function capContext(compiled: CompiledFramework, doc: InputsDocument, ages: Map<string, number | null>): CapContext {
+function capContext(
+  compiled: CompiledFramework,
+  doc: InputsDocument,
+  ageOf: (criterionId: string) => number | null,
+): CapContext {
   const { numericInputKeys, derivedNames } = compiled;
   return {
     read(operand) {
@@ -150,7 +200,7 @@ function capContext(compiled: CompiledFramework, doc: InputsDocument, ages: Map<
       const value = !item ? null : numericInputKeys.has(operand) ? dec(item.value as number) : item.value;
       return { kind: 'input', value };
     },
-    ageOf: (id) => ages.get(id) ?? null,
+    ageOf,
   };
 }
 
