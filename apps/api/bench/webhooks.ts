@@ -2,7 +2,7 @@
 // after the build (N = 1,000 unless given). On SQLite always, and on PostgreSQL when DATABASE_URL (or the local
 // test server) answers. Times: publishing N providers (engine, package, one transaction each with history,
 // change feed and outbox), then draining the N events with one dispatcher to a receiver in its own process.
-// `pnpm bench` times the same at 500 (all 10,000 with BENCH_FULL=1) as part of bench/scale.ts.
+// `pnpm bench` times the same for all 10,000 providers (BENCH_PUBLISHED=N: the first N) as part of bench/scale.ts.
 
 import { Dataset, type Engine, startReceiver } from './dataset.js';
 import { int, machine, postgresAnswers, seconds, table } from './harness.js';

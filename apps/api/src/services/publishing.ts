@@ -20,11 +20,12 @@ import {
   findProvider,
   type IndicatorRow,
   insertHistory,
-  insertIndicator,
+  insertIndicatorIfAbsent,
   providerRowOf,
   setCurrent,
   upsertProvider,
 } from '../store/repositories/providers.js';
+import { subscribedEndpointsByType } from '../store/repositories/webhooks.js';
 import type { ChangelogTable, Database, IndicatorHistoryTable } from '../store/schema.js';
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
@@ -109,12 +110,10 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
       const previous = previousId ? await findIndicator(tx, previousId) : undefined;
       const { provider: p } = publication.document;
       await upsertProvider(tx, providerRowOf(p, now));
-      if (!(await findIndicator(tx, indicator.risk_indicator_id))) {
-        await insertIndicator(
-          tx,
-          indicatorRowOf({ indicator, pkg, packageText, nextBand, approvedAt: publication.approvedAt, now }),
-        );
-      }
+      await insertIndicatorIfAbsent(
+        tx,
+        indicatorRowOf({ indicator, pkg, packageText, nextBand, approvedAt: publication.approvedAt, now }),
+      );
       const seq = await increment(tx, PUBLICATION_SEQ);
       await insertHistory(tx, historyRowOf(seq, indicator, publication.approvedAt, now));
       await setCurrent(tx, p.id, indicator.risk_indicator_id, seq, now);
@@ -134,14 +133,13 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
           rating_action_id: action.id,
         });
       }
-      await emitPublished(tx, {
-        indicator,
-        providerName: p.name,
-        approvedAt: publication.approvedAt,
-        now,
-        change,
-        previous,
-      });
+      // Who hears of it, read once for the three events a publication may emit.
+      const subscribed = await subscribedEndpointsByType(tx, PUBLICATION_EVENTS);
+      await emitPublished(
+        tx,
+        { indicator, providerName: p.name, approvedAt: publication.approvedAt, now, change, previous },
+        subscribed,
+      );
       const [entry] = await recordAudit(ctx, tx, [
         {
           action: 'indicator.published',
@@ -181,7 +179,7 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
         auditHead,
       });
       // The action's statement follows the publication's in the provider's chain.
-      const ratingAction = await completeAction(ctx, tx, action, auditHead);
+      const ratingAction = await completeAction(ctx, tx, action, auditHead, subscribed['rating_action.created']);
       return {
         status: 'published' as const,
         indicator,
@@ -198,29 +196,48 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
 }
 
 /** The webhook events of a publication: always `risk_indicator.published`, and `band_changed` when the band moved. */
-async function emitPublished(tx: Kysely<Database>, p: PublishedFacts): Promise<void> {
+async function emitPublished(
+  tx: Kysely<Database>,
+  p: PublishedFacts,
+  subscribed: Record<(typeof PUBLICATION_EVENTS)[number], readonly { id: string }[]>,
+): Promise<void> {
   const { indicator, previous, now } = p;
   const previousBand = (previous?.risk_band ?? null) as RiskBand | null;
-  await emitEvent(tx, { type: 'risk_indicator.published', at: now, data: publishedEventData(p) });
+  await emitEvent(
+    tx,
+    { type: 'risk_indicator.published', at: now, data: publishedEventData(p) },
+    subscribed['risk_indicator.published'],
+  );
   if (previous && previousBand !== null && previous.risk_band !== indicator.risk_band) {
-    await emitEvent(tx, {
-      type: 'risk_indicator.band_changed',
-      at: now,
-      data: {
-        provider_id: indicator.provider_id,
-        provider_name: p.providerName,
-        risk_indicator_id: indicator.risk_indicator_id,
-        previous_band: previousBand,
-        new_band: indicator.risk_band as RiskBand,
-        previous_score: previous.final_score,
-        new_score: indicator.final_score,
-        direction: indicator.final_score > previous.final_score ? 'improved' : 'deteriorated',
-        framework_version: indicator.framework_version,
-        published_at: now,
+    await emitEvent(
+      tx,
+      {
+        type: 'risk_indicator.band_changed',
+        at: now,
+        data: {
+          provider_id: indicator.provider_id,
+          provider_name: p.providerName,
+          risk_indicator_id: indicator.risk_indicator_id,
+          previous_band: previousBand,
+          new_band: indicator.risk_band as RiskBand,
+          previous_score: previous.final_score,
+          new_score: indicator.final_score,
+          direction: indicator.final_score > previous.final_score ? 'improved' : 'deteriorated',
+          framework_version: indicator.framework_version,
+          published_at: now,
+        },
       },
-    });
+      subscribed['risk_indicator.band_changed'],
+    );
   }
 }
+
+/** The events a publication may emit. */
+const PUBLICATION_EVENTS = [
+  'risk_indicator.published',
+  'risk_indicator.band_changed',
+  'rating_action.created',
+] as const;
 
 /** What a publication writes beside its indicator: the rows below are built from it, by the verb and by bulk loads. */
 export interface PublishedFacts {

@@ -245,13 +245,15 @@ export async function completeAction(
   tx: Kysely<Database>,
   row: RatingActionsTable,
   auditHead: { seq: number; hash: string },
+  /** The endpoints subscribed to `rating_action.created`, when the transaction has read them already. */
+  subscribed?: readonly { id: string }[],
 ): Promise<RatingAction> {
   const { action, ...signed } = await signActionStatement(ctx, tx, row, auditHead);
   const served: RatingAction = {
     ...action,
     signature: { kid: signed.kid, value: signed.signature, statement_sha256: signed.statement_sha256 },
   };
-  await emitEvent(tx, { type: 'rating_action.created', at: action.effective_at, data: served });
+  await emitEvent(tx, { type: 'rating_action.created', at: action.effective_at, data: served }, subscribed);
   return served;
 }
 

@@ -150,12 +150,20 @@ export async function signStatement(
   // The moment of signing, by the machine's clock (the context's clock may replay history, the demo, or be a test's),
   // and never before the key's start (another machine's clock may run ahead: see registerSigner).
   const now = input.signedAt ?? new Date().toISOString();
-  const keyFrom = await registerSigner(tx, signer, now, ctx.box);
+  const memo = memoOf(tx);
+  let keyFrom = memo?.keyFrom.get(signer.kid);
+  if (keyFrom === undefined) {
+    keyFrom = await registerSigner(tx, signer, now, ctx.box);
+    memo?.keyFrom.set(signer.kid, keyFrom);
+  }
   const signedAt = new Date(Math.max(Date.parse(keyFrom), Date.parse(now))).toISOString();
-  const previous = await latestStatementOf(tx, input.facts.provider_id);
+  const previous =
+    memo?.latest.get(input.facts.provider_id) ??
+    (await latestStatementOf(tx, input.facts.provider_id))?.statement_sha256 ??
+    null;
   const statement = {
     ...input.facts,
-    prev_statement_sha256: previous?.statement_sha256 ?? null,
+    prev_statement_sha256: previous,
     audit_head: input.auditHead,
     signed_at: signedAt,
   } as Statement;
@@ -174,7 +182,31 @@ export async function signStatement(
     signed_at: signedAt,
     rating_action_id: statement.type === 'rating_action' ? statement.action.id : null,
   });
+  memo?.latest.set(statement.provider_id, statementSha256);
   return { statement, signature, kid: signer.kid, alg: 'EdDSA', statement_sha256: statementSha256 };
+}
+
+/**
+ * What a transaction has learnt by signing, so its next statement need not read it again: the start of each key it
+ * registered, and each provider's latest statement (the one it signed: statements follow the audit entry, so
+ * another transaction signing for the provider waits on the audit head until this one ends).
+ */
+interface SigningMemo {
+  keyFrom: Map<string, string>;
+  latest: Map<string, string>;
+}
+
+const signingMemos = new WeakMap<Kysely<Database>, SigningMemo>();
+
+/** The transaction's memo; none outside a transaction, where nothing holds what was read. */
+function memoOf(tx: Kysely<Database>): SigningMemo | undefined {
+  if (!tx.isTransaction) return undefined;
+  let memo = signingMemos.get(tx);
+  if (!memo) {
+    memo = { keyFrom: new Map(), latest: new Map() };
+    signingMemos.set(tx, memo);
+  }
+  return memo;
 }
 
 /** Signs an effective rating action's statement (signStatement): the action as it took effect, in its chain. */

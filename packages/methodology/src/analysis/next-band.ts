@@ -1,5 +1,5 @@
 import { compile } from '../compute/compiled.js';
-import { type Computation, compute } from '../compute/compute.js';
+import { compute } from '../compute/compute.js';
 import { daysBetween } from '../dates.js';
 import { type Dec, dec, fixed, toNumber } from '../decimal.js';
 import type { CriterionDefinition, Framework } from '../framework/schema.js';
@@ -7,7 +7,7 @@ import type { InputsDocument, InputValue } from '../inputs/document.js';
 import { checkInputs } from '../score.js';
 import { messages as M } from './messages.js';
 import { searchNumeric } from './numeric-search.js';
-import { type Outcome, probeOf, type Trial } from './probe.js';
+import { type Outcome, probeOf, type Scored, type Trial } from './probe.js';
 import { searchTable } from './table-search.js';
 
 export interface NextBandStep {
@@ -43,13 +43,14 @@ export interface NextBandPath {
 
 /**
  * For each criterion, the smallest improvement of its input alone that lifts
- * the final score into the next better band, scored by the engine itself at
- * the document's evaluation date (caps, rounding and derived quantities as
- * they are), or why no value of that input can.
+ * the final score into the next better band, scored with the engine's own
+ * arithmetic at the document's evaluation date (caps, rounding and derived
+ * quantities as they are), or why no value of that input can.
  *
  * Enum and boolean inputs try their better values by increasing points.
  * Numeric inputs give the least (or, where a lower value is better, the
- * greatest) value at `suggestionPlaces` decimals within the input's bounds. A
+ * greatest) value at `suggestionPlaces` decimals within the input's bounds,
+ * found by inverting the piecewise-linear scale (see searchNumeric). A
  * missing input, or one whose evidence is older than the framework's decay
  * horizon (freshness at the stale factor), is assumed provided or renewed on
  * the evaluation date (`suggested_as_of`). Pure; throws InputsError for an
@@ -78,8 +79,8 @@ export function pathToNextBand(document: InputsDocument, framework: Framework): 
     daysBetween(item.as_of, doc.evaluation_date) > fw.freshness.decay_until_days;
   const targetText = fixed(target, places);
   const steps = fw.criteria.map((criterion) => {
-    const probe = probeOf(criterion, doc, framework, target, stale);
-    const outcome = criterion.scale.kind === 'table' ? searchTable(probe) : searchNumeric(probe, fw);
+    const probe = probeOf(criterion, doc, framework, now, target, stale);
+    const outcome = criterion.scale.kind === 'table' ? searchTable(probe) : searchNumeric(probe, fw, target);
     return stepOf(criterion, doc, outcome, probe.refresh, { target, targetText, band: next.band, places });
   });
   const changes = steps.flatMap((s) =>
@@ -141,7 +142,7 @@ function reasonOf(criterion: CriterionDefinition, kind: 'short' | 'at-best', bes
 }
 
 /** The fired caps below the target, in table order. */
-function heldBelow(c: Computation, target: Dec): { id: string; cap: string; label: string }[] {
+function heldBelow(c: Scored, target: Dec): { id: string; cap: string; label: string }[] {
   return c.caps
     .filter((cap) => cap.fired && dec(cap.cap.cap).lt(target))
     .map(({ cap }) => ({ id: cap.id, cap: cap.cap, label: cap.label }));

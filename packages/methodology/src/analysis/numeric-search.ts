@@ -1,5 +1,6 @@
+import { compile } from '../compute/compiled.js';
 import { derive } from '../compute/derived.js';
-import { type Dec, dec, ONE, toNumber, ZERO } from '../decimal.js';
+import { type Dec, dec, HUNDRED, ONE, percent, toNumber, ZERO } from '../decimal.js';
 import type { CapCondition, CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
 import type { Outcome, Probe, Trial } from './probe.js';
 
@@ -13,39 +14,31 @@ export function suggestionPlaces(criterion: CriterionDefinition): number {
 
 /**
  * A linear-scale input: the least improvement, at the input's suggestion
- * places and within its bounds, that reaches the band, found with the real
- * engine. Values are grid positions i (value = direction x i x 10^-places) so
- * that a larger position is a better value. Between two hard-cap thresholds
- * on this input (or on a quantity derived from it) the score never falls as
- * the position rises, so each such segment is bisected exactly; beyond the
- * last anchor and threshold nothing changes, which bounds an open domain.
+ * places and within its bounds, that reaches the band. Values are grid
+ * positions i (value = direction x i x 10^-places) so that a larger position
+ * is a better value. Between two hard-cap thresholds on this input (or on a
+ * quantity derived from it) the score never falls as the position rises, so
+ * in each such segment the least position that reaches the band is read off
+ * the scale inverted exactly (the points the band needs, the value that gives
+ * them: see operandFor), then settled by scoring its neighbours, since the
+ * points and the score are rounded; beyond the last anchor and threshold
+ * nothing changes, which bounds an open domain.
  */
-export function searchNumeric(probe: Probe, fw: FrameworkDefinition): Outcome {
+export function searchNumeric(probe: Probe, fw: FrameworkDefinition, target: Dec): Outcome {
   const { criterion } = probe;
   const { scale, input } = criterion;
   if (scale.kind !== 'linear' || (input.type !== 'decimal' && input.type !== 'integer')) {
     throw new RangeError(`${criterion.id} has no linear scale`);
   }
-  const onScale = affineOf(scale.on, probe);
-  const pointsDirection = directionOf(scale.anchors.map(([, p]) => dec(p)));
-  if (pointsDirection === 0) return { kind: 'not-monotone' };
-  const direction = (onScale.b.isNegative() ? -pointsDirection : pointsDirection) as 1 | -1;
-  const unit = dec(`1e${suggestionPlaces(criterion)}`);
-  const position = (x: Dec) => x.times(unit).times(direction);
+  const layout = layoutOf(probe, fw);
+  if (layout === null) return { kind: 'not-monotone' };
+  const { onScale, pointsDirection, direction, unit, position, saturation, lowBound, highBound, thresholds } = layout;
   const valueAt = (i: bigint) => toNumber(dec((i * BigInt(direction)).toString()).div(unit));
-
-  const anchors = scale.anchors.map(([x]) => position(inputOf(onScale, dec(x))));
-  const thresholds = thresholdsOn(criterion.input_key, fw).map(({ operand, value }) =>
-    position(inputOf(operand === criterion.input_key ? IDENTITY : affineOf(operand, probe), value)),
-  );
-  const cuts = [...anchors, ...thresholds];
-  const saturation = cuts.map((c) => ceilOf(c) + 1n).reduce(maxOf);
-  const [lowBound, highBound] = boundsOf(input, position, direction);
   let hi = highBound !== null && highBound < saturation ? highBound : saturation;
   let lo: bigint;
   let current: Trial | null = null;
   if (probe.current === null) {
-    lo = lowBound ?? cuts.map((c) => floorOf(c) - 1n).reduce(minOf);
+    lo = lowBound ?? layout.belowCuts;
     if (lo > hi) hi = lo;
   } else {
     const now = probe.current as number;
@@ -67,26 +60,159 @@ export function searchNumeric(probe: Probe, fw: FrameworkDefinition): Outcome {
     }
     return trial;
   };
-  const starts = [
-    ...new Set([lo, ...thresholds.flatMap((c) => [floorOf(c), floorOf(c) + 1n, ceilOf(c), ceilOf(c) + 1n])]),
-  ]
+  const starts = [...new Set([lo, ...thresholds])]
     .filter((s) => s >= lo && s <= hi)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const segments = starts.map((start, k) => ({
     start,
     end: k + 1 < starts.length ? (starts[k + 1] as bigint) - 1n : hi,
   }));
-  for (const { start, end } of segments) {
-    if (probe.reaches(at(end))) return { kind: 'reached', trial: at(leastIn(start, end, (i) => probe.reaches(at(i)))) };
+  const { scaleAnchors, weight, halfUnit } = layout;
+  /** The least position (a guess, settled by leastFrom) at which the criterion's points reach `points`. */
+  const guessFor = (points: Dec, segment: { start: bigint; end: bigint }): bigint => {
+    const x = operandFor(scaleAnchors, points, pointsDirection);
+    if (x === 'below') return segment.start;
+    if (x === 'above') return segment.end;
+    return ceilOf(position(inputOf(onScale, x)));
+  };
+  for (const segment of segments) {
+    const { start, end } = segment;
+    const last = at(end);
+    if (!probe.reaches(last)) continue;
+    // The points that lift the uncapped score to half a unit of the final score under the target, the rest held as at `end`.
+    const rest = last.computation.uncapped.minus(percent(weight.times(last.points as Dec)));
+    const needed = target.minus(halfUnit).minus(rest).times(HUNDRED).div(weight);
+    const least = leastFrom(start, end, guessFor(needed, segment), (i) => probe.reaches(at(i)));
+    return { kind: 'reached', trial: at(least) };
   }
   // The best value: the least improvement with the highest capped score, and then the highest uncapped one,
   // so the value where the points stop rising (5.25, not 5.2375 which rounds alike), past any cap it can lift.
   const top = segments.reduce((best, s) =>
     at(s.end).computation.capped.gte(at(best.end).computation.capped) ? s : best,
   );
-  const { capped, uncapped } = at(top.end).computation;
+  const last = at(top.end);
+  const { capped, uncapped } = last.computation;
   const isBest = (i: bigint) => at(i).computation.capped.gte(capped) && at(i).computation.uncapped.gte(uncapped);
-  return { kind: 'short', best: at(leastIn(top.start, top.end, isBest)) };
+  return { kind: 'short', best: at(leastFrom(top.start, top.end, guessFor(last.points as Dec, top), isBest)) };
+}
+
+type Anchors = readonly (readonly [Dec, Dec])[];
+
+/**
+ * The operand at which the piecewise-linear points first reach `points`, moving the way the points rise
+ * (direction +1: the least operand, -1: the greatest), by inverting the segment that crosses them:
+ * x = x0 + (points - p0) x (x1 - x0) / (p1 - p0). 'below' when the first anchor already gives them,
+ * 'above' when no operand does.
+ */
+function operandFor(anchors: Anchors, points: Dec, direction: 1 | -1): Dec | 'below' | 'above' {
+  const ordered = direction === 1 ? anchors : [...anchors].reverse();
+  const at = ordered.findIndex(([, p]) => p.gte(points));
+  if (at === -1) return 'above';
+  if (at === 0) return 'below';
+  const [x0, p0] = ordered[at - 1] as readonly [Dec, Dec];
+  const [x1, p1] = ordered[at] as readonly [Dec, Dec];
+  return x0.plus(points.minus(p0).times(x1.minus(x0)).div(p1.minus(p0)));
+}
+
+/** Steps a guess may be off (the points and the score are rounded) before the settling falls back to halving. */
+const SETTLE_STEPS = 8;
+
+/**
+ * The least i in [lo, hi] where `holds`, given that it holds at hi and, once it holds, holds above: from a guess,
+ * by scoring its neighbours; a guess off by more than SETTLE_STEPS is settled by halving the rest of the range.
+ */
+function leastFrom(lo: bigint, hi: bigint, guess: bigint, holds: (i: bigint) => boolean): bigint {
+  let i = guess < lo ? lo : guess > hi ? hi : guess;
+  if (holds(i)) {
+    for (let step = 0; step < SETTLE_STEPS; step++) {
+      if (i === lo || !holds(i - 1n)) return i;
+      i -= 1n;
+    }
+    return leastIn(lo, i, holds);
+  }
+  for (let step = 0; step < SETTLE_STEPS; step++) {
+    i += 1n;
+    if (holds(i)) return i;
+  }
+  return leastIn(i + 1n, hi, holds);
+}
+
+/** Where a criterion's values sit on its grid of positions: what searchNumeric reads before it tries any value. */
+interface Layout {
+  onScale: Affine;
+  pointsDirection: 1 | -1;
+  /** +1 when a larger input is better, -1 when a smaller one is. */
+  direction: 1 | -1;
+  /** 10^places: a position is direction x value x unit. */
+  unit: Dec;
+  position: (x: Dec) => Dec;
+  /** Past every anchor and threshold, where nothing changes any more. */
+  saturation: bigint;
+  /** Below every anchor and threshold: where a missing input's search starts in an open domain. */
+  belowCuts: bigint;
+  lowBound: bigint | null;
+  highBound: bigint | null;
+  /** The positions where a segment may start: either side of each hard-cap threshold. */
+  thresholds: bigint[];
+  scaleAnchors: Anchors;
+  weight: Dec;
+  /** Half a unit of the final score (0.005): the least uncapped score that can round up to the target. */
+  halfUnit: Dec;
+}
+
+/** Layouts of criteria whose scale and thresholds read the input itself: the same for every document. */
+const layouts = new WeakMap<FrameworkDefinition, Map<string, Layout | null>>();
+
+/** A criterion's layout; null when its points neither only rise nor only fall along the anchors. */
+function layoutOf(probe: Probe, fw: FrameworkDefinition): Layout | null {
+  const { criterion } = probe;
+  const { scale } = criterion;
+  if (scale.kind !== 'linear') throw new RangeError(`${criterion.id} has no linear scale`);
+  const limits = thresholdsOn(criterion.input_key, fw);
+  const fixed = scale.on === 'input' && limits.every((t) => t.operand === criterion.input_key);
+  let byCriterion = layouts.get(fw);
+  if (fixed) {
+    const known = byCriterion?.get(criterion.id);
+    if (known !== undefined) return known;
+  }
+  // As the bisecting search did: an operand with no exact inverse throws before the direction is looked at.
+  const onScale = affineOf(scale.on, probe);
+  const pointsDirection = directionOf(scale.anchors.map(([, p]) => dec(p)));
+  let layout: Layout | null = null;
+  if (pointsDirection !== 0) {
+    const direction = (onScale.b.isNegative() ? -pointsDirection : pointsDirection) as 1 | -1;
+    const unit = dec(`1e${suggestionPlaces(criterion)}`);
+    const position = (x: Dec) => x.times(unit).times(direction);
+    const anchors = scale.anchors.map(([x]) => position(inputOf(onScale, dec(x))));
+    const cutsAt = limits.map(({ operand, value }) =>
+      position(inputOf(operand === criterion.input_key ? IDENTITY : affineOf(operand, probe), value)),
+    );
+    const cuts = [...anchors, ...cutsAt];
+    const [lowBound, highBound] = boundsOf(criterion.input as { min?: string; max?: string }, position, direction);
+    layout = {
+      onScale,
+      pointsDirection,
+      direction,
+      unit,
+      position,
+      saturation: cuts.map((c) => ceilOf(c) + 1n).reduce(maxOf),
+      belowCuts: cuts.map((c) => floorOf(c) - 1n).reduce(minOf),
+      lowBound,
+      highBound,
+      thresholds: cutsAt.flatMap((c) => [floorOf(c), floorOf(c) + 1n, ceilOf(c), ceilOf(c) + 1n]),
+      scaleAnchors: compile(fw).criteria.find((c) => c.definition.id === criterion.id)?.anchors as Anchors,
+      weight: dec(criterion.weight),
+      halfUnit: dec(`5e-${fw.arithmetic.final_score_places + 1}`),
+    };
+  }
+  if (fixed) {
+    if (!byCriterion) {
+      byCriterion = new Map();
+      layouts.set(fw, byCriterion);
+    }
+    byCriterion.set(criterion.id, layout);
+  }
+  return layout;
 }
 
 /** operand = a + b x input. */

@@ -1,13 +1,36 @@
-import { type Computation, compute } from '../compute/compute.js';
-import type { Dec } from '../decimal.js';
-import type { CriterionDefinition, Framework } from '../framework/schema.js';
+import { type CapContext, evaluateCap } from '../compute/caps.js';
+import { type CompiledFramework, compile } from '../compute/compiled.js';
+import type { Computation } from '../compute/compute.js';
+import { derive } from '../compute/derived.js';
+import { criterionPoints } from '../compute/scale.js';
+import { daysBetween } from '../dates.js';
+import { type Dec, dec, minOf, percent, r2, sum, ZERO } from '../decimal.js';
+import type {
+  CapCondition,
+  CriterionDefinition,
+  Framework,
+  FrameworkDefinition,
+  HardCapDefinition,
+} from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { whatIfItem } from './overrides.js';
+
+/** The figures of a scoring that a search and its step read: a part of the engine's Computation. */
+export interface Scored {
+  uncapped: Dec;
+  capped: Dec;
+  finalScore: Dec;
+  band: { band: string };
+  /** Every hard cap, in table order, and whether it fires. */
+  caps: { fired: boolean; cap: HardCapDefinition }[];
+}
 
 /** One value tried for a criterion's input, everything else as in the document. */
 export interface Trial {
   value: InputValue;
-  computation: Computation;
+  computation: Scored;
+  /** The criterion's own points at this value (null for a search that does not record them). */
+  points: Dec | null;
 }
 
 /** The outcome of searching one criterion's values for the next band. */
@@ -21,10 +44,9 @@ export type Outcome =
   | { kind: 'not-monotone' };
 
 /**
- * Tries values of one criterion's input with the real engine. A missing or
- * stale input is tried as fresh evidence dated on the evaluation date: the
- * suggestion is then to provide (or renew) it, which also lifts the
- * stale-evidence cap it may trigger.
+ * Tries values of one criterion's input. A missing or stale input is tried as
+ * fresh evidence dated on the evaluation date: the suggestion is then to
+ * provide (or renew) it, which also lifts the stale-evidence cap it may trigger.
  */
 export interface Probe {
   criterion: CriterionDefinition;
@@ -38,10 +60,18 @@ export interface Probe {
   reaches(trial: Trial): boolean;
 }
 
+/**
+ * A probe that scores a trial from the document's own computation (`now`), re-doing only what one input moves:
+ * the points of the criteria that read it (directly or through a derived quantity), the sum of contributions in
+ * framework order, the hard caps that read it, its age or a quantity derived from it, the rounding and the band.
+ * Each figure is the engine's own function on the same operands, so a trial equals compute() of documentWith(value)
+ * in every figure it carries (property-tested against the engine).
+ */
 export function probeOf(
   criterion: CriterionDefinition,
   document: InputsDocument,
   framework: Framework,
+  now: Computation,
   target: Dec,
   isStale: (item: InputItem) => boolean,
 ): Probe {
@@ -54,12 +84,136 @@ export function probeOf(
     ...document,
     inputs: { ...document.inputs, [key]: { ...base, value, as_of } },
   });
+  const score = scorerOf(criterion, framework, now, daysBetween(as_of, document.evaluation_date));
   return {
     criterion,
     current: item === undefined ? null : item.value,
     refresh,
     documentWith,
-    trial: (value) => ({ value, computation: compute(documentWith(value), framework) }),
+    trial: (value) => score(value, documentWith(value)),
     reaches: (trial) => trial.computation.finalScore.gte(target),
   };
+}
+
+function scorerOf(
+  criterion: CriterionDefinition,
+  framework: Framework,
+  now: Computation,
+  ageDays: number,
+): (value: InputValue, doc: InputsDocument) => Trial {
+  const fw = framework.definition;
+  const compiled = compile(fw);
+  const { own, moved, capsMoved } = reachOf(fw, criterion);
+  const { ages, contributions } = baseOf(now);
+  const ageOf = (id: string) => (id === criterion.id ? ageDays : (ages.get(id) ?? null));
+  return (value, doc) => {
+    const parts = [...contributions];
+    let points: Dec = ZERO;
+    for (const i of moved) {
+      const p = pointsOf(compiled, i, doc);
+      if (i === own) points = p ?? ZERO;
+      parts[i] = p === null ? ZERO : percent((compiled.criteria[i] as { weight: Dec }).weight.times(p));
+    }
+    const uncapped = sum(parts);
+    const ctx = capContext(compiled, doc, ageOf);
+    const caps = fw.hard_caps.map((cap, i) => ({
+      cap,
+      fired: capsMoved[i] ? evaluateCap(cap, ctx).fired : (now.caps[i] as { fired: boolean }).fired,
+    }));
+    const fired = caps.filter((c) => c.fired).map((c) => compiled.caps.get(c.cap.id) as Dec);
+    const capped = minOf(uncapped, fired);
+    const finalScore = r2(capped);
+    return { value, points, computation: { uncapped, capped, finalScore, band: bandOf(compiled, finalScore), caps } };
+  };
+}
+
+/** What a change of one criterion's input reaches: its index, the criteria whose points move, the caps that read it. */
+interface Reach {
+  own: number;
+  moved: number[];
+  capsMoved: boolean[];
+}
+
+const reaches = new WeakMap<FrameworkDefinition, Map<string, Reach>>();
+
+/** A criterion's reach in a framework, worked out once. */
+function reachOf(fw: FrameworkDefinition, criterion: CriterionDefinition): Reach {
+  let byCriterion = reaches.get(fw);
+  if (!byCriterion) {
+    byCriterion = new Map();
+    reaches.set(fw, byCriterion);
+  }
+  let reach = byCriterion.get(criterion.id);
+  if (!reach) {
+    const key = criterion.input_key;
+    const derivedFrom = new Set(fw.derived.filter((d) => d.reads.includes(key)).map((d) => d.name));
+    const reads = (operand: string) => operand === key || derivedFrom.has(operand);
+    const own = fw.criteria.findIndex((c) => c.id === criterion.id);
+    reach = {
+      own,
+      moved: fw.criteria.flatMap((c, i) =>
+        i === own || (c.scale.kind === 'linear' && derivedFrom.has(c.scale.on)) ? [i] : [],
+      ),
+      capsMoved: fw.hard_caps.map((cap) => readsInput(cap.condition, reads, criterion.id)),
+    };
+    byCriterion.set(criterion.id, reach);
+  }
+  return reach;
+}
+
+/** The document's own figures every criterion's trials start from: ages and contributions, read once. */
+const bases = new WeakMap<Computation, { ages: Map<string, number | null>; contributions: Dec[] }>();
+
+function baseOf(now: Computation): { ages: Map<string, number | null>; contributions: Dec[] } {
+  let base = bases.get(now);
+  if (!base) {
+    base = {
+      ages: new Map(now.criteria.map((c) => [c.criterion.id, c.ageDays])),
+      contributions: now.criteria.map((c) => c.contribution),
+    };
+    bases.set(now, base);
+  }
+  return base;
+}
+
+/** A criterion's points in `doc` as the engine takes them (criterionStep); null when its input is missing. */
+function pointsOf(compiled: CompiledFramework, index: number, doc: InputsDocument): Dec | null {
+  const c = compiled.criteria[index] as CompiledFramework['criteria'][number];
+  const item = doc.inputs[c.definition.input_key];
+  if (item === undefined) return null;
+  const { scale } = c.definition;
+  if (scale.kind !== 'linear') return criterionPoints(c, item.value);
+  return criterionPoints(c, scale.on === 'input' ? dec(item.value as number) : (derive(scale.on, doc) as Dec));
+}
+
+/** What the engine's cap evaluation reads (compute's evaluateCaps), over `doc`. */
+function capContext(
+  compiled: CompiledFramework,
+  doc: InputsDocument,
+  ageOf: (criterionId: string) => number | null,
+): CapContext {
+  const { numericInputKeys, derivedNames } = compiled;
+  return {
+    read(operand) {
+      if (derivedNames.has(operand)) return { kind: 'derived', value: derive(operand, doc) };
+      const item = doc.inputs[operand];
+      const value = !item ? null : numericInputKeys.has(operand) ? dec(item.value as number) : item.value;
+      return { kind: 'input', value };
+    },
+    ageOf,
+  };
+}
+
+/** Whether a cap condition reads the input, a quantity derived from it, or the age of its criterion. */
+function readsInput(cond: CapCondition, reads: (operand: string) => boolean, criterionId: string): boolean {
+  if (cond.op === 'all') return cond.of.some((c) => readsInput(c, reads, criterionId));
+  if (cond.op === 'stale') return cond.criteria.includes(criterionId);
+  return reads(cond.operand);
+}
+
+/** The band of a final score, as compute's bandOf. */
+function bandOf(compiled: CompiledFramework, finalScore: Dec): { band: string } {
+  const { bands } = compiled;
+  const index = bands.findIndex((b) => finalScore.gte(b.min));
+  return { band: (bands[index === -1 ? bands.length - 1 : index] as { band: string }).band };
 }

@@ -3,6 +3,7 @@ import type { WebhookEventData, WebhookEventType } from '@svc/contracts';
 import type { Kysely } from 'kysely';
 import {
   type DeliveryRow,
+  type EndpointRow,
   type EventRow,
   insertDeliveries,
   insertEvent,
@@ -22,13 +23,17 @@ export interface EmittedEvent {
  * Writes an event to the outbox, with one delivery for each active endpoint subscribed to its type
  * (or for the one endpoint given, as a ping is), due at once. Call it with the transaction of the
  * change that causes the event: the event is stored exactly when the change is. An event nobody
- * subscribed to is not stored.
+ * subscribed to is not stored. `subscribed`: the endpoints subscribed to its type, when the
+ * transaction has read them already (subscribedEndpointsByType).
  */
 export async function emitEvent<T extends WebhookEventType>(
   tx: Kysely<Database>,
   event: { type: T; data: WebhookEventData<T>; at: string; endpointId?: string },
+  subscribed?: readonly Pick<EndpointRow, 'id'>[],
 ): Promise<EmittedEvent | null> {
-  const endpoints = event.endpointId ? [{ id: event.endpointId }] : await subscribedEndpoints(tx, event.type);
+  const endpoints = event.endpointId
+    ? [{ id: event.endpointId }]
+    : (subscribed ?? (await subscribedEndpoints(tx, event.type)));
   if (endpoints.length === 0) return null;
   const row = eventRowOf(event.type, event.data, event.at);
   await insertEvent(tx, row);

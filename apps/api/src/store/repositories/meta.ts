@@ -20,18 +20,20 @@ export async function setMeta(db: Kysely<Database>, key: string, value: string):
     .execute();
 }
 
-/** Adds one to a counter and returns the new value; call inside the writing transaction. */
+/**
+ * Adds one to a counter and returns the new value, in one statement (a new key starts at 1); call inside the writing
+ * transaction. On PostgreSQL it holds the row's lock until commit.
+ */
 export async function increment(db: Kysely<Database>, key: string): Promise<number> {
-  await db
-    .insertInto('store_meta')
-    .values({ key, value: '0' })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  // The 1 is a literal: better-sqlite3 binds JS numbers as REAL, which would store "2.0".
+  // The 1s are literals: better-sqlite3 binds JS numbers as REAL, which would store "2.0".
   const row = await db
-    .updateTable('store_meta')
-    .set({ value: sql<string>`cast(cast(value as integer) + ${sql.lit(1)} as text)` })
-    .where('key', '=', key)
+    .insertInto('store_meta')
+    .values({ key, value: sql<string>`cast(${sql.lit(1)} as text)` })
+    .onConflict((oc) =>
+      oc
+        .column('key')
+        .doUpdateSet({ value: sql<string>`cast(cast(store_meta.value as integer) + ${sql.lit(1)} as text)` }),
+    )
     .returning('value')
     .executeTakeFirstOrThrow();
   return Number(row.value);

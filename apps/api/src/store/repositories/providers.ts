@@ -77,6 +77,18 @@ export async function insertIndicator(db: Kysely<Database>, row: IndicatorRow): 
   await db.insertInto('risk_indicators').values(row).execute();
 }
 
+/**
+ * Stores an indicator unless one with its id is stored already (ids are content-addressed: the same result published
+ * again, after a withdrawal or another result, keeps its first row), in one statement.
+ */
+export async function insertIndicatorIfAbsent(db: Kysely<Database>, row: IndicatorRow): Promise<void> {
+  await db
+    .insertInto('risk_indicators')
+    .values(row)
+    .onConflict((oc) => oc.column('risk_indicator_id').doNothing())
+    .execute();
+}
+
 export async function insertHistory(db: Kysely<Database>, row: IndicatorHistoryTable): Promise<void> {
   await db.insertInto('indicator_history').values(row).execute();
 }

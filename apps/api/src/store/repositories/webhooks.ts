@@ -64,6 +64,29 @@ export function subscribedEndpoints(db: Kysely<Database>, type: string): Promise
     .execute();
 }
 
+/**
+ * The active endpoints subscribed to each of several event types, read in one query: for each type, what
+ * subscribedEndpoints answers (the events column holds each name once, quoted, so a substring test is the same one).
+ */
+export async function subscribedEndpointsByType<T extends string>(
+  db: Kysely<Database>,
+  types: readonly T[],
+): Promise<Record<T, Pick<EndpointRow, 'id'>[]>> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('status', '=', 'active')
+    .where((eb) => eb.or(types.map((type) => eb('events', 'like', `%${JSON.stringify(type)}%`))))
+    .orderBy('id')
+    .execute();
+  const byType = {} as Record<T, Pick<EndpointRow, 'id'>[]>;
+  for (const type of types) {
+    const quoted = JSON.stringify(type);
+    byType[type] = rows.filter((r) => r.events.includes(quoted)).map((r) => ({ id: r.id }));
+  }
+  return byType;
+}
+
 /** Sets an endpoint's status (deleted or disabled) and cancels its pending deliveries; false when it was not active. */
 export async function retireEndpoint(
   db: Kysely<Database>,

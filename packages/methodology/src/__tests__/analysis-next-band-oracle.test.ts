@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { probeOf } from '../analysis/probe.js';
+import { compile } from '../compute/compiled.js';
+import { compute } from '../compute/compute.js';
+import { daysBetween } from '../dates.js';
+import { checkInputs, type InputsDocument, type InputValue, pathToNextBand } from '../index.js';
+import { CRITERIA, DEFINITION, documentArb, FRAMEWORK, SEED, valueArb } from './arbitraries.js';
+import { searchedPathToNextBand } from './oracle/next-band.js';
+
+// Decision 0035: the path to the next band inverts each scale instead of bisecting it, and scores a trial from the
+// document's own computation instead of compute(); the old search (oracle/) is the reference, byte for byte.
+
+const NUM_RUNS = process.env.FC_NUM_RUNS === undefined ? 1_000 : Number(process.env.FC_NUM_RUNS);
+fc.configureGlobal({ seed: SEED, numRuns: NUM_RUNS });
+console.log(`fast-check seed ${SEED}, ${NUM_RUNS} runs per property (replay with FC_SEED=${SEED})`);
+
+const examplesDir = join(dirname(fileURLToPath(import.meta.url)), '../../../../examples/dcrf-1.0');
+
+/** The stored and served form of a path: its JSON text. */
+const text = (doc: InputsDocument) => JSON.stringify(pathToNextBand(doc, FRAMEWORK));
+const oracleText = (doc: InputsDocument) => JSON.stringify(searchedPathToNextBand(doc, FRAMEWORK));
+
+const isStale = (doc: InputsDocument) => (item: { as_of: string }) =>
+  daysBetween(item.as_of, doc.evaluation_date) > DEFINITION.freshness.decay_until_days;
+
+describe('the inverted path to the next band is the bisecting search’s, byte for byte', () => {
+  it('is byte-identical to the bisecting search on every generated document', () => {
+    fc.assert(
+      fc.property(documentArb, (raw) => {
+        const doc = checkInputs(raw, FRAMEWORK);
+        expect(text(doc)).toBe(oracleText(doc));
+      }),
+    );
+  });
+
+  it('is byte-identical on every example document, on its own date and a year and three years later', () => {
+    const names = readdirSync(examplesDir).filter((f) => f.endsWith('.json'));
+    let compared = 0;
+    for (const name of names) {
+      const raw = JSON.parse(readFileSync(join(examplesDir, name), 'utf8'));
+      if (raw === null || typeof raw !== 'object' || !('inputs' in raw) || !('provider' in raw)) continue;
+      const doc = checkInputs(raw, FRAMEWORK);
+      for (const years of [0, 1, 3]) {
+        const year = Number(doc.evaluation_date.slice(0, 4)) + years;
+        const later = { ...doc, evaluation_date: `${year}${doc.evaluation_date.slice(4)}` };
+        expect(text(later), `${name} +${years}y`).toBe(oracleText(later));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+
+  it('is byte-identical when one input sits at, or a grid step either side of, a value the path suggests', () => {
+    // The suggestions are where the rounding of the points and the score decides: documents moved onto them.
+    fc.assert(
+      fc.property(documentArb, fc.nat(), (raw, pick) => {
+        const doc = checkInputs(raw, FRAMEWORK);
+        const reachable = pathToNextBand(doc, FRAMEWORK).steps.filter(
+          (s) => s.reachable && typeof s.suggested_value === 'number',
+        );
+        const step = reachable[pick % Math.max(1, reachable.length)];
+        if (!step) return;
+        const places = step.suggested_value === Math.trunc(step.suggested_value as number) ? 0 : 4;
+        for (const offset of [-1, 0, 1]) {
+          const value = Number(((step.suggested_value as number) + offset * 10 ** -places).toFixed(places));
+          const item = doc.inputs[step.input_key];
+          const moved = {
+            ...doc,
+            inputs: {
+              ...doc.inputs,
+              [step.input_key]: {
+                ...(item ?? { source: 's', approved_by: 'a', approved_at: `${doc.evaluation_date}T00:00:00Z` }),
+                value,
+                as_of: item?.as_of ?? doc.evaluation_date,
+              },
+            },
+          };
+          let checked: InputsDocument;
+          try {
+            checked = checkInputs(moved, FRAMEWORK);
+          } catch {
+            continue; // outside the input's domain
+          }
+          expect(text(checked), `${step.input_key} = ${value}`).toBe(oracleText(checked));
+        }
+      }),
+      { numRuns: Math.ceil(NUM_RUNS / 4) },
+    );
+  });
+});
+
+describe('a trial scored from the document’s computation equals compute() of the changed document', () => {
+  it('agrees with the engine on the uncapped, capped and final score, the band and every cap, for any value', () => {
+    const criterionArb = fc.constantFrom(...CRITERIA);
+    fc.assert(
+      fc.property(
+        documentArb,
+        criterionArb.chain((c) => fc.tuple(fc.constant(c), valueArb(c))),
+        (raw, [criterion, value]) => {
+          const doc = checkInputs(raw, FRAMEWORK);
+          const now = compute(doc, FRAMEWORK);
+          const target = compile(DEFINITION).bands[0]?.min as NonNullable<
+            ReturnType<typeof compile>['bands'][0]
+          >['min'];
+          const probe = probeOf(criterion, doc, FRAMEWORK, now, target, isStale(doc));
+          const trial = probe.trial(value as InputValue).computation;
+          const engine = compute(probe.documentWith(value as InputValue), FRAMEWORK);
+          expect(trial.uncapped.toFixed()).toBe(engine.uncapped.toFixed());
+          expect(trial.capped.toFixed()).toBe(engine.capped.toFixed());
+          expect(trial.finalScore.toFixed()).toBe(engine.finalScore.toFixed());
+          expect(trial.band.band).toBe(engine.band.band);
+          expect(trial.caps.map((c) => [c.cap.id, c.fired])).toEqual(engine.caps.map((c) => [c.cap.id, c.fired]));
+        },
+      ),
+    );
+  });
+});
