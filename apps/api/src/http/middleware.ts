@@ -53,6 +53,18 @@ export function requestContext(logger: Logger, then: RequestHandler) {
     res.setHeader('x-request-id', id);
     logWhenSent(logger, req, res, id, req.path, () => res.locals.keyId);
     compressAnswer(req, res);
-    then(req, res, next);
+    const failed = (req as { [FAILED_BEFORE_EXPRESS]?: unknown })[FAILED_BEFORE_EXPRESS];
+    then(req, res, failed === undefined ? next : () => next(failed));
   };
+}
+
+const FAILED_BEFORE_EXPRESS = Symbol('failed before Express');
+
+/**
+ * Hands Express a request whose answer a fast path could not give because the store failed under it: Express answers
+ * it with that error at once (the 503 any route gives, header for header), rather than asking the store again and
+ * making the caller wait out a second timeout.
+ */
+export function failedBeforeExpress(req: IncomingMessage, error: unknown): void {
+  (req as { [FAILED_BEFORE_EXPRESS]?: unknown })[FAILED_BEFORE_EXPRESS] = error;
 }

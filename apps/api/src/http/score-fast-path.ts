@@ -3,10 +3,11 @@ import { endpoints, TIER_HOURLY_LIMIT, TIER_RANK, UuidSchema } from '@svc/contra
 import type { Express } from 'express';
 import { servedIndicator } from '../services/scores.js';
 import { contextFor, type Services } from '../services/services.js';
+import { isStoreUnavailable } from '../store/store.js';
 import { codedAnswer } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
 import { rateLimitHeaders, standardHeaders } from './headers.js';
-import { logWhenSent, requestIdOf } from './middleware.js';
+import { failedBeforeExpress, logWhenSent, requestIdOf } from './middleware.js';
 import { labelRoute } from './request-metrics.js';
 
 const e = endpoints.getScore;
@@ -43,7 +44,9 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
     let admitted: Awaited<ReturnType<typeof admit>>;
     try {
       admitted = await admit(req, providerId);
-    } catch {
+    } catch (error) {
+      // A store away is answered by Express at once (its 503); anything else Express works out again.
+      if (isStoreUnavailable(error)) failedBeforeExpress(req, error);
       admitted = null;
     }
     if (!admitted) {

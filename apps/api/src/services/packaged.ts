@@ -7,6 +7,7 @@ import {
   validateInputs,
 } from '@svc/methodology';
 import type { Logger } from 'pino';
+import { increment, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import type { Store } from '../store/store.js';
 import { type FrameworkScope, knownFramework } from './frameworks.js';
 
@@ -78,7 +79,10 @@ export async function backfillNextBand(
       filled++;
     }
   }
-  if (filled > 0)
+  if (filled > 0) {
+    // The served indicators carry the path: every instance's kept bytes of them (and its public list) are stale now.
+    await increment(store.db, PUBLICATION_VERSION);
     logger?.info({ filled, ms: Date.now() - started }, 'paths to the next band computed for stored indicators');
+  }
   return filled;
 }
