@@ -6,6 +6,7 @@ import { type Commentary, commentOn } from './decision/commentary.js';
 import { type Decision, decide, type FactorStep } from './decision/decision.js';
 import type { InputValue, PlannerType } from './inputs/document.js';
 import { canonicalInputs } from './package/canonical-package.js';
+import { PLACES } from './places.js';
 
 /** A decimal figure with its published number of places, rendered as N (a JSON number, or fixed text in a package). */
 export type Figure<N> = (value: Dec, places: number) => N;
@@ -107,8 +108,7 @@ export interface RiskIndicatorOf<N> {
 /** Figures are JSON numbers: the form served over HTTP and printed by the CLI. */
 export type RiskIndicator = RiskIndicatorOf<number>;
 
-/** Places of each figure (methodology section 10). */
-export const PLACES = { points: 4, freshness: 4, confidence: 4, contribution: 6, score: 2 } as const;
+export { PLACES } from './places.js';
 
 export interface Identity {
   /** RFC 8785 text of the inputs document, hashed into inputs_sha256. */

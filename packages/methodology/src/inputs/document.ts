@@ -4,36 +4,18 @@ import { boundTest, significantDigitsOfText } from '../decimal.js';
 import type { CriterionDefinition, Framework } from '../framework/schema.js';
 import { controlCharacterProblem, isPlainText, PLAIN_TEXT_PATTERN } from '../text.js';
 import { describe, messages as M, TooPreciseNumber } from './messages.js';
+import type { InputsDocument, InputValue } from './shape.js';
+import { PLANNER_TYPES } from './shape.js';
 import { validDocument } from './valid-document.js';
 
-export const PLANNER_TYPES = ['btc', 'fiat', 'stablecoin'] as const;
-export type PlannerType = (typeof PLANNER_TYPES)[number];
-
-export type InputValue = string | number | boolean;
-
-export interface InputItem {
-  value: InputValue;
-  as_of: string;
-  source: string;
-  approved_by: string;
-  approved_at: string;
-}
-
-export interface Provider {
-  id: string;
-  name: string;
-  planner_type: PlannerType;
-  provider_subtype: string;
-  yield_min: number;
-  yield_max: number;
-}
-
-/** An approved-inputs document (methodology section 2). */
-export interface InputsDocument {
-  provider: Provider;
-  evaluation_date: string;
-  inputs: Record<string, InputItem>;
-}
+export {
+  type InputItem,
+  type InputsDocument,
+  type InputValue,
+  PLANNER_TYPES,
+  type PlannerType,
+  type Provider,
+} from './shape.js';
 
 export interface Problem {
   path: string;

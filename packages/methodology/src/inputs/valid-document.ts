@@ -2,7 +2,7 @@ import { epochDay, isCalendarDate, isUtcTimestamp } from '../dates.js';
 import { boundTest, significantDigitsOfText } from '../decimal.js';
 import type { CriterionDefinition, Framework } from '../framework/schema.js';
 import { isPlainText } from '../text.js';
-import { type InputItem, type InputsDocument, type InputValue, PLANNER_TYPES, type Provider } from './document.js';
+import { type InputItem, type InputsDocument, type InputValue, PLANNER_TYPES, type Provider } from './shape.js';
 
 /**
  * The happy path of validateInputs, by hand: the document the schema gives for a raw document that keeps every

@@ -5,8 +5,8 @@
 // (docs/schemas/computation-package.json) is generated from it: one statement
 // of the format.
 import { z } from 'zod';
-import { PLACES } from '../indicator.js';
 import { AnyInputsDocumentSchema, PLANNER_TYPES } from '../inputs/document.js';
+import { PLACES } from '../places.js';
 
 export const PACKAGE_FORMAT = 'svc.computation-package/1';
 
