@@ -143,36 +143,41 @@ function sendHtml(res: Response, status: number, body: string, csp: string, cach
   res.end(body);
 }
 
-/** A JSON Schema's bytes and their strong ETag. */
-interface SchemaFile {
+/** A fixed text served as it is (a JSON Schema, the charts' styles): its bytes and their strong ETag. */
+interface FixedFile {
   bytes: Buffer;
   etag: string;
 }
 
-const schemaFile = (text: string): SchemaFile => {
+const fixedFile = (text: string): FixedFile => {
   const bytes = Buffer.from(text, 'utf8');
   return { bytes, etag: strongEtag(bytes) };
 };
 
 /** The package's schema is the same for every framework; the inputs' is built once per framework in force. */
-let packageSchema: SchemaFile | undefined;
-const inputsSchemas = new WeakMap<Framework, SchemaFile>();
+let packageSchema: FixedFile | undefined;
+const inputsSchemas = new WeakMap<Framework, FixedFile>();
 
-function inputsSchemaOf(framework: Framework): SchemaFile {
+function inputsSchemaOf(framework: Framework): FixedFile {
   let file = inputsSchemas.get(framework);
   if (!file) {
-    file = schemaFile(jsonSchemaText(approvedInputsJsonSchema(framework)));
+    file = fixedFile(jsonSchemaText(approvedInputsJsonSchema(framework)));
     inputsSchemas.set(framework, file);
   }
   return file;
 }
 
 /** A JSON Schema (public, cacheable, readable from any origin); 304 when If-None-Match names its ETag (compression.ts). */
-function sendSchema(res: Response, file: SchemaFile): void {
-  res.setHeader('ETag', file.etag);
-  res.setHeader('Cache-Control', 'public, max-age=300');
+function sendSchema(res: Response, file: FixedFile): void {
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Content-Type', 'application/schema+json');
+  sendFixed(res, file, 'application/schema+json', 'public, max-age=300');
+}
+
+/** A fixed file with its ETag; 304 when If-None-Match names it (compression.ts). */
+function sendFixed(res: Response, file: FixedFile, contentType: string, cache: string): void {
+  res.setHeader('ETag', file.etag);
+  res.setHeader('Cache-Control', cache);
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', file.bytes.length);
   res.end(file.bytes);
 }
@@ -200,14 +205,9 @@ export function registerSitePages(app: Express, services: Services): void {
   const counted = (route: string) => (services.metrics ? route : null);
   app.use('/assets/swagger-ui', serveFiles(SWAGGER_DIR, SWAGGER_FILES, '1d', counted('/assets/swagger-ui/{file}')));
   // The charts' styles are one text with the memos' inline copy (pages/chart.ts), served like the site's files.
-  const chartCss = Buffer.from(CHART_CSS, 'utf8');
-  const chartEtag = strongEtag(chartCss);
+  const chartCss = fixedFile(CHART_CSS);
   app.get('/assets/chart.css', (_req: Request, res: Response) => {
-    res.setHeader('ETag', chartEtag);
-    res.setHeader('Cache-Control', 'public, max-age=3600');
-    res.setHeader('Content-Type', 'text/css; charset=utf-8');
-    res.setHeader('Content-Length', chartCss.length);
-    res.end(chartCss);
+    sendFixed(res, chartCss, 'text/css; charset=utf-8', 'public, max-age=3600');
   });
   app.use('/assets', serveFiles(ASSETS_DIR, SITE_ASSETS, '1h', counted('/assets/{file}')));
 
@@ -233,7 +233,7 @@ export function registerSitePages(app: Express, services: Services): void {
   });
 
   app.get('/schemas/computation-package.json', (_req: Request, res: Response) => {
-    packageSchema ??= schemaFile(jsonSchemaText(computationPackageJsonSchema()));
+    packageSchema ??= fixedFile(jsonSchemaText(computationPackageJsonSchema()));
     sendSchema(res, packageSchema);
   });
 
@@ -257,8 +257,7 @@ export function registerSitePages(app: Express, services: Services): void {
       const body = ratingsPage({
         headlines,
         filter,
-        frameworkVersion: (await frameworkInForce(services, asOf === null ? {} : { on: asOf.slice(0, 10) })).definition
-          .framework_version,
+        frameworkVersion: (await frameworkInForce(services, onDayOf(asOf))).definition.framework_version,
         latestScoredAt: latest,
         ageSeconds: ageSeconds(latest, asOf === null ? now : new Date(asOf)),
         siteUrl: siteUrlOf(req),
@@ -288,8 +287,7 @@ export function registerSitePages(app: Express, services: Services): void {
       });
       if (!view) sendHtml(res, 404, providerNotFoundPage(id, asOf), PAGE_CSP, 'no-store');
       else {
-        const on = asOf === null ? {} : { on: asOf.slice(0, 10) };
-        const bands = (await frameworkInForce(services, on)).definition.bands.map((b) => ({
+        const bands = (await frameworkInForce(services, onDayOf(asOf))).definition.bands.map((b) => ({
           band: b.band,
           min: Number(b.min),
         }));
@@ -372,6 +370,9 @@ function asOfOf(query: Request['query'], now: Date): string | null | { problem: 
   if (instant !== null) return instant;
   return { problem: `as_of ${asOfProblem(value, now) ?? 'is not a date or timestamp'}; got ${shown(value)}.` };
 }
+
+/** The day whose framework in force a page shows: today, or the as_of instant's. */
+const onDayOf = (asOf: string | null) => (asOf === null ? {} : { on: asOf.slice(0, 10) });
 
 function ratingsFilterOf(query: Request['query']): RatingsFilter | string {
   const filter: RatingsFilter = {};

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { scaleBand, scaleLinear, scaleUtc } from 'd3-scale';
 import { curveStepAfter, line } from 'd3-shape';
 import { html, type SafeHtml } from './html.js';
@@ -66,9 +65,6 @@ export const CHART_CSS = `/* Charts drawn on the server as SVG: two layouts, one
 .chart-bar-track { fill: #f6f8fa; stroke: #d0d7de; }
 .chart-bar-banded { stroke: #57606a; stroke-width: 1; }
 `;
-
-/** The CSP source of CHART_CSS as an inline style. */
-export const CHART_CSS_HASH = `'sha256-${createHash('sha256').update(CHART_CSS, 'utf8').digest('base64')}'`;
 
 /**
  * About how wide a text of the charts (12 units) is drawn, to keep room for it: by DejaVu Sans, the widest common

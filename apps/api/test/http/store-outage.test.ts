@@ -146,6 +146,28 @@ describe.skipIf(!engines.includes('postgres'))('store outage (PostgreSQL behind 
     else await expectProblem(res, 'unavailable');
   });
 
+  it('while the store is down, the pages for people answer the HTML 503 page (or, the ratings list, its snapshot), never a 500', async () => {
+    const at = new Date(Date.now() - 60_000).toISOString();
+    for (const path of [
+      '/',
+      `/?as_of=${encodeURIComponent(at)}`,
+      `/providers/${WORKED_ID}`,
+      `/providers/${WORKED_ID}?as_of=${encodeURIComponent(at)}`,
+      `/verify/${RI_ID}`,
+    ]) {
+      const started = Date.now();
+      const res = await server.get(path, { signal: AbortSignal.timeout(15_000) });
+      const text = await res.text();
+      expect(Date.now() - started, path).toBeLessThan(ANSWER_WITHIN_MS);
+      expect(res.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
+      // The ratings list may still be served from the snapshot it holds; anything that reads the store is the 503.
+      if (path === '/' && res.status === 200) continue;
+      expect(res.status, `${path}: ${text.slice(0, 200)}`).toBe(503);
+      expect(res.headers.get('retry-after'), path).toBe('5');
+      expect(text, path).toContain('<h1>Temporarily unavailable</h1>');
+    }
+  });
+
   it('when the store is back, the same requests answer 200 again without restarting the server', async () => {
     await proxy.start();
     await expectServed();
