@@ -8,16 +8,17 @@
  */
 export class ServedIndicators {
   private version: string | null = null;
-  private readonly rows = new Map<string, ServedRow>();
-  private rowBytes = 0;
-  private readonly pages = new Map<string, ServedPage>();
-  private pageBytes = 0;
+  private readonly rows: Kept<ServedRow>;
+  private readonly pages: Kept<ServedPage>;
 
   constructor(
     /** The publication version, as fresh as the public snapshot. */
     private readonly versionNow: () => Promise<string>,
-    private readonly budgetBytes = 32 * 1024 * 1024,
-  ) {}
+    budgetBytes = 32 * 1024 * 1024,
+  ) {
+    this.rows = new Kept(budgetBytes);
+    this.pages = new Kept(budgetBytes);
+  }
 
   /** The version the kept entries belong to, after dropping them all if the store's has moved on. */
   async current(): Promise<string> {
@@ -25,8 +26,6 @@ export class ServedIndicators {
     if (version !== this.version) {
       this.rows.clear();
       this.pages.clear();
-      this.rowBytes = 0;
-      this.pageBytes = 0;
       this.version = version;
     }
     return version;
@@ -39,14 +38,7 @@ export class ServedIndicators {
 
   /** Keeps a row read under `version`, unless the version has moved on since (it would outlive its data). */
   keepRow(version: string, providerId: string, row: ServedRow): void {
-    if (version !== this.version || this.rows.has(providerId)) return;
-    this.rows.set(providerId, row);
-    this.rowBytes += row.bytes.length;
-    for (const [id, oldest] of this.rows) {
-      if (this.rowBytes <= this.budgetBytes) break;
-      this.rows.delete(id);
-      this.rowBytes -= oldest.bytes.length;
-    }
+    if (version === this.version) this.rows.keep(providerId, row, row.bytes.length);
   }
 
   /** A page as kept, by its key (see pageKey), or undefined. */
@@ -56,15 +48,40 @@ export class ServedIndicators {
 
   /** Keeps a page read under `version`, unless the version has moved on since. */
   keepPage(version: string, key: string, page: ServedPage): void {
-    if (version !== this.version || this.pages.has(key)) return;
-    const size = page.rows.reduce((n, r) => n + r.bytes.length, 0);
-    this.pages.set(key, page);
-    this.pageBytes += size;
-    for (const [k, oldest] of this.pages) {
-      if (this.pageBytes <= this.budgetBytes) break;
-      this.pages.delete(k);
-      this.pageBytes -= oldest.rows.reduce((n, r) => n + r.bytes.length, 0);
+    if (version === this.version)
+      this.pages.keep(
+        key,
+        page,
+        page.rows.reduce((n, r) => n + r.bytes.length, 0),
+      );
+  }
+}
+
+/** Entries kept by key within a budget of bytes: the first kept is the first let go; a key kept once stays as it is. */
+class Kept<V> {
+  private readonly entries = new Map<string, { value: V; size: number }>();
+  private bytes = 0;
+
+  constructor(private readonly budgetBytes: number) {}
+
+  get(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  keep(key: string, value: V, size: number): void {
+    if (this.entries.has(key)) return;
+    this.entries.set(key, { value, size });
+    this.bytes += size;
+    for (const [k, oldest] of this.entries) {
+      if (this.bytes <= this.budgetBytes) break;
+      this.entries.delete(k);
+      this.bytes -= oldest.size;
     }
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
   }
 }
 
