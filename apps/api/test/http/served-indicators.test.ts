@@ -6,6 +6,7 @@ import { namePosition, pageOf } from '../../src/services/paging.js';
 import { withdrawProvider } from '../../src/services/providers.js';
 import { approveRatingActions, proposeOutlook, proposeWatch } from '../../src/services/rating-actions.js';
 import { servedIndicatorJson } from '../../src/services/served.js';
+import { ServedIndicators, ServedRow } from '../../src/services/served-indicators.js';
 import { findCurrent, findInForce, listCurrent } from '../../src/store/repositories/providers.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
@@ -234,5 +235,35 @@ describe.each(engines)('served indicators on %s', (engine) => {
         }
       }
     });
+  });
+});
+
+describe('served indicators kept within their budget of bytes', () => {
+  const row = (n: number) => new ServedRow(Buffer.alloc(n, 0x20));
+
+  it('lets the first kept go first once past the budget, for rows and pages alike, and keeps nothing of a past version', async () => {
+    let version = '1';
+    const kept = new ServedIndicators(async () => version, 100);
+    await kept.current();
+    kept.keepRow('1', 'a', row(40));
+    kept.keepRow('1', 'b', row(40));
+    kept.keepRow('1', 'a', row(90)); // a key kept once stays as it is
+    expect(kept.row('a')?.bytes.length).toBe(40);
+    kept.keepRow('1', 'c', row(40)); // 120 bytes: the first kept goes
+    expect([kept.row('a'), kept.row('b'), kept.row('c')].map((r) => r?.bytes.length)).toEqual([undefined, 40, 40]);
+    kept.keepPage('1', 'p', { rows: [row(30), row(30)], nextCursor: null });
+    kept.keepPage('1', 'q', { rows: [row(50)], nextCursor: 'x' }); // 110 bytes of pages: p goes
+    expect(kept.page('p')).toBeUndefined();
+    expect(kept.page('q')?.nextCursor).toBe('x');
+    // A row read under a version the store has moved past is not kept; a new version drops every entry.
+    version = '2';
+    kept.keepRow('2', 'd', row(10));
+    expect(kept.row('d')).toBeUndefined();
+    await kept.current();
+    expect([kept.row('b'), kept.page('q')]).toEqual([undefined, undefined]);
+    kept.keepRow('1', 'e', row(10));
+    expect(kept.row('e')).toBeUndefined();
+    kept.keepRow('2', 'e', row(10));
+    expect(kept.row('e')?.bytes.length).toBe(10);
   });
 });
