@@ -45,7 +45,7 @@ import {
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { adminQuery, type Child, POSTGRES_URL, startBare } from './harness.js';
-import { APPROVED_AT, type Bench, benchOver, key, publish, subscribe, workspace } from './verbs.js';
+import { APPROVED_AT, type Bench, benchOver, key, publish, publishAll, subscribe, workspace } from './verbs.js';
 
 const example: unknown = JSON.parse(
   readFileSync(new URL('../../../examples/dcrf-1.0/worked-example.json', import.meta.url), 'utf8'),
@@ -159,11 +159,15 @@ export class Dataset {
     await subscribe(this.bench, this.workspaceId, `${url}/hook`);
   }
 
-  /** Publishes providers up to `total` (one transaction each); returns the milliseconds the publications took. */
-  async publishTo(total: number): Promise<number> {
+  /**
+   * Publishes providers up to `total` as a publishing run does (a batch per transaction, decision 0039), or with
+   * `alone`, one transaction each (as POST .../publish does); returns the milliseconds the publications took.
+   */
+  async publishTo(total: number, options: { alone?: boolean } = {}): Promise<number> {
     const documents: InputsDocument[] = [];
     for (let n = this.published + 1; n <= total; n++) documents.push(documentFor(n));
     const took = await elapsed(async () => {
+      if (!options.alone) return publishAll(this.bench, documents, framework);
       for (const document of documents) await publish(this.bench, document, framework);
     });
     this.published = total;

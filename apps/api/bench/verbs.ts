@@ -8,7 +8,10 @@ import {
   createWorkspace,
   enableMcp,
   generateSigner,
+  PUBLICATION_BATCH,
+  preparePublication,
   publishIndicator,
+  publishPrepared,
   registerWebhook,
   type SecretBox,
   type ServiceContext,
@@ -63,6 +66,28 @@ export async function publish(b: Bench, document: InputsDocument, framework: Fra
   }
   const outcome = await publishIndicator(ctx, { document, framework, approvedAt: APPROVED_AT });
   if (outcome.status !== 'published') throw new Error(`${document.provider.id}: ${outcome.status}`);
+}
+
+/**
+ * Publishes validated documents as a publishing run does (`svc publish --all`, decision 0039): PUBLICATION_BATCH at a
+ * time, each batch in one transaction; anything but `published` is an error.
+ */
+export async function publishAll(b: Bench, documents: readonly InputsDocument[], framework: Framework): Promise<void> {
+  let ctx = serviceContexts.get(b);
+  if (!ctx) {
+    ctx = ctxOf(b);
+    serviceContexts.set(b, ctx);
+  }
+  for (let at = 0; at < documents.length; at += PUBLICATION_BATCH) {
+    const prepared = documents.slice(at, at + PUBLICATION_BATCH).map((document) => {
+      const p = preparePublication(ctx, { document, framework, approvedAt: APPROVED_AT });
+      if ('status' in p) throw new Error(`${document.provider.id}: ${p.status}`);
+      return p;
+    });
+    for (const outcome of await publishPrepared(ctx, prepared)) {
+      if (outcome.status !== 'published') throw new Error(`${outcome.indicator.provider_id}: ${outcome.status}`);
+    }
+  }
 }
 
 /** A new workspace (its id), with agent tools on when `mcp` is set. */

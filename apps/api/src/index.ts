@@ -72,7 +72,14 @@ export {
 } from './services/operators.js';
 export { listProviders, providerStanding, withdrawProvider } from './services/providers.js';
 export { publishRun, type RunOutcome, type RunReport } from './services/publication-run.js';
-export { type ChangeType, type PublishOutcome, publishIndicator } from './services/publishing.js';
+export {
+  type ChangeType,
+  PUBLICATION_BATCH,
+  type PublishOutcome,
+  preparePublication,
+  publishIndicator,
+  publishPrepared,
+} from './services/publishing.js';
 export {
   approveRatingActions,
   listRatingActions,

@@ -19,7 +19,17 @@ import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { frameworkInForce } from './frameworks.js';
 import { authorise } from './operators.js';
-import { type ChangeType, changeOf, type PublishOutcome, publishIndicator, publishingRole } from './publishing.js';
+import {
+  type ChangeType,
+  changeOf,
+  type PreparedPublication,
+  PUBLICATION_BATCH,
+  type Publication,
+  type PublishOutcome,
+  preparePublication,
+  publishingRole,
+  publishPrepared,
+} from './publishing.js';
 
 export interface PublishRunRequest {
   /** The providers to publish, or every provider with approved inputs. */
@@ -70,8 +80,8 @@ export interface RunReport {
 
 /**
  * Publishes each provider from its latest APPROVED submission under the framework
- * release in force (frameworkInForce), one transaction per provider (publishIndicator), so a
- * run stopped at any point leaves every provider either fully published or
+ * release in force (frameworkInForce), PUBLICATION_BATCH providers per transaction (publishPrepared,
+ * decision 0039), so a run stopped at any point leaves every provider either fully published or
  * untouched, and running it again publishes only the rest.
  */
 export async function publishRun(ctx: ServiceContext, request: PublishRunRequest): Promise<RunReport> {
@@ -90,9 +100,15 @@ export async function publishRun(ctx: ServiceContext, request: PublishRunRequest
   if (request.dryRun !== true) await authorise(ctx, publishingRole(request), 'publishing');
   const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
   const outcomes: RunOutcome[] = [];
-  for (const id of ids) {
-    outcomes.push(await publishOne(ctx, framework, id, request));
-    request.onProgress?.(outcomes.length, ids.length, id);
+  // A batch of providers at a time, written in one transaction (decision 0039).
+  for (let at = 0; at < ids.length; at += PUBLICATION_BATCH) {
+    const batch = ids.slice(at, at + PUBLICATION_BATCH);
+    const staged: Staged[] = [];
+    for (const id of batch) staged.push(await stageOne(ctx, framework, id, request));
+    for (const outcome of await finish(ctx, staged, request)) {
+      outcomes.push(outcome);
+      request.onProgress?.(outcomes.length, ids.length, outcome.provider_id);
+    }
   }
   const count = (status: RunOutcome['status']) => outcomes.filter((o) => o.status === status).length;
   return {
@@ -104,12 +120,12 @@ export async function publishRun(ctx: ServiceContext, request: PublishRunRequest
   };
 }
 
-async function publishOne(
+async function stageOne(
   ctx: ServiceContext,
   framework: Framework,
   providerId: string,
   request: PublishRunRequest,
-): Promise<RunOutcome> {
+): Promise<Staged> {
   const { store, clock } = ctx;
   const submission = await latestApproved(store.db, providerId);
   if (!submission?.approved_at) {
@@ -142,15 +158,51 @@ async function publishOne(
       problems: future,
     };
   }
-  const outcome = request.dryRun
-    ? await preview(store, framework, document)
-    : await publishIndicator(ctx, {
-        document,
-        framework,
-        approvedAt: submission.approved_at,
-        releaseRescore: request.releaseRescore,
-      });
-  return { ...outcomeOf(providerId, document, outcome), submission_id: submission.id };
+  return {
+    providerId,
+    submissionId: submission.id,
+    publication: { document, framework, approvedAt: submission.approved_at, releaseRescore: request.releaseRescore },
+  };
+}
+
+/** A provider read and checked, to be published (or previewed); or what happened to it already. */
+type Staged = RunOutcome | { providerId: string; submissionId: string; publication: Publication };
+
+/** What happened to each provider staged: previewed one by one in a dry run, else published together. */
+async function finish(
+  ctx: ServiceContext,
+  staged: readonly Staged[],
+  request: PublishRunRequest,
+): Promise<RunOutcome[]> {
+  const ready = staged.map((s) =>
+    'publication' in s ? { ...s, prepared: request.dryRun ? null : preparePublication(ctx, s.publication) } : s,
+  );
+  const toWrite = ready.flatMap((r) =>
+    'prepared' in r && r.prepared && !('status' in r.prepared) ? [r.prepared] : [],
+  );
+  const written = new Map<PreparedPublication, PublishOutcome>();
+  const results = await publishPrepared(ctx, toWrite);
+  toWrite.forEach((p, i) => {
+    const outcome = results[i];
+    if (outcome) written.set(p, outcome);
+  });
+  const outcomes: RunOutcome[] = [];
+  for (const r of ready) {
+    if (!('prepared' in r)) {
+      outcomes.push(r);
+      continue;
+    }
+    const { document, framework } = r.publication;
+    const outcome =
+      r.prepared === null
+        ? await preview(ctx.store, framework, document)
+        : 'status' in r.prepared
+          ? r.prepared
+          : written.get(r.prepared);
+    if (!outcome) throw new Error(`no outcome for ${r.providerId}`);
+    outcomes.push({ ...outcomeOf(r.providerId, document, outcome), submission_id: r.submissionId });
+  }
+  return outcomes;
 }
 
 /** What publishIndicator would do, read without writing: the same checks in the same order. */

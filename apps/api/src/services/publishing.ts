@@ -13,8 +13,9 @@ import {
 } from '@svc/methodology';
 import type { Insertable, Kysely } from 'kysely';
 import { isoNow } from '../clock.js';
+import { deferWrites } from '../store/deferred-writes.js';
 import { insertChange } from '../store/repositories/changelog.js';
-import { increment, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/repositories/meta.js';
+import { increment, incrementAll, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import {
   findIndicator,
   findProvider,
@@ -25,13 +26,14 @@ import {
   setCurrent,
   upsertProvider,
 } from '../store/repositories/providers.js';
+import { RATING_ACTION_SEQ } from '../store/repositories/rating-actions.js';
 import { subscribedEndpointsByType } from '../store/repositories/webhooks.js';
 import type { ChangelogTable, Database, IndicatorHistoryTable } from '../store/schema.js';
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { authorise } from './operators.js';
-import { completeAction, recordPublicationAction } from './rating-actions.js';
-import { ensureStatements, packageSha256, signStatement } from './statements.js';
+import { completeAction, publicationMaker, recordPublicationAction } from './rating-actions.js';
+import { ensureStatements, packageSha256, prepareSigning, signStatement } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
 
 export type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE' | 'WITHDRAWN';
@@ -75,10 +77,32 @@ export function publishingRole(p: { releaseRescore?: boolean | undefined }): 'ap
  * (the risk_indicator_id is content-addressed); unpublishable results are refused.
  */
 export async function publishIndicator(ctx: ServiceContext, publication: Publication): Promise<PublishOutcome> {
-  const { store, clock } = ctx;
   assertPublishable(publication.framework);
   await authorise(ctx, publishingRole(publication), 'publishing');
   await ensureStatements(ctx);
+  const prepared = preparePublication(ctx, publication);
+  return 'status' in prepared ? prepared : writeAlone(ctx, prepared);
+}
+
+/** A publication scored, checked and serialised, ready to be written (preparePublication). */
+export interface PreparedPublication {
+  publication: Publication;
+  indicator: RiskIndicator;
+  pkg: ComputationPackage;
+  packageText: string;
+  /** The path to the next band, as stored (JSON text). */
+  nextBand: string;
+}
+
+/**
+ * The engine's part of a publication, before any transaction: the indicator and its package, scored; the
+ * publication refused when something in it is dated after the present or its confidence is below the threshold.
+ */
+export function preparePublication(
+  ctx: ServiceContext,
+  publication: Publication,
+): PreparedPublication | Extract<PublishOutcome, { status: 'refused' }> {
+  const { clock } = ctx;
   const { indicator, package: pkg } = scoreWithPackage(publication.document, publication.framework);
   // Nothing dated after the present is published, whichever path led here (see futureDatedProblems).
   const future = futureDatedProblems(publication.document, clock.now()).map((p) => p.path);
@@ -96,103 +120,177 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
   const packageText = serializePackage(pkg);
   // Computed before the transaction: it scores the document a hundred times or so (milliseconds).
   const nextBand = JSON.stringify(pathToNextBand(publication.document, publication.framework));
-  return store.db
+  return { publication, indicator, pkg, packageText, nextBand };
+}
+
+/** One publication in its own transaction. */
+function writeAlone(ctx: ServiceContext, prepared: PreparedPublication): Promise<PublishOutcome> {
+  return ctx.store.db
     .transaction()
     .execute(async (tx) => {
-      // Taken first: it serialises publishers on PostgreSQL (a row lock until commit).
-      await increment(tx, PUBLICATION_VERSION);
-      const now = isoNow(clock);
-      const provider = await findProvider(tx, indicator.provider_id);
-      const previousId = provider && provider.withdrawn_at === null ? provider.current_indicator_id : null;
-      if (previousId === indicator.risk_indicator_id) {
-        throw new Unchanged(indicator);
-      }
-      const previous = previousId ? await findIndicator(tx, previousId) : undefined;
-      const { provider: p } = publication.document;
-      await upsertProvider(tx, providerRowOf(p, now));
-      await insertIndicatorIfAbsent(
-        tx,
-        indicatorRowOf({ indicator, pkg, packageText, nextBand, approvedAt: publication.approvedAt, now }),
-      );
-      const seq = await increment(tx, PUBLICATION_SEQ);
-      await insertHistory(tx, historyRowOf(seq, indicator, publication.approvedAt, now));
-      await setCurrent(tx, p.id, indicator.risk_indicator_id, seq, now);
-      const action = await recordPublicationAction(tx, {
-        provider,
-        providerName: p.name,
-        publicationSeq: seq,
-        indicator,
-        previous,
-        approvedAt: publication.approvedAt,
-        now,
-      });
-      const change = changeOf(previous, indicator);
-      if (change) {
-        await insertChange(tx, {
-          ...changeRowOf(p.name, change, previous, indicator, now),
-          rating_action_id: action.id,
-        });
-      }
-      // Who hears of it, read once for the three events a publication may emit.
-      const subscribed = await subscribedEndpointsByType(tx, PUBLICATION_EVENTS);
-      await emitPublished(
-        tx,
-        { indicator, providerName: p.name, approvedAt: publication.approvedAt, now, change, previous },
-        subscribed,
-      );
-      const [entry] = await recordAudit(ctx, tx, [
-        {
-          action: 'indicator.published',
-          subject: { type: 'provider', id: p.id },
-          details: {
-            risk_indicator_id: indicator.risk_indicator_id,
-            publication_seq: seq,
-            final_score: indicator.final_score,
-            risk_band: indicator.risk_band,
-            confidence: indicator.confidence,
-            framework_version: indicator.framework_version,
-            change,
-            rating_action: { id: action.id, type: action.type },
-          },
-        },
-      ]);
-      if (!entry) throw new Error('the audit entry of a publication was not written');
-      const auditHead = { seq: entry.seq, hash: entry.hash };
-      await signStatement(ctx, tx, {
-        facts: {
-          type: 'publication',
-          risk_indicator_id: indicator.risk_indicator_id,
-          provider_id: p.id,
-          provider_name: p.name,
-          final_score: indicator.final_score,
-          risk_band: indicator.risk_band,
-          confidence: indicator.confidence,
-          framework_version: indicator.framework_version,
-          framework_sha256: pkg.framework.sha256,
-          inputs_sha256: pkg.inputs_sha256,
-          result_sha256: pkg.result_sha256,
-          package_sha256: packageSha256(packageText),
-          evaluation_date: pkg.evaluation_date,
-          published_at: now,
-        },
-        publicationSeq: seq,
-        auditHead,
-      });
-      // The action's statement follows the publication's in the provider's chain.
-      const ratingAction = await completeAction(ctx, tx, action, auditHead, subscribed['rating_action.created']);
-      return {
-        status: 'published' as const,
-        indicator,
-        change,
-        previousBand: previous?.risk_band ?? null,
-        previousScore: previous?.final_score ?? null,
-        ratingAction,
-      };
+      // Taken first, in one statement: the publication version (it serialises publishers on PostgreSQL, a row lock
+      // until commit), then the publication and rating action sequences.
+      const [, seq, actionSeq] = await incrementAll(tx, [PUBLICATION_VERSION, PUBLICATION_SEQ, RATING_ACTION_SEQ]);
+      return writePublication(ctx, tx, prepared, 'all', [seq, actionSeq]);
     })
     .catch((error: unknown) => {
       if (error instanceof Unchanged) return { status: 'unchanged' as const, indicator: error.indicator };
       throw error;
     });
+}
+
+/** How many publications a run writes in one transaction (decision 0039). */
+export const PUBLICATION_BATCH = 50;
+
+/**
+ * Publications prepared for several providers, written in one transaction (decision 0039): all of them or, if the
+ * transaction fails, each alone in its own, so that what failed fails alone (and its error is thrown as
+ * publishIndicator would throw it). Either way each provider is fully published or untouched. Each publication is
+ * for another provider; the role each needs (publishingRole) is checked first. Outcomes in the order given.
+ */
+export async function publishPrepared(
+  ctx: ServiceContext,
+  batch: readonly PreparedPublication[],
+): Promise<PublishOutcome[]> {
+  if (batch.length === 0) return [];
+  const providers = new Set(batch.map((b) => b.indicator.provider_id));
+  if (providers.size !== batch.length) throw new Error('a batch of publications names a provider twice');
+  for (const b of batch) assertPublishable(b.publication.framework);
+  for (const role of new Set(batch.map((b) => publishingRole(b.publication)))) {
+    await authorise(ctx, role, 'publishing');
+  }
+  await ensureStatements(ctx);
+  if (batch.length <= 1) return Promise.all(batch.map((b) => writeAlone(ctx, b)));
+  try {
+    return await ctx.store.db.transaction().execute(async (tx) => {
+      // The publishers' lock, once for the batch (writeAlone's first statement).
+      await increment(tx, PUBLICATION_VERSION);
+      const outcomes: PublishOutcome[] = [];
+      for (const b of batch) outcomes.push(await writePublication(ctx, tx, b, 'sequences'));
+      // Nothing published: nothing kept, not even the version's bump.
+      if (!outcomes.some((o) => o.status === 'published')) throw new NothingPublished(outcomes);
+      return outcomes;
+    });
+  } catch (error) {
+    if (error instanceof NothingPublished) return error.outcomes;
+    const outcomes: PublishOutcome[] = [];
+    for (const b of batch) outcomes.push(await writeAlone(ctx, b));
+    return outcomes;
+  }
+}
+
+/**
+ * A publication's writes, in the caller's transaction, whose publication version is bumped already (its lock held).
+ * `counters`: 'all' when the sequences were taken with it (`taken`); 'sequences' to take them here, once the
+ * publication is known to change something.
+ */
+async function writePublication(
+  ctx: ServiceContext,
+  tx: Kysely<Database>,
+  prepared: PreparedPublication,
+  counters: 'all' | 'sequences',
+  taken: [number | undefined, number | undefined] = [undefined, undefined],
+): Promise<PublishOutcome> {
+  const { store, clock } = ctx;
+  const { publication, indicator, pkg, packageText, nextBand } = prepared;
+  const now = isoNow(clock);
+  const provider = await findProvider(tx, indicator.provider_id);
+  const previousId = provider && provider.withdrawn_at === null ? provider.current_indicator_id : null;
+  if (previousId === indicator.risk_indicator_id) {
+    if (counters === 'all') throw new Unchanged(indicator);
+    return { status: 'unchanged', indicator };
+  }
+  // In a batch the version is bumped once, first; the sequences only for what is published (no gaps).
+  const [seq, actionSeq] =
+    counters === 'sequences' ? await incrementAll(tx, [PUBLICATION_SEQ, RATING_ACTION_SEQ]) : taken;
+  if (seq === undefined || actionSeq === undefined) throw new Error('the publication counters were not taken');
+  const previous = previousId ? await findIndicator(tx, previousId) : undefined;
+  const { provider: p } = publication.document;
+  // Everything else the transaction reads, read before it writes (decision 0038): who made the inputs, who hears
+  // of it (once, for the three events a publication may emit), and what its statements are chained to; only the
+  // audit head and the signing key are read after the writes begin.
+  const maker = await publicationMaker(tx, p.id, publication.approvedAt);
+  const subscribed = await subscribedEndpointsByType(tx, PUBLICATION_EVENTS);
+  await prepareSigning(tx, p.id);
+  // From here the writes go to PostgreSQL together, a few statements at a time, rather than one by one.
+  await deferWrites(tx, store.dialect);
+  await upsertProvider(tx, providerRowOf(p, now));
+  await insertIndicatorIfAbsent(
+    tx,
+    indicatorRowOf({ indicator, pkg, packageText, nextBand, approvedAt: publication.approvedAt, now }),
+  );
+  await insertHistory(tx, historyRowOf(seq, indicator, publication.approvedAt, now));
+  await setCurrent(tx, p.id, indicator.risk_indicator_id, seq, now);
+  const action = await recordPublicationAction(tx, {
+    provider,
+    providerName: p.name,
+    publicationSeq: seq,
+    indicator,
+    previous,
+    now,
+    actionSeq,
+    maker,
+  });
+  const change = changeOf(previous, indicator);
+  if (change) {
+    await insertChange(tx, {
+      ...changeRowOf(p.name, change, previous, indicator, now),
+      rating_action_id: action.id,
+    });
+  }
+  await emitPublished(
+    tx,
+    { indicator, providerName: p.name, approvedAt: publication.approvedAt, now, change, previous },
+    subscribed,
+  );
+  const [entry] = await recordAudit(ctx, tx, [
+    {
+      action: 'indicator.published',
+      subject: { type: 'provider', id: p.id },
+      details: {
+        risk_indicator_id: indicator.risk_indicator_id,
+        publication_seq: seq,
+        final_score: indicator.final_score,
+        risk_band: indicator.risk_band,
+        confidence: indicator.confidence,
+        framework_version: indicator.framework_version,
+        change,
+        rating_action: { id: action.id, type: action.type },
+      },
+    },
+  ]);
+  if (!entry) throw new Error('the audit entry of a publication was not written');
+  const auditHead = { seq: entry.seq, hash: entry.hash };
+  await signStatement(ctx, tx, {
+    facts: {
+      type: 'publication',
+      risk_indicator_id: indicator.risk_indicator_id,
+      provider_id: p.id,
+      provider_name: p.name,
+      final_score: indicator.final_score,
+      risk_band: indicator.risk_band,
+      confidence: indicator.confidence,
+      framework_version: indicator.framework_version,
+      framework_sha256: pkg.framework.sha256,
+      inputs_sha256: pkg.inputs_sha256,
+      result_sha256: pkg.result_sha256,
+      package_sha256: packageSha256(packageText),
+      evaluation_date: pkg.evaluation_date,
+      published_at: now,
+    },
+    publicationSeq: seq,
+    auditHead,
+  });
+  // The action's statement follows the publication's in the provider's chain.
+  const ratingAction = await completeAction(ctx, tx, action, auditHead, subscribed['rating_action.created']);
+  return {
+    status: 'published' as const,
+    indicator,
+    change,
+    previousBand: previous?.risk_band ?? null,
+    previousScore: previous?.final_score ?? null,
+    ratingAction,
+  };
 }
 
 /** The webhook events of a publication: always `risk_indicator.published`, and `band_changed` when the band moved. */
@@ -349,6 +447,13 @@ export function changeOf(
 }
 
 /** Rolls the transaction back (nothing to write) and carries the outcome out of it. */
+/** A batch in which nothing was published: rolled back, its outcomes kept. */
+class NothingPublished extends Error {
+  constructor(readonly outcomes: PublishOutcome[]) {
+    super('nothing published');
+  }
+}
+
 class Unchanged extends Error {
   constructor(readonly indicator: RiskIndicator) {
     super('unchanged');

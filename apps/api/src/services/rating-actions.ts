@@ -180,16 +180,21 @@ export function publicationActionRow(
   };
 }
 
+/** Who made and checked a publication: the inputs approved at its score_verified_at (`approvedAt`). */
+export const publicationMaker = (tx: Kysely<Database>, providerId: string, approvedAt: string) =>
+  approvedAtInstant(tx, providerId, approvedAt);
+export type PublicationMaker = Awaited<ReturnType<typeof approvedAtInstant>>;
+
 /**
  * Records the action a publication is (publicationActionRow), in its transaction, before its audit entry. Its maker
- * and checker are the submission's: the inputs approved at the publication's score_verified_at (`approvedAt`).
+ * and checker are the submission's (`maker`: publicationMaker), its sequence number taken with the publication's
+ * counters: both read before the transaction writes anything (decision 0038).
  */
 export async function recordPublicationAction(
   tx: Kysely<Database>,
-  p: PublishedAction & { approvedAt: string },
+  p: PublishedAction & { actionSeq: number; maker: PublicationMaker },
 ): Promise<RatingActionsTable> {
-  const maker = await approvedAtInstant(tx, p.indicator.provider_id, p.approvedAt);
-  const row = publicationActionRow(p, await increment(tx, RATING_ACTION_SEQ), maker);
+  const row = publicationActionRow(p, p.actionSeq, p.maker);
   await insertRatingAction(tx, row);
   return row;
 }

@@ -151,16 +151,8 @@ export async function signStatement(
   // and never before the key's start (another machine's clock may run ahead: see registerSigner).
   const now = input.signedAt ?? new Date().toISOString();
   const memo = memoOf(tx);
-  let keyFrom = memo?.keyFrom.get(signer.kid);
-  if (keyFrom === undefined) {
-    keyFrom = await registerSigner(tx, signer, now, ctx.box);
-    memo?.keyFrom.set(signer.kid, keyFrom);
-  }
+  const { keyFrom, previous } = await signingState(ctx, tx, input.facts.provider_id, now);
   const signedAt = new Date(Math.max(Date.parse(keyFrom), Date.parse(now))).toISOString();
-  const previous =
-    memo?.latest.get(input.facts.provider_id) ??
-    (await latestStatementOf(tx, input.facts.provider_id))?.statement_sha256 ??
-    null;
   const statement = {
     ...input.facts,
     prev_statement_sha256: previous,
@@ -187,13 +179,52 @@ export async function signStatement(
 }
 
 /**
+ * What signing a statement for a provider needs to know, read once per transaction: when the signing key's validity
+ * starts (registering it when new) and the provider's latest statement (null before its first).
+ */
+async function signingState(
+  ctx: ServiceContext,
+  tx: Kysely<Database>,
+  providerId: string,
+  now: string,
+): Promise<{ keyFrom: string; previous: string | null }> {
+  const signer = signerOf(ctx);
+  const memo = memoOf(tx);
+  let keyFrom = memo?.keyFrom.get(signer.kid);
+  if (keyFrom === undefined) {
+    keyFrom = await registerSigner(tx, signer, now, ctx.box);
+    memo?.keyFrom.set(signer.kid, keyFrom);
+  }
+  let previous = memo?.latest.get(providerId);
+  if (previous === undefined) {
+    previous = (await latestStatementOf(tx, providerId))?.statement_sha256 ?? null;
+    memo?.latest.set(providerId, previous);
+  }
+  return { keyFrom, previous };
+}
+
+/**
+ * Reads, before a transaction writes, the provider's latest statement, which its next statement is chained to, so
+ * that signing reads nothing but the key after the writes and they can go together (deferWrites, decision 0038).
+ * The key itself is read when signing, after the audit head is taken: a rotation that retired it before is seen.
+ * Safe this early because whoever signs for a provider first takes the publication version's lock, as the caller has.
+ */
+export async function prepareSigning(tx: Kysely<Database>, providerId: string): Promise<void> {
+  const memo = memoOf(tx);
+  if (!memo) throw new Error('signing is prepared inside the transaction that signs');
+  if (!memo.latest.has(providerId)) {
+    memo.latest.set(providerId, (await latestStatementOf(tx, providerId))?.statement_sha256 ?? null);
+  }
+}
+
+/**
  * What a transaction has learnt by signing, so its next statement need not read it again: the start of each key it
- * registered, and each provider's latest statement (the one it signed: statements follow the audit entry, so
- * another transaction signing for the provider waits on the audit head until this one ends).
+ * registered, and each provider's latest statement (null before its first; the one it signed: statements follow the
+ * audit entry, so another transaction signing for the provider waits on the audit head until this one ends).
  */
 interface SigningMemo {
   keyFrom: Map<string, string>;
-  latest: Map<string, string>;
+  latest: Map<string, string | null>;
 }
 
 const signingMemos = new WeakMap<Kysely<Database>, SigningMemo>();

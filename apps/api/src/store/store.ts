@@ -17,6 +17,7 @@ import {
   sql,
 } from 'kysely';
 import pg from 'pg';
+import { deferringWrites } from './deferred-writes.js';
 import type { Dialect } from './dialect.js';
 import * as initial from './migrations/0001-initial.js';
 import * as frameworkReleases from './migrations/0002-framework-releases.js';
@@ -127,7 +128,13 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
       }),
     end: () => pool.end(),
   };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connecting }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: connecting,
+      // Every connection can hold a transaction's writes until its next read (deferWrites, decision 0038).
+      onCreateConnection: async (connection) => deferringWrites(connection),
+    }),
+  });
   return {
     db,
     dialect: 'postgres',

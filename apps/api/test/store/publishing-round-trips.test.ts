@@ -8,10 +8,11 @@ import type { Store } from '../../src/store/store.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { framework, newProvider } from '../support/documents.js';
+import { sentStatements } from '../support/round-trips.js';
 import { engines, useFreshStore } from '../support/stores.js';
 
-// Decision 0035: a publication's statements, counted. Each is a round trip to PostgreSQL; the counts below are what
-// the transaction needs, and a change that adds one should say why.
+// Decisions 0035 and 0038: a publication's statements and its round trips to PostgreSQL, counted. The counts below
+// are what the transaction needs, and a change that adds one should say why.
 
 const APPROVED_AT = '2026-06-02T10:00:00.000Z';
 const box = secretBox(Buffer.alloc(32, 13));
@@ -31,6 +32,18 @@ function counted(store: Store): { store: Store; statements: string[] } {
   return { store: { ...store, db: store.db.withPlugin(plugin) } as Store, statements };
 }
 
+/** A round trip to PostgreSQL, summed up: its kind and tables (each run of writes sent together, their tables). */
+function summary(text: string): string {
+  if (text.startsWith('with "w0" as (')) {
+    const tables = [...text.matchAll(/"w\d+" as \((?:insert into|update) "(\w+)"/g)].map((m) => m[1]);
+    return `together: ${tables.join(', ')}`;
+  }
+  const write = /^(insert into|update) "(\w+)"/.exec(text);
+  if (write) return `${write[1] === 'update' ? 'update' : 'insert'} ${write[2]}`;
+  const read = /^select .*? from "(\w+)"/.exec(text);
+  return read ? `select ${read[1]}` : text;
+}
+
 describe.each(engines)('the statements of a publication on %s', (engine) => {
   const store = useFreshStore(engine);
   const clock = manualClock();
@@ -38,7 +51,7 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
     clock.set('2026-07-01T09:00:00.000Z');
   });
 
-  it('a publication reads what it must once: 24 statements, the webhook endpoints read once for three events', async () => {
+  it('a publication reads what it must once, before it writes: 22 statements, 14 round trips on PostgreSQL, the webhook endpoints read once for three events', async () => {
     const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: 'Hooks Ltd' });
     const keyed = ctxOf(store, { clock, box, policy: { allowLoopback: true }, workspaceId: ws.workspace_id });
     const published = await registerWebhook(keyed, {
@@ -58,38 +71,60 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
     expect(first.status).toBe('published');
     const watched = counted(store);
     const doc = newProvider();
-    const outcome = await publishIndicator(ctxOf(watched.store, { clock }), {
-      document: doc,
-      framework,
-      approvedAt: APPROVED_AT,
-    });
+    const { result: outcome, statements: sent } = await sentStatements(() =>
+      publishIndicator(ctxOf(watched.store, { clock }), {
+        document: doc,
+        framework,
+        approvedAt: APPROVED_AT,
+      }),
+    );
     expect(outcome.status).toBe('published');
     expect(watched.statements).toEqual([
       'Select store_meta', // whether past publications are signed (before the transaction)
-      'Insert store_meta', // the publication version, bumped in one statement: the publishers' lock
+      'Insert store_meta', // the publication version, sequence and rating action sequence, in one statement: the lock
       'Select providers',
+      // What the rest of the transaction reads, read before it writes (decision 0038)
+      'Select approved_inputs', // who proposed and approved: the rating action's maker
+      'Select webhook_endpoints', // once, for the three events a publication may emit
+      'Select statements', // once: the action's statement follows the publication's, just signed
       'Insert providers',
       'Insert risk_indicators', // unless stored already, in the same statement
-      'Insert store_meta', // the publication sequence
       'Insert indicator_history',
       'Update providers',
-      'Select approved_inputs', // who proposed and approved: the rating action's maker
-      'Insert store_meta', // the rating action sequence
       'Insert rating_actions',
       'Insert changelog',
-      'Select webhook_endpoints', // once, for the three events a publication may emit
       'Insert webhook_events',
       'Insert webhook_deliveries',
       'Update audit_head',
       'Insert audit_log',
       'Update audit_head',
-      'Select signing_keys', // once: the action's statement is signed with the key just checked
-      'Select statements', // once: the action's statement follows the publication's, just signed
+      'Select signing_keys', // after the audit head (a rotation that retired the key is seen); once for both statements
       'Insert statements',
       'Insert statements',
       'Insert webhook_events', // rating_action.created, to the endpoint subscribed to it
       'Insert webhook_deliveries',
     ]);
+    if (engine === 'postgres') {
+      // On PostgreSQL the writes go together (decision 0038): a round trip each for the reads, and one for each run
+      // of writes, sent before a read of a table they write, a second write to a table, a write that returns
+      // something, and the commit.
+      expect(sent.map(summary)).toEqual([
+        'select store_meta',
+        'begin',
+        'insert store_meta',
+        'select providers',
+        'select approved_inputs',
+        'select webhook_endpoints',
+        'select statements',
+        'together: providers, risk_indicators, indicator_history', // sent when the provider is written again
+        'together: providers, rating_actions, changelog, webhook_events, webhook_deliveries', // before the audit head
+        'update audit_head', // the audit head moved, its seq and hash returned
+        'select signing_keys', // a table none of the writes held touch: read without sending them
+        'together: audit_log, audit_head, statements', // sent when the second statement is written
+        'together: statements, webhook_events, webhook_deliveries', // sent before the commit
+        'commit',
+      ]);
+    }
     // The deliveries are those reading per event gave: each event to the endpoints subscribed to its type.
     const deliveries = await store.db
       .selectFrom('webhook_deliveries')

@@ -18,7 +18,7 @@ export function registerPublish(program: Command, env: Environment): void {
     program
       .command('publish')
       .description(
-        'score providers from their approved inputs under the current framework and publish the results, one transaction per provider',
+        'score providers from their approved inputs under the current framework and publish the results, each provider whole or untouched (fifty to a transaction)',
       )
       .argument('[provider_id...]', 'the providers to publish')
       .option('--all', 'every provider with approved inputs')

@@ -38,3 +38,28 @@ export async function increment(db: Kysely<Database>, key: string): Promise<numb
     .executeTakeFirstOrThrow();
   return Number(row.value);
 }
+
+/**
+ * Adds one to each counter, in the order given and in one statement, and returns their new values in that order
+ * (a new key starts at 1); call inside the writing transaction. On PostgreSQL it takes the rows' locks in that order
+ * (the publication version first, as every writer that bumps it does) and holds them until commit.
+ */
+export async function incrementAll(db: Kysely<Database>, keys: readonly string[]): Promise<number[]> {
+  if (new Set(keys).size !== keys.length) throw new Error(`a counter named twice: ${keys.join(', ')}`);
+  const rows = await db
+    .insertInto('store_meta')
+    .values(keys.map((key) => ({ key, value: sql<string>`cast(${sql.lit(1)} as text)` })))
+    .onConflict((oc) =>
+      oc
+        .column('key')
+        .doUpdateSet({ value: sql<string>`cast(cast(store_meta.value as integer) + ${sql.lit(1)} as text)` }),
+    )
+    .returning(['key', 'value'])
+    .execute();
+  const values = new Map(rows.map((row) => [row.key, Number(row.value)]));
+  return keys.map((key) => {
+    const value = values.get(key);
+    if (value === undefined) throw new Error(`counter ${key} was not incremented`);
+    return value;
+  });
+}
