@@ -34,7 +34,7 @@ async function run(engine: Engine) {
   try {
     const ctx = standaloneContext(dataset.store, { actor: { kind: 'system', name: 'bench' } });
     const before = (await auditHead(ctx))?.seq ?? 0;
-    const publishMs = await dataset.publishTo(N);
+    const publishMs = await dataset.publishTo(N, { alone: true });
     const written = ((await auditHead(ctx))?.seq ?? 0) - before;
     if (written !== N) throw new Error(`${written} entries for ${N} publications`);
 

@@ -1,7 +1,7 @@
 // Publication with webhooks and delivery to a local receiver: `tsx bench/webhooks.ts [N]` from apps/api,
 // after the build (N = 1,000 unless given). On SQLite always, and on PostgreSQL when DATABASE_URL (or the local
-// test server) answers. Times: publishing N providers (engine, package, one transaction each with history,
-// change feed and outbox), then draining the N events with one dispatcher to a receiver in its own process.
+// test server) answers. Times: publishing N providers (engine, package, history, change feed and outbox, as
+// a publishing run writes them: 50 to a transaction), then draining the N events with one dispatcher to a receiver in its own process.
 // `pnpm bench` times the same for all 10,000 providers (BENCH_PUBLISHED=N: the first N) as part of bench/scale.ts.
 
 import { Dataset, type Engine, startReceiver } from './dataset.js';
