@@ -22,7 +22,6 @@ import { authorise } from './operators.js';
 import {
   type ChangeType,
   changeOf,
-  type PreparedPublication,
   PUBLICATION_BATCH,
   type Publication,
   type PublishOutcome,
@@ -180,12 +179,8 @@ async function finish(
   const toWrite = ready.flatMap((r) =>
     'prepared' in r && r.prepared && !('status' in r.prepared) ? [r.prepared] : [],
   );
-  const written = new Map<PreparedPublication, PublishOutcome>();
-  const results = await publishPrepared(ctx, toWrite);
-  toWrite.forEach((p, i) => {
-    const outcome = results[i];
-    if (outcome) written.set(p, outcome);
-  });
+  // publishPrepared's outcomes are in toWrite's order, which is ready's: the next one is the next written.
+  const written = (await publishPrepared(ctx, toWrite)).values();
   const outcomes: RunOutcome[] = [];
   for (const r of ready) {
     if (!('prepared' in r)) {
@@ -198,7 +193,7 @@ async function finish(
         ? await preview(ctx.store, framework, document)
         : 'status' in r.prepared
           ? r.prepared
-          : written.get(r.prepared);
+          : written.next().value;
     if (!outcome) throw new Error(`no outcome for ${r.providerId}`);
     outcomes.push({ ...outcomeOf(r.providerId, document, outcome), submission_id: r.submissionId });
   }

@@ -29,6 +29,7 @@ import {
 import { RATING_ACTION_SEQ } from '../store/repositories/rating-actions.js';
 import { subscribedEndpointsByType } from '../store/repositories/webhooks.js';
 import type { ChangelogTable, Database, IndicatorHistoryTable } from '../store/schema.js';
+import { isStoreUnavailable } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { authorise } from './operators.js';
@@ -130,13 +131,24 @@ function writeAlone(ctx: ServiceContext, prepared: PreparedPublication): Promise
     .execute(async (tx) => {
       // Taken first, in one statement: the publication version (it serialises publishers on PostgreSQL, a row lock
       // until commit), then the publication and rating action sequences.
-      const [, seq, actionSeq] = await incrementAll(tx, [PUBLICATION_VERSION, PUBLICATION_SEQ, RATING_ACTION_SEQ]);
-      return writePublication(ctx, tx, prepared, 'all', [seq, actionSeq]);
+      return writePublication(ctx, tx, prepared, await takeSequences(tx, { withVersion: true }));
     })
     .catch((error: unknown) => {
       if (error instanceof Unchanged) return { status: 'unchanged' as const, indicator: error.indicator };
       throw error;
     });
+}
+
+/** The publication and rating action sequences, taken in one statement (after the publication version's bump). */
+async function takeSequences(
+  tx: Kysely<Database>,
+  options: { withVersion: boolean },
+): Promise<{ seq: number; actionSeq: number }> {
+  const sequences = [PUBLICATION_SEQ, RATING_ACTION_SEQ];
+  const values = await incrementAll(tx, options.withVersion ? [PUBLICATION_VERSION, ...sequences] : sequences);
+  const [seq, actionSeq] = values.slice(-2);
+  if (seq === undefined || actionSeq === undefined) throw new Error('the publication sequences were not taken');
+  return { seq, actionSeq };
 }
 
 /** How many publications a run writes in one transaction (decision 0039). */
@@ -166,13 +178,15 @@ export async function publishPrepared(
       // The publishers' lock, once for the batch (writeAlone's first statement).
       await increment(tx, PUBLICATION_VERSION);
       const outcomes: PublishOutcome[] = [];
-      for (const b of batch) outcomes.push(await writePublication(ctx, tx, b, 'sequences'));
+      for (const b of batch) outcomes.push(await writePublication(ctx, tx, b));
       // Nothing published: nothing kept, not even the version's bump.
       if (!outcomes.some((o) => o.status === 'published')) throw new NothingPublished(outcomes);
       return outcomes;
     });
   } catch (error) {
     if (error instanceof NothingPublished) return error.outcomes;
+    // The store away or overloaded: one provider alone would only wait for it again; the caller hears it now.
+    if (isStoreUnavailable(error)) throw error;
     const outcomes: PublishOutcome[] = [];
     for (const b of batch) outcomes.push(await writeAlone(ctx, b));
     return outcomes;
@@ -181,15 +195,15 @@ export async function publishPrepared(
 
 /**
  * A publication's writes, in the caller's transaction, whose publication version is bumped already (its lock held).
- * `counters`: 'all' when the sequences were taken with it (`taken`); 'sequences' to take them here, once the
- * publication is known to change something.
+ * `taken`: the publication and rating action sequences when taken with the version (a publication alone, which
+ * throws Unchanged to roll that back); without them, in a batch, they are taken here once the publication is known
+ * to change something, and an unchanged one is an outcome.
  */
 async function writePublication(
   ctx: ServiceContext,
   tx: Kysely<Database>,
   prepared: PreparedPublication,
-  counters: 'all' | 'sequences',
-  taken: [number | undefined, number | undefined] = [undefined, undefined],
+  taken?: { seq: number; actionSeq: number },
 ): Promise<PublishOutcome> {
   const { store, clock } = ctx;
   const { publication, indicator, pkg, packageText, nextBand } = prepared;
@@ -197,13 +211,11 @@ async function writePublication(
   const provider = await findProvider(tx, indicator.provider_id);
   const previousId = provider && provider.withdrawn_at === null ? provider.current_indicator_id : null;
   if (previousId === indicator.risk_indicator_id) {
-    if (counters === 'all') throw new Unchanged(indicator);
+    if (taken) throw new Unchanged(indicator);
     return { status: 'unchanged', indicator };
   }
   // In a batch the version is bumped once, first; the sequences only for what is published (no gaps).
-  const [seq, actionSeq] =
-    counters === 'sequences' ? await incrementAll(tx, [PUBLICATION_SEQ, RATING_ACTION_SEQ]) : taken;
-  if (seq === undefined || actionSeq === undefined) throw new Error('the publication counters were not taken');
+  const { seq, actionSeq } = taken ?? (await takeSequences(tx, { withVersion: false }));
   const previous = previousId ? await findIndicator(tx, previousId) : undefined;
   const { provider: p } = publication.document;
   // Everything else the transaction reads, read before it writes (decision 0038): who made the inputs, who hears

@@ -195,12 +195,21 @@ async function signingState(
     keyFrom = await registerSigner(tx, signer, now, ctx.box);
     memo?.keyFrom.set(signer.kid, keyFrom);
   }
+  return { keyFrom, previous: await previousStatement(tx, memo, providerId) };
+}
+
+/** The hash of the provider's latest statement (null before its first), read once per transaction into its memo. */
+async function previousStatement(
+  tx: Kysely<Database>,
+  memo: SigningMemo | undefined,
+  providerId: string,
+): Promise<string | null> {
   let previous = memo?.latest.get(providerId);
   if (previous === undefined) {
     previous = (await latestStatementOf(tx, providerId))?.statement_sha256 ?? null;
     memo?.latest.set(providerId, previous);
   }
-  return { keyFrom, previous };
+  return previous;
 }
 
 /**
@@ -212,9 +221,7 @@ async function signingState(
 export async function prepareSigning(tx: Kysely<Database>, providerId: string): Promise<void> {
   const memo = memoOf(tx);
   if (!memo) throw new Error('signing is prepared inside the transaction that signs');
-  if (!memo.latest.has(providerId)) {
-    memo.latest.set(providerId, (await latestStatementOf(tx, providerId))?.statement_sha256 ?? null);
-  }
+  await previousStatement(tx, memo, providerId);
 }
 
 /**

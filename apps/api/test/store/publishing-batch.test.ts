@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { InputsDocument } from '@svc/methodology';
+import SQLite from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { verifyAudit } from '../../src/services/audit.js';
 import {
@@ -9,12 +11,13 @@ import {
 } from '../../src/services/publishing.js';
 import { PUBLICATION_SEQ, PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import { RATING_ACTION_SEQ } from '../../src/store/repositories/rating-actions.js';
-import type { Store } from '../../src/store/store.js';
+import { isStoreUnavailable, openStore, type Store, type StoreLocation } from '../../src/store/store.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework, newProvider } from '../support/documents.js';
+import { POSTGRES_URL } from '../support/environment.js';
 import { chainFaults, statementFaults, storedStatements } from '../support/statements.js';
-import { engines, freshStore, useFreshStore } from '../support/stores.js';
+import { adminQuery, engines, freshStore, useFreshStore } from '../support/stores.js';
 import { everything, storeContents } from './contents.js';
 
 // Decision 0039: a publishing run writes a batch of providers in one transaction; each provider is still fully
@@ -136,3 +139,86 @@ describe.each(engines)('publications in batches on %s', (engine) => {
     await sound();
   });
 });
+
+describe.each(engines)('a batch the store cannot take, on %s', (engine) => {
+  it('is not tried again one provider at a time: the outage is the caller’s at once, and nothing is written', async () => {
+    const fresh = await freshStore(engine);
+    const clock = manualClock('2026-07-01T09:00:00.000Z');
+    const prepare = (document: InputsDocument): PreparedPublication => {
+      const prepared = preparePublication(ctxOf(fresh, { clock }), { document, framework, approvedAt: APPROVED_AT });
+      if ('status' in prepared) throw new Error(`refused: ${prepared.reason}`);
+      return prepared;
+    };
+    // One publication first: the statements are backfilled, so the batch's transaction is the first one it begins.
+    await publishIndicator(ctxOf(fresh, { clock }), { document: newProvider(), framework, approvedAt: APPROVED_AT });
+    // The store unable to write, for real: SQLite's file locked by another connection (SQLITE_BUSY once the busy
+    // timeout is out); PostgreSQL's role set to read-only transactions (25006).
+    const away = await storeUnableToWrite(engine, fresh.location);
+    // Each transaction begun, counted at the query builder (the real one, watched).
+    let transactions = 0;
+    const db = new Proxy(away.store.db, {
+      get(target, property) {
+        if (property === 'transaction') {
+          return () => {
+            transactions += 1;
+            return target.transaction();
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    try {
+      const watched: Store = { ...away.store, db };
+      const batch = [newProvider(), newProvider()].map(prepare);
+      const failure = await publishPrepared(ctxOf(watched, { clock }), batch).catch((error: unknown) => error);
+      expect(isStoreUnavailable(failure)).toBe(true);
+      // The batch's transaction tried, not one more per provider.
+      expect(transactions).toBe(1);
+    } finally {
+      await away.restore();
+    }
+    const providers = await fresh.db.selectFrom('providers').select('id').execute();
+    expect(providers).toHaveLength(1);
+    expect(await verifyAudit(ctxOf(fresh, { clock }))).toMatchObject({ intact: true });
+    await fresh.dispose();
+  });
+});
+
+/** A second handle on the store, with a short timeout, that cannot write until `restore`. */
+async function storeUnableToWrite(
+  engine: 'sqlite' | 'postgres',
+  location: StoreLocation,
+): Promise<{ store: Store; restore(): Promise<void> }> {
+  if (location.kind === 'sqlite') {
+    const holder = new SQLite(location.file);
+    holder.exec('begin immediate');
+    const store = openStore(location, { timeoutMs: 200 });
+    return {
+      store,
+      restore: async () => {
+        await store.close();
+        holder.exec('rollback');
+        holder.close();
+      },
+    };
+  }
+  if (engine !== 'postgres' || !location.schema) throw new Error('a PostgreSQL test store has its own schema');
+  const role = `svc_ro_${randomBytes(6).toString('hex')}`;
+  const { schema } = location;
+  await adminQuery(`create role ${role} login`);
+  await adminQuery(
+    `grant usage on schema ${schema} to ${role}; grant select, insert, update, delete on all tables in schema ${schema} to ${role}; alter role ${role} set default_transaction_read_only = on`,
+  );
+  const url = new URL(POSTGRES_URL);
+  url.username = role;
+  url.password = '';
+  const store = openStore({ kind: 'postgres', url: url.toString(), schema }, { timeoutMs: 1000 });
+  return {
+    store,
+    restore: async () => {
+      await store.close();
+      await adminQuery(`drop owned by ${role}; drop role ${role}`);
+    },
+  };
+}
