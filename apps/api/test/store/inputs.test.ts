@@ -2,11 +2,20 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/services/errors.js';
 import { approveInputs, listInputs, submitInputs } from '../../src/services/inputs.js';
 import { publishRun } from '../../src/services/publication-run.js';
+import { PUBLICATION_BATCH } from '../../src/services/publishing.js';
 import { listChanges } from '../../src/store/repositories/changelog.js';
 import { findProvider, listCurrent, listPublicHeadlines } from '../../src/store/repositories/providers.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
-import { example, type InputsDoc, UNKNOWN_PROVIDER_ID, variantOf, WORKED_ID, withInput } from '../support/documents.js';
+import {
+  example,
+  type InputsDoc,
+  newProvider,
+  UNKNOWN_PROVIDER_ID,
+  variantOf,
+  WORKED_ID,
+  withInput,
+} from '../support/documents.js';
 import { engines, useFreshStore } from '../support/stores.js';
 import { storeContents } from './contents.js';
 
@@ -126,6 +135,28 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     const again = await publishRun(ctxOf(store, { clock }), { providers: 'all' });
     expect(again.counts).toEqual({ published: 0, unchanged: 1, refused: 1 });
     expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toHaveLength(1);
+  });
+
+  it('a run over several batches publishes each provider once, in order, the progress counted one by one', async () => {
+    // Two full batches and a part (decision 0039).
+    const docs = Array.from({ length: 2 * PUBLICATION_BATCH + 3 }, () => newProvider());
+    await submit('alice', ...(docs as unknown as InputsDoc[]));
+    await approve('bob', ...docs.map((d) => d.provider.id));
+    const progress: [number, number, string][] = [];
+    const run = await publishRun(ctxOf(store, { clock }), {
+      providers: docs.map((d) => d.provider.id),
+      onProgress: (done, total, id) => progress.push([done, total, id]),
+    });
+    expect(run.outcomes.map((o) => [o.provider_id, o.status])).toEqual(docs.map((d) => [d.provider.id, 'published']));
+    expect(progress).toEqual(docs.map((d, i) => [i + 1, docs.length, d.provider.id]));
+    const history = await store.db
+      .selectFrom('indicator_history')
+      .select(['seq', 'provider_id'])
+      .orderBy('seq')
+      .execute();
+    expect(history.map((h) => [Number(h.seq), h.provider_id])).toEqual(docs.map((d, i) => [i + 1, d.provider.id]));
+    const again = await publishRun(ctxOf(store, { clock }), { providers: 'all' });
+    expect(again.counts).toEqual({ published: 0, unchanged: docs.length, refused: 0 });
   });
 
   it('a dry run writes nothing and reports what publishing would do', async () => {
