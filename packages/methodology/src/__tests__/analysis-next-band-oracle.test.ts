@@ -7,7 +7,16 @@ import { probeOf } from '../analysis/probe.js';
 import { compile } from '../compute/compiled.js';
 import { compute } from '../compute/compute.js';
 import { daysBetween } from '../dates.js';
-import { checkInputs, type InputsDocument, type InputValue, pathToNextBand } from '../index.js';
+import { dec } from '../decimal.js';
+import type { CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
+import {
+  checkInputs,
+  defineFramework,
+  type Framework,
+  type InputsDocument,
+  type InputValue,
+  pathToNextBand,
+} from '../index.js';
 import { CRITERIA, DEFINITION, documentArb, FRAMEWORK, SEED, valueArb } from './arbitraries.js';
 import { searchedPathToNextBand } from './oracle/next-band.js';
 
@@ -24,8 +33,18 @@ const examplesDir = join(dirname(fileURLToPath(import.meta.url)), '../../../../e
 const text = (doc: InputsDocument) => JSON.stringify(pathToNextBand(doc, FRAMEWORK));
 const oracleText = (doc: InputsDocument) => JSON.stringify(searchedPathToNextBand(doc, FRAMEWORK));
 
-const isStale = (doc: InputsDocument) => (item: { as_of: string }) =>
-  daysBetween(item.as_of, doc.evaluation_date) > DEFINITION.freshness.decay_until_days;
+/** A trial of `value` for `criterion` (searching for the best band), and compute() of the document it changes. */
+function trialAndEngine(framework: Framework, doc: InputsDocument, criterion: CriterionDefinition, value: unknown) {
+  const fw = framework.definition;
+  const target = compile(fw).bands[0]?.min as NonNullable<ReturnType<typeof compile>['bands'][0]>['min'];
+  const stale = (item: { as_of: string }) =>
+    daysBetween(item.as_of, doc.evaluation_date) > fw.freshness.decay_until_days;
+  const probe = probeOf(criterion, doc, framework, compute(doc, framework), target, stale);
+  return {
+    trial: probe.trial(value as InputValue).computation,
+    engine: compute(probe.documentWith(value as InputValue), framework),
+  };
+}
 
 describe('the inverted path to the next band is the bisecting search’s, byte for byte', () => {
   it('is byte-identical to the bisecting search on every generated document', () => {
@@ -101,14 +120,7 @@ describe('a trial scored from the document’s computation equals compute() of t
         documentArb,
         criterionArb.chain((c) => fc.tuple(fc.constant(c), valueArb(c))),
         (raw, [criterion, value]) => {
-          const doc = checkInputs(raw, FRAMEWORK);
-          const now = compute(doc, FRAMEWORK);
-          const target = compile(DEFINITION).bands[0]?.min as NonNullable<
-            ReturnType<typeof compile>['bands'][0]
-          >['min'];
-          const probe = probeOf(criterion, doc, FRAMEWORK, now, target, isStale(doc));
-          const trial = probe.trial(value as InputValue).computation;
-          const engine = compute(probe.documentWith(value as InputValue), FRAMEWORK);
+          const { trial, engine } = trialAndEngine(FRAMEWORK, checkInputs(raw, FRAMEWORK), criterion, value);
           expect(trial.uncapped.toFixed()).toBe(engine.uncapped.toFixed());
           expect(trial.capped.toFixed()).toBe(engine.capped.toFixed());
           expect(trial.finalScore.toFixed()).toBe(engine.finalScore.toFixed());
@@ -116,6 +128,45 @@ describe('a trial scored from the document’s computation equals compute() of t
           expect(trial.caps.map((c) => [c.cap.id, c.fired])).toEqual(engine.caps.map((c) => [c.cap.id, c.fired]));
         },
       ),
+    );
+  });
+});
+
+describe('a trial adds the contributions it does not move once, where the framework’s sums are exact', () => {
+  /** DCRF v1.0 with one table's points moved by 10^-14: points of 14 places, whose sums the shortcut does not trust. */
+  const finePoints: Framework = (() => {
+    const definition = structuredClone(DEFINITION) as FrameworkDefinition;
+    const table = definition.criteria.find((c) => c.scale.kind === 'table');
+    if (table?.scale.kind !== 'table') throw new Error('DCRF v1.0 has a table scale');
+    table.scale.entries = table.scale.entries.map(([value, points]) => {
+      const p = dec(points);
+      return [value, (p.isZero() ? p.plus('1e-14') : p.minus('1e-14')).toFixed()];
+    });
+    return defineFramework(definition);
+  })();
+
+  it('holds for DCRF v1.0, and not for a framework whose points carry more than 12 places', () => {
+    expect(compile(DEFINITION).exactSums).toBe(true);
+    expect(compile(finePoints.definition).exactSums).toBe(false);
+  });
+
+  it('without the shortcut, a trial still equals compute() and the path the bisecting search’s', () => {
+    const criterionArb = fc.constantFrom(...finePoints.definition.criteria);
+    fc.assert(
+      fc.property(
+        documentArb,
+        criterionArb.chain((c) => fc.tuple(fc.constant(c), valueArb(c))),
+        (raw, [criterion, value]) => {
+          const doc = checkInputs(raw, finePoints);
+          const { trial, engine } = trialAndEngine(finePoints, doc, criterion, value);
+          expect(trial.uncapped.toFixed()).toBe(engine.uncapped.toFixed());
+          expect(trial.finalScore.toFixed()).toBe(engine.finalScore.toFixed());
+          expect(JSON.stringify(pathToNextBand(doc, finePoints))).toBe(
+            JSON.stringify(searchedPathToNextBand(doc, finePoints)),
+          );
+        },
+      ),
+      { numRuns: Math.ceil(NUM_RUNS / 4) },
     );
   });
 });

@@ -112,15 +112,14 @@ function stepOf(
 ): NextBandStep {
   if (outcome.kind === 'reached') {
     const { value, computation } = outcome.trial;
-    return {
-      ...criterionFields(criterion, doc),
+    return stepFor(criterion, doc, {
       suggested_value: value,
       suggested_as_of: refresh ? doc.evaluation_date : null,
       resulting_score: toNumber(computation.finalScore),
       resulting_band: computation.band.band,
       reachable: true,
       reason: null,
-    };
+    });
   }
   if (outcome.kind === 'not-monotone') {
     return unreachable(criterion, doc, M.notMonotone(criterion.id, criterion.input_key));
@@ -148,26 +147,35 @@ function heldBelow(c: Scored, target: Dec): { id: string; cap: string; label: st
     .map(({ cap }) => ({ id: cap.id, cap: cap.cap, label: cap.label }));
 }
 
-function criterionFields(criterion: CriterionDefinition, doc: InputsDocument) {
+/** A step's fields after the criterion's own, reached or not. */
+type Finding = Omit<NextBandStep, 'criterion_id' | 'input_key' | 'label' | 'current_value'>;
+
+/** The step of a criterion, its members written out in order (a literal, not a spread: this runs per criterion). */
+function stepFor(criterion: CriterionDefinition, doc: InputsDocument, finding: Finding): NextBandStep {
   const item = doc.inputs[criterion.input_key];
   return {
     criterion_id: criterion.id,
     input_key: criterion.input_key,
     label: criterion.label,
     current_value: item === undefined ? null : item.value,
+    suggested_value: finding.suggested_value,
+    suggested_as_of: finding.suggested_as_of,
+    resulting_score: finding.resulting_score,
+    resulting_band: finding.resulting_band,
+    reachable: finding.reachable,
+    reason: finding.reason,
   };
 }
 
 function unreachable(criterion: CriterionDefinition, doc: InputsDocument, reason: string): NextBandStep {
-  return {
-    ...criterionFields(criterion, doc),
+  return stepFor(criterion, doc, {
     suggested_value: null,
     suggested_as_of: null,
     resulting_score: null,
     resulting_band: null,
     reachable: false,
     reason,
-  };
+  });
 }
 
 /** The overrides that apply a step's suggestion with applyOverrides; null when it has none. */

@@ -1,4 +1,4 @@
-import { compile } from '../compute/compiled.js';
+import { compile, oncePerFramework, type PerFramework } from '../compute/compiled.js';
 import { derive } from '../compute/derived.js';
 import { type Dec, dec, HUNDRED, ONE, percent, toNumber, ZERO } from '../decimal.js';
 import type { CapCondition, CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
@@ -161,7 +161,7 @@ interface Layout {
 }
 
 /** Layouts of criteria whose scale and thresholds read the input itself: the same for every document. */
-const layouts = new WeakMap<FrameworkDefinition, Map<string, Layout | null>>();
+const layouts: PerFramework<Layout | null> = new WeakMap();
 
 /** A criterion's layout; null when its points neither only rise nor only fall along the anchors. */
 function layoutOf(probe: Probe, fw: FrameworkDefinition): Layout | null {
@@ -170,20 +170,27 @@ function layoutOf(probe: Probe, fw: FrameworkDefinition): Layout | null {
   if (scale.kind !== 'linear') throw new RangeError(`${criterion.id} has no linear scale`);
   const limits = thresholdsOn(criterion.input_key, fw);
   const fixed = scale.on === 'input' && limits.every((t) => t.operand === criterion.input_key);
-  let byCriterion = layouts.get(fw);
-  if (fixed) {
-    const known = byCriterion?.get(criterion.id);
-    if (known !== undefined) return known;
-  }
+  return fixed
+    ? oncePerFramework(layouts, fw, criterion.id, () => layoutFor(probe, fw, scale, limits))
+    : layoutFor(probe, fw, scale, limits);
+}
+
+/** The layout of the probe's criterion in its document. */
+function layoutFor(
+  probe: Probe,
+  fw: FrameworkDefinition,
+  scale: Extract<CriterionDefinition['scale'], { kind: 'linear' }>,
+  limits: { operand: string; value: Dec }[],
+): Layout | null {
+  const { criterion } = probe;
   // As the bisecting search did: an operand with no exact inverse throws before the direction is looked at.
   const onScale = affineOf(scale.on, probe);
-  const pointsDirection = directionOf(scale.anchors.map(([, p]) => dec(p)));
+  const { pointsDirection, unit, anchorXs, scaleAnchors, weight, halfUnit } = constantsOf(criterion, fw);
   let layout: Layout | null = null;
   if (pointsDirection !== 0) {
     const direction = (onScale.b.isNegative() ? -pointsDirection : pointsDirection) as 1 | -1;
-    const unit = dec(`1e${suggestionPlaces(criterion)}`);
     const position = (x: Dec) => x.times(unit).times(direction);
-    const anchors = scale.anchors.map(([x]) => position(inputOf(onScale, dec(x))));
+    const anchors = anchorXs.map((x) => position(inputOf(onScale, x)));
     const cutsAt = limits.map(({ operand, value }) =>
       position(inputOf(operand === criterion.input_key ? IDENTITY : affineOf(operand, probe), value)),
     );
@@ -200,19 +207,39 @@ function layoutOf(probe: Probe, fw: FrameworkDefinition): Layout | null {
       lowBound,
       highBound,
       thresholds: cutsAt.flatMap((c) => [floorOf(c), floorOf(c) + 1n, ceilOf(c), ceilOf(c) + 1n]),
-      scaleAnchors: compile(fw).criteria.find((c) => c.definition.id === criterion.id)?.anchors as Anchors,
-      weight: dec(criterion.weight),
-      halfUnit: dec(`5e-${fw.arithmetic.final_score_places + 1}`),
+      scaleAnchors,
+      weight,
+      halfUnit,
     };
   }
-  if (fixed) {
-    if (!byCriterion) {
-      byCriterion = new Map();
-      layouts.set(fw, byCriterion);
-    }
-    byCriterion.set(criterion.id, layout);
-  }
   return layout;
+}
+
+/** What a criterion's layout reads from the framework alone, whatever the document. */
+interface Constants {
+  pointsDirection: 1 | -1 | 0;
+  unit: Dec;
+  /** The anchors' operands (x). */
+  anchorXs: Dec[];
+  scaleAnchors: Anchors;
+  weight: Dec;
+  halfUnit: Dec;
+}
+
+/** Constants by criterion, worked out once per (frozen) framework definition. */
+const constants: PerFramework<Constants> = new WeakMap();
+
+function constantsOf(criterion: CriterionDefinition, fw: FrameworkDefinition): Constants {
+  const { scale } = criterion;
+  if (scale.kind !== 'linear') throw new RangeError(`${criterion.id} has no linear scale`);
+  return oncePerFramework(constants, fw, criterion.id, () => ({
+    pointsDirection: directionOf(scale.anchors.map(([, p]) => dec(p))),
+    unit: dec(`1e${suggestionPlaces(criterion)}`),
+    anchorXs: scale.anchors.map(([x]) => dec(x)),
+    scaleAnchors: compile(fw).criteria.find((c) => c.definition.id === criterion.id)?.anchors as Anchors,
+    weight: dec(criterion.weight),
+    halfUnit: dec(`5e-${fw.arithmetic.final_score_places + 1}`),
+  }));
 }
 
 /** operand = a + b x input. */
@@ -237,8 +264,15 @@ function affineOf(name: string, probe: Probe): Affine {
 
 const inputOf = ({ a, b }: Affine, operand: Dec): Dec => operand.minus(a).div(b);
 
+/** Thresholds by input key, worked out once per (frozen) framework definition. */
+const thresholdsByInput: PerFramework<{ operand: string; value: Dec }[]> = new WeakMap();
+
 /** The lt/gt thresholds of every hard cap that reads this input or a quantity derived from it. */
 function thresholdsOn(inputKey: string, fw: FrameworkDefinition): { operand: string; value: Dec }[] {
+  return oncePerFramework(thresholdsByInput, fw, inputKey, () => thresholdsOf(inputKey, fw));
+}
+
+function thresholdsOf(inputKey: string, fw: FrameworkDefinition): { operand: string; value: Dec }[] {
   const operands = new Set([inputKey, ...fw.derived.filter((d) => d.reads.includes(inputKey)).map((d) => d.name)]);
   const walk = (cond: CapCondition): { operand: string; value: Dec }[] => {
     if (cond.op === 'all') return cond.of.flatMap(walk);

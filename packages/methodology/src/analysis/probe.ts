@@ -1,5 +1,5 @@
 import { type CapContext, evaluateCap } from '../compute/caps.js';
-import { type CompiledFramework, compile } from '../compute/compiled.js';
+import { type CompiledFramework, compile, oncePerFramework, type PerFramework } from '../compute/compiled.js';
 import type { Computation } from '../compute/compute.js';
 import { derive } from '../compute/derived.js';
 import { criterionPoints } from '../compute/scale.js';
@@ -106,15 +106,20 @@ function scorerOf(
   const { own, moved, capsMoved } = reachOf(fw, criterion);
   const { ages, contributions } = baseOf(now);
   const ageOf = (id: string) => (id === criterion.id ? ageDays : (ages.get(id) ?? null));
+  // The contributions no trial moves, added once (exact sums: any order gives compute's sum), or none when
+  // the framework's sums could round and every trial adds all of them in framework order.
+  const unmoved = compiled.exactSums ? sum(contributions.filter((_, i) => !moved.includes(i))) : null;
   return (value, doc) => {
-    const parts = [...contributions];
+    const parts = unmoved === null ? [...contributions] : [];
     let points: Dec = ZERO;
     for (const i of moved) {
       const p = pointsOf(compiled, i, doc);
       if (i === own) points = p ?? ZERO;
-      parts[i] = p === null ? ZERO : percent((compiled.criteria[i] as { weight: Dec }).weight.times(p));
+      const part = p === null ? ZERO : percent((compiled.criteria[i] as { weight: Dec }).weight.times(p));
+      if (unmoved === null) parts[i] = part;
+      else parts.push(part);
     }
-    const uncapped = sum(parts);
+    const uncapped = unmoved === null ? sum(parts) : parts.reduce((acc, part) => acc.plus(part), unmoved);
     const ctx = capContext(compiled, doc, ageOf);
     const caps = fw.hard_caps.map((cap, i) => ({
       cap,
@@ -134,31 +139,23 @@ interface Reach {
   capsMoved: boolean[];
 }
 
-const reaches = new WeakMap<FrameworkDefinition, Map<string, Reach>>();
+const reaches: PerFramework<Reach> = new WeakMap();
 
 /** A criterion's reach in a framework, worked out once. */
 function reachOf(fw: FrameworkDefinition, criterion: CriterionDefinition): Reach {
-  let byCriterion = reaches.get(fw);
-  if (!byCriterion) {
-    byCriterion = new Map();
-    reaches.set(fw, byCriterion);
-  }
-  let reach = byCriterion.get(criterion.id);
-  if (!reach) {
+  return oncePerFramework(reaches, fw, criterion.id, () => {
     const key = criterion.input_key;
     const derivedFrom = new Set(fw.derived.filter((d) => d.reads.includes(key)).map((d) => d.name));
     const reads = (operand: string) => operand === key || derivedFrom.has(operand);
     const own = fw.criteria.findIndex((c) => c.id === criterion.id);
-    reach = {
+    return {
       own,
       moved: fw.criteria.flatMap((c, i) =>
         i === own || (c.scale.kind === 'linear' && derivedFrom.has(c.scale.on)) ? [i] : [],
       ),
       capsMoved: fw.hard_caps.map((cap) => readsInput(cap.condition, reads, criterion.id)),
     };
-    byCriterion.set(criterion.id, reach);
-  }
-  return reach;
+  });
 }
 
 /** The document's own figures every criterion's trials start from: ages and contributions, read once. */

@@ -27,6 +27,11 @@ export interface CompiledFramework {
   minConfidence: Dec;
   numericInputKeys: Set<string>;
   derivedNames: Set<string>;
+  /**
+   * Whether every sum of contributions is exact at the engine's 40 digits, so that any order of adding gives the
+   * same value (see exactContributionSums).
+   */
+  exactSums: boolean;
 }
 
 const compiled = new WeakMap<FrameworkDefinition, CompiledFramework>();
@@ -57,6 +62,7 @@ export function compile(fw: FrameworkDefinition): CompiledFramework {
       minConfidence: dec(fw.publication.min_confidence),
       numericInputKeys: new Set(fw.criteria.filter((c) => c.scale.kind === 'linear').map((c) => c.input_key)),
       derivedNames: new Set(fw.derived.map((d) => d.name)),
+      exactSums: exactContributionSums(fw),
     };
     compiled.set(fw, found);
   }
@@ -80,4 +86,44 @@ function spansOf(anchors: readonly (readonly [Dec, Dec])[]): (readonly [Dec, Dec
     const [x0, p0] = anchors[i] as readonly [Dec, Dec];
     return [x1.minus(x0), p1.minus(p0)] as const;
   });
+}
+
+/** Places and magnitude of the framework's points within which exactContributionSums holds. */
+const MAX_POINTS_PLACES = 12;
+const MAX_POINTS = dec('1e9');
+
+/**
+ * Whether every sum of contributions a scoring can make is exact at 40 significant digits. A criterion's points are
+ * an anchor's or a table's points, or r4 of a value between two anchors' points; with at most 12 places and at most
+ * 10^9 in size, a contribution (an integer weight of at most 100, times the points, over 100) has at most 14 places
+ * and is at most 10^9, and a sum of at most 100 of them (weights are positive integers summing to 100) has at most
+ * 11 + 14 = 25 digits: no addition rounds, so the order of adding does not change the sum.
+ */
+function exactContributionSums(fw: FrameworkDefinition): boolean {
+  const points = fw.criteria.flatMap((c) =>
+    c.scale.kind === 'linear' ? c.scale.anchors.map(([, p]) => p) : c.scale.entries.map(([, p]) => p),
+  );
+  return (
+    fw.criteria.length <= 100 &&
+    points.every((p) => {
+      const value = dec(p);
+      return value.decimalPlaces() <= MAX_POINTS_PLACES && value.abs().lte(MAX_POINTS);
+    })
+  );
+}
+
+/** A cache of what is worked out once per (frozen) framework definition and name (a criterion, an input key). */
+export type PerFramework<T> = WeakMap<FrameworkDefinition, Map<string, T>>;
+
+/** The value cached for (fw, name), made and kept the first time it is asked for. */
+export function oncePerFramework<T>(cache: PerFramework<T>, fw: FrameworkDefinition, name: string, make: () => T): T {
+  let byName = cache.get(fw);
+  if (!byName) {
+    byName = new Map();
+    cache.set(fw, byName);
+  }
+  if (byName.has(name)) return byName.get(name) as T;
+  const made = make();
+  byName.set(name, made);
+  return made;
 }
