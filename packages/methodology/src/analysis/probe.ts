@@ -85,12 +85,19 @@ export function probeOf(
     inputs: { ...document.inputs, [key]: { ...base, value, as_of } },
   });
   const score = scorerOf(criterion, framework, now, daysBetween(as_of, document.evaluation_date));
+  // The trials' document: one per probe, its input set again for each trial. A trial only reads the document and
+  // keeps nothing of it, so no trial sees another's value. (An input key is never "__proto__": see InputKey.)
+  const trialInputs: Record<string, InputItem> = { ...document.inputs };
+  const trialDocument: InputsDocument = { ...document, inputs: trialInputs };
   return {
     criterion,
     current: item === undefined ? null : item.value,
     refresh,
     documentWith,
-    trial: (value) => score(value, documentWith(value)),
+    trial: (value) => {
+      trialInputs[key] = { ...base, value, as_of };
+      return score(value, trialDocument);
+    },
     reaches: (trial) => trial.computation.finalScore.gte(target),
   };
 }
@@ -106,9 +113,12 @@ function scorerOf(
   const { own, moved, capsMoved } = reachOf(fw, criterion);
   const { ages, contributions } = baseOf(now);
   const ageOf = (id: string) => (id === criterion.id ? ageDays : (ages.get(id) ?? null));
-  // The contributions no trial moves, added once (exact sums: any order gives compute's sum), or none when
-  // the framework's sums could round and every trial adds all of them in framework order.
-  const unmoved = compiled.exactSums ? sum(contributions.filter((_, i) => !moved.includes(i))) : null;
+  // The sum of the contributions no trial moves: the document's uncapped score less those it moves (exact sums:
+  // any order gives compute's sum); or none when the framework's sums could round, and every trial adds all of
+  // them in framework order.
+  const unmoved = compiled.exactSums
+    ? moved.reduce((rest, i) => rest.minus(contributions[i] as Dec), now.uncapped)
+    : null;
   return (value, doc) => {
     const parts = unmoved === null ? [...contributions] : [];
     let points: Dec = ZERO;
