@@ -38,11 +38,30 @@ describe.skipIf(!engines.includes('postgres'))('store outage states of a real Po
   let ips = 0;
 
   const admin = (text: string) => adminQuery(text, adminUrl);
-  /** Ends every session the service holds; the pool opens new ones on its next request. */
-  const terminateSessions = () =>
-    admin(
+  /**
+   * Ends every session the service holds; the pool opens new ones on its next request. Returns once the server has
+   * no session of the service's left: pg_terminate_backend only signals, and a session still closing under load
+   * would otherwise be an idle pooled connection handed to the next request, dead, before the pool heard of it.
+   */
+  const terminateSessions = async () => {
+    await admin(
       `select pg_terminate_backend(pid) from pg_stat_activity where usename = '${role}' and pid <> pg_backend_pid()`,
     );
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      for (let attempt = 0; attempt < 250; attempt++) {
+        const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where usename = $1', [
+          role,
+        ]);
+        if (rows[0].n === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`the sessions of ${role} did not end within 5 s`);
+    } finally {
+      await client.end();
+    }
+  };
 
   beforeAll(async () => {
     await admin(`create role ${role} login`);
