@@ -240,16 +240,18 @@ export async function pingWebhook(ctx: ServiceContext, input: { webhookId: strin
   assertActive(endpoint);
   const now = isoNow(clock);
   const type: WebhookEventType = 'ping';
-  const emitted = await store.db.transaction().execute((tx) =>
-    emitEvent(tx, {
+  // The delivery as queued, read in the transaction that queued it: once committed, a dispatcher may already be
+  // attempting it, and the answer is the queued delivery, not a moment of its first attempt.
+  const row = await store.db.transaction().execute(async (tx) => {
+    const emitted = await emitEvent(tx, {
       type,
       at: now,
       endpointId: endpoint.id,
       data: { webhook_id: endpoint.id, message: 'A test event: this endpoint receives signed webhooks.' },
-    }),
-  );
-  const deliveryId = emitted?.deliveryIds[0];
-  const row = deliveryId ? await findDelivery(store.db, endpoint.id, deliveryId) : undefined;
+    });
+    const deliveryId = emitted?.deliveryIds[0];
+    return deliveryId ? await findDelivery(tx, endpoint.id, deliveryId) : undefined;
+  });
   if (!row) throw new Error(`the ping delivery of ${endpoint.id} was not stored`);
   ctx.wake?.();
   return deliveryView(row, []);
