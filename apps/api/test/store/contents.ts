@@ -26,3 +26,9 @@ export async function everything(store: Store): Promise<Record<string, string[]>
   }
   return out;
 }
+
+/** Each publication's sequence number and provider, in publication order. */
+export async function publicationOrder(store: Store): Promise<[number, string][]> {
+  const rows = await store.db.selectFrom('indicator_history').select(['seq', 'provider_id']).orderBy('seq').execute();
+  return rows.map((h) => [Number(h.seq), h.provider_id]);
+}

@@ -18,7 +18,7 @@ import { exampleDocument, framework, newProvider } from '../support/documents.js
 import { POSTGRES_URL } from '../support/environment.js';
 import { chainFaults, statementFaults, storedStatements } from '../support/statements.js';
 import { adminQuery, engines, freshStore, useFreshStore } from '../support/stores.js';
-import { everything, storeContents } from './contents.js';
+import { everything, publicationOrder, storeContents } from './contents.js';
 
 // Decision 0039: a publishing run writes a batch of providers in one transaction; each provider is still fully
 // published or untouched, and what one transaction per provider would have written is what is written.
@@ -61,12 +61,7 @@ describe.each(engines)('publications in batches on %s', (engine) => {
       docs.map((d) => ['published', d.provider.id]),
     );
     expect(await counters()).toEqual({ version: '1', seq: '3', actions: '3' });
-    const history = await store.db
-      .selectFrom('indicator_history')
-      .select(['seq', 'provider_id'])
-      .orderBy('seq')
-      .execute();
-    expect(history.map((h) => [Number(h.seq), h.provider_id])).toEqual(docs.map((d, i) => [i + 1, d.provider.id]));
+    expect(await publicationOrder(store)).toEqual(docs.map((d, i) => [i + 1, d.provider.id]));
     await sound();
 
     // The same three, one transaction each, into another store: the same rows (but for the publication version,
