@@ -10,7 +10,9 @@ export function epochDay(text: string): number | null {
 /** The date YYYY-MM-DD at the start of a text, as days since 1970-01-01, or null. */
 function dayAt(text: string): number | null {
   if (text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH) return null;
-  const [year, month, day] = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2)];
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
   if (year < 0 || month < 0 || day < 0) return null;
   return dayOf(year, month, day);
 }

@@ -41,8 +41,45 @@ export const r2 = (value: Dec): Dec => roundTo(value, 2);
 
 /** Fixed-point text with exactly `places` decimals; never "-0.00". */
 export function fixed(value: Dec, places: number): string {
-  const text = value.decimalPlaces() <= places ? padded(value, places) : value.toFixed(places, Decimal.ROUND_HALF_EVEN);
+  const exact = exactFixed(value, places);
+  if (exact !== null) return exact;
+  const text = value.toFixed(places, Decimal.ROUND_HALF_EVEN);
   return text.startsWith('-0') && /^-0(\.0+)?$/.test(text) ? text.slice(1) : text;
+}
+
+const WORD_ZEROS = '0000000';
+
+/**
+ * fixed(value, places) of a finite value with at most `places` decimals, written from decimal.js's documented
+ * representation (`d`: the digits in words of 7, the first without leading zeros; `e`: the exponent of the first
+ * digit; `s`: the sign): its digits with the point put in and zeros appended to `places`, without "-" for a zero.
+ * Null for a value with more decimals, which toFixed rounds. The property suite holds it to toFixed.
+ */
+function exactFixed(value: Dec, places: number): string | null {
+  const { d, e } = value;
+  let digits = `${d[0]}`;
+  for (let i = 1; i < d.length; i++) {
+    const word = `${d[i]}`;
+    digits += word.length === 7 ? word : WORD_ZEROS.slice(word.length) + word;
+  }
+  let end = digits.length;
+  while (end > 1 && digits.charCodeAt(end - 1) === 0x30) end--;
+  if (end - 1 - e > places) return null;
+  let whole: string;
+  let fraction: string;
+  if (e < 0) {
+    whole = '0';
+    fraction = '0'.repeat(-e - 1) + digits.slice(0, end);
+  } else if (end > e + 1) {
+    whole = digits.slice(0, e + 1);
+    fraction = digits.slice(e + 1, end);
+  } else {
+    whole = end === digits.length && end === e + 1 ? digits : digits.slice(0, end) + '0'.repeat(e + 1 - end);
+    fraction = '';
+  }
+  if (places > 0)
+    whole += `.${fraction.length === places ? fraction : fraction + '0'.repeat(places - fraction.length)}`;
+  return value.s < 0 && d[0] !== 0 ? `-${whole}` : whole;
 }
 
 /**
@@ -53,17 +90,30 @@ export function figureText(value: number, places: number): string {
   return fixed(dec(value), places);
 }
 
-/** toFixed(places) of a value with no more than `places` decimals: its exact text, zeros appended. */
-function padded(value: Dec, places: number): string {
-  const missing = places - value.decimalPlaces();
-  if (missing === 0) return value.toFixed();
-  return `${value.toFixed()}${missing === places ? '.' : ''}${'0'.repeat(missing)}`;
-}
-
 /** The JSON number for a decimal that is already rounded to what it reports. */
 export function toNumber(value: Dec): number {
   const n = value.toNumber();
   return Object.is(n, -0) ? 0 : n;
+}
+
+/**
+ * a.comparedTo(b) (-1, 0 or 1) of two finite decimals, read from decimal.js's documented representation (`d`, `e`,
+ * `s`) without the copy of `b` that every comparison of decimal.js makes: zeros of either sign are equal; otherwise
+ * the sign, then the exponent of the first digit, then the words of digits (aligned alike at an equal exponent), then
+ * the count of words decide. The property suite holds it to comparedTo.
+ */
+export function compare(a: Dec, b: Dec): number {
+  const ad = a.d;
+  const bd = b.d;
+  if (ad[0] === 0 || bd[0] === 0) return ad[0] !== 0 ? a.s : bd[0] !== 0 ? -b.s : 0;
+  if (a.s !== b.s) return a.s;
+  const larger = a.s; // the sign of a when |a| > |b|
+  if (a.e !== b.e) return a.e > b.e ? larger : -larger;
+  const shorter = Math.min(ad.length, bd.length);
+  for (let i = 0; i < shorter; i++) {
+    if (ad[i] !== bd[i]) return (ad[i] as number) > (bd[i] as number) ? larger : -larger;
+  }
+  return ad.length === bd.length ? 0 : ad.length > bd.length ? larger : -larger;
 }
 
 export function sum(values: readonly Dec[]): Dec {
@@ -71,7 +121,7 @@ export function sum(values: readonly Dec[]): Dec {
 }
 
 export function minOf(first: Dec, rest: readonly Dec[]): Dec {
-  return rest.reduce((low, v) => (v.lt(low) ? v : low), first);
+  return rest.reduce((low, v) => (compare(v, low) < 0 ? v : low), first);
 }
 
 /** Significant digits of a number as written, trailing zeros of an integer not counted. */

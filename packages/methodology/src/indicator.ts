@@ -5,7 +5,7 @@ import { type Dec, fixed, toNumber } from './decimal.js';
 import { type Commentary, commentOn } from './decision/commentary.js';
 import { type Decision, decide, type FactorStep } from './decision/decision.js';
 import type { InputValue, PlannerType } from './inputs/document.js';
-import { canonicalInputs } from './package/canonical-package.js';
+import { canonicalInputs, quoteFor } from './package/canonical-package.js';
 import { PLACES } from './places.js';
 
 /** A decimal figure with its published number of places, rendered as N (a JSON number, or fixed text in a package). */
@@ -37,6 +37,72 @@ export function sharedFigures(): { asText: Figure<string>; asNumber: Figure<numb
   const number: Figure<number> = (value, places) =>
     value.decimalPlaces() <= places ? Number(text(value, places)) : toNumber(value);
   return { asText: text, asNumber: number };
+}
+
+/**
+ * The indicator (figures as JSON numbers) of a result rendered as text, when every figure is exact at its places
+ * (CompiledFramework.exactFigures): each number is then Number(text), which is toNumber(value) of the figure (the
+ * double nearest the decimal either way), so this is renderIndicator(c, identity, asNumber) without a second rendering.
+ */
+export function numbersOf(r: RiskIndicatorOf<string>): RiskIndicator {
+  const d = r.svc_decision_object;
+  const factor = (f: DecisionFactor<string>): DecisionFactor<number> => ({
+    criterion_id: f.criterion_id,
+    criterion_label: f.criterion_label,
+    point_impact: Number(f.point_impact),
+    detail: f.detail,
+  });
+  const decisionObject: DecisionObject<number> = {
+    summary: d.summary,
+    ceiling_factors: d.ceiling_factors.map(factor),
+    floor_factors: d.floor_factors.map(factor),
+    hard_caps_fired: d.hard_caps_fired.map((cap) => ({
+      cap_id: cap.cap_id,
+      label: cap.label,
+      cap: Number(cap.cap),
+      binding: cap.binding,
+      point_impact: Number(cap.point_impact),
+    })),
+  };
+  if (d.next_band !== undefined) {
+    decisionObject.next_band = d.next_band;
+    decisionObject.points_to_next_band = Number(d.points_to_next_band);
+  }
+  return {
+    risk_indicator_id: r.risk_indicator_id,
+    id: r.id,
+    provider_id: r.provider_id,
+    name: r.name,
+    planner_type: r.planner_type,
+    provider_subtype: r.provider_subtype,
+    yield_min: r.yield_min,
+    yield_max: r.yield_max,
+    final_score: Number(r.final_score),
+    risk_band: r.risk_band,
+    confidence: Number(r.confidence),
+    publishable: r.publishable,
+    framework_version: r.framework_version,
+    scored_at: r.scored_at,
+    criterion_scores: r.criterion_scores.map((s) => ({
+      criterion_id: s.criterion_id,
+      criterion_label: s.criterion_label,
+      module_id: s.module_id,
+      weight: s.weight,
+      input_key: s.input_key,
+      input_value: s.input_value,
+      points: Number(s.points),
+      contribution: Number(s.contribution),
+      as_of: s.as_of,
+      age_days: s.age_days,
+      freshness: Number(s.freshness),
+      missing: s.missing,
+    })),
+    svc_decision_object: decisionObject,
+    score_commentary: {
+      overview: r.score_commentary.overview,
+      modules: r.score_commentary.modules.map((m) => ({ ...m, score: Number(m.score) })),
+    },
+  };
 }
 
 export interface CriterionScore<N> {
@@ -119,7 +185,7 @@ export interface Identity {
 
 /** risk_indicator_id = "ri_" + the first 24 hex digits of SHA-256(canonical {framework_sha256, inputs_sha256, evaluation_date}). */
 export function identify(c: Computation): Identity {
-  const inputsCanonical = canonicalInputs(c.document);
+  const inputsCanonical = canonicalInputs(c.document, quoteFor(c.framework.definition));
   const inputsSha256 = sha256Hex(inputsCanonical);
   // canonicalJson({framework_sha256, inputs_sha256, evaluation_date}): members sorted, each a plain string.
   const digest = sha256Hex(

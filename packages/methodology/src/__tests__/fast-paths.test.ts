@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { epochDay, isUtcTimestamp } from '../dates.js';
-import { boundTest, dec, fixed, percent, roundTo, significantDigits, significantDigitsOfText } from '../decimal.js';
+import {
+  boundTest,
+  compare,
+  dec,
+  fixed,
+  percent,
+  roundTo,
+  significantDigits,
+  significantDigitsOfText,
+} from '../decimal.js';
 import { buildPackage, canonicalJson, serializePackage, sha256Hex } from '../index.js';
 import { readJson, readJsonExactly } from '../inputs/read-json.js';
 import { documentArb, FRAMEWORK, SEED } from './arbitraries.js';
@@ -117,6 +126,25 @@ describe('decimal shortcuts', () => {
       fc.property(decimalArb, fc.integer({ min: 0, max: 8 }), (d, places) => {
         const text = d.toFixed(places, 6);
         expect(fixed(d, places)).toBe(/^-0(\.0+)?$/.test(text) ? text.slice(1) : text);
+      }),
+    );
+  });
+
+  it('compare(a, b) is a.comparedTo(b), for decimals near each other, of either sign, zeros of either sign', () => {
+    const pairArb = fc.oneof(
+      fc.tuple(decimalArb, decimalArb),
+      // the same digits but the last, or one more or fewer words: the cases the exponent does not decide
+      decimalArb.chain((d) =>
+        fc.tuple(
+          fc.constant(d),
+          fc.constantFrom(d, d.plus('1e-40'), d.minus('1e-12'), d.plus(d.abs().times('1e-8')), d.times(10), d.neg()),
+        ),
+      ),
+    );
+    fc.assert(
+      fc.property(pairArb, ([a, b]) => {
+        expect(compare(a, b)).toBe(a.comparedTo(b));
+        expect(compare(b, a)).toBe(b.comparedTo(a));
       }),
     );
   });

@@ -1,9 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalSha256, score, scoreWithPackage, serializePackage, sha256Hex } from '../index.js';
+import { compile } from '../compute/compiled.js';
+import { dec } from '../decimal.js';
+import type { FrameworkDefinition } from '../framework/schema.js';
+import {
+  canonicalJson,
+  canonicalSha256,
+  defineFramework,
+  type Framework,
+  score,
+  scoreWithPackage,
+  serializePackage,
+  sha256Hex,
+} from '../index.js';
 import { type Validation, validateBySchema, validateInputs } from '../inputs/document.js';
 import { validDocument } from '../inputs/valid-document.js';
-import { documentArb, FRAMEWORK, SEED } from './arbitraries.js';
+import { DEFINITION, documentArb, FRAMEWORK, SEED } from './arbitraries.js';
 import { BREAKAGES, copy } from './breakages.js';
 
 /**
@@ -60,13 +72,45 @@ function unfrozen(value: unknown, path = 'package'): string[] {
 }
 
 describe('figures written once for both forms', () => {
-  it('gives the indicator of scoreWithPackage byte for byte as score gives it (decimal.js toNumber)', () => {
-    fc.assert(
-      fc.property(documentArb, (doc) => {
-        expect(JSON.stringify(scoreWithPackage(doc, FRAMEWORK).indicator)).toBe(JSON.stringify(score(doc, FRAMEWORK)));
-      }),
-    );
+  /** DCRF v1.0 with one figure of the framework given more places than it is published with. */
+  const finer = (change: (definition: FrameworkDefinition) => void): Framework => {
+    const definition = structuredClone(DEFINITION) as FrameworkDefinition;
+    change(definition);
+    return defineFramework(definition);
+  };
+  const lessOne = (text: string, unit: string) => dec(text).minus(unit).toFixed();
+  const inexact = {
+    'table points of 6 places': finer((fw) => {
+      const table = fw.criteria.find((c) => c.scale.kind === 'table');
+      if (table?.scale.kind !== 'table') throw new Error('DCRF v1.0 has a table scale');
+      table.scale.entries = table.scale.entries.map(([v, p]) => [v, dec(p).isZero() ? '0.000001' : lessOne(p, '1e-6')]);
+    }),
+    'a cap of 3 places': finer((fw) => {
+      const cap = fw.hard_caps[0];
+      if (cap) cap.cap = lessOne(cap.cap, '0.005');
+    }),
+    'a band minimum of 3 places': finer((fw) => {
+      const band = fw.bands[1];
+      if (band) band.min = lessOne(band.min, '0.005');
+    }),
+  };
+
+  it("DCRF v1.0's figures are exact at their places, so its indicator is read from the package's texts", () => {
+    expect(compile(DEFINITION).exactFigures).toBe(true);
+    for (const framework of Object.values(inexact)) expect(compile(framework.definition).exactFigures).toBe(false);
   });
+
+  it.each([['DCRF v1.0', FRAMEWORK], ...Object.entries(inexact)])(
+    'gives the indicator of scoreWithPackage byte for byte as score gives it (decimal.js toNumber): %s',
+    (_, fw) => {
+      fc.assert(
+        fc.property(documentArb, (doc) => {
+          expect(JSON.stringify(scoreWithPackage(doc, fw).indicator)).toBe(JSON.stringify(score(doc, fw)));
+        }),
+        { numRuns: fw === FRAMEWORK ? NUM_RUNS : Math.ceil(NUM_RUNS / 4) },
+      );
+    },
+  );
 });
 
 describe('a package built by the engine', () => {

@@ -1,5 +1,5 @@
 import type { Dec } from '../decimal.js';
-import { dec } from '../decimal.js';
+import { compare, dec } from '../decimal.js';
 import type { CapCondition, HardCapDefinition } from '../framework/schema.js';
 import type { InputValue } from '../inputs/document.js';
 
@@ -62,7 +62,8 @@ function holds(cond: CapCondition, ctx: CapContext, operands: Operand[]): Outcom
       if (cond.op === 'in') return { holds: cond.values.includes(value as string), readsMissing: false };
       const x = value as Dec;
       const bound = boundOf(cond);
-      return { holds: cond.op === 'lt' ? x.lt(bound) : x.gt(bound), readsMissing: false };
+      const side = compare(x, bound);
+      return { holds: cond.op === 'lt' ? side < 0 : side > 0, readsMissing: false };
     }
   }
 }

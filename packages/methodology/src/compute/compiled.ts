@@ -1,5 +1,6 @@
 import { type Dec, dec, ONE, r4 } from '../decimal.js';
 import type { CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
+import { PLACES } from '../places.js';
 
 /** A criterion's scale with its decimals parsed once. */
 export interface CompiledCriterion {
@@ -32,6 +33,11 @@ export interface CompiledFramework {
    * same value (see exactContributionSums).
    */
   exactSums: boolean;
+  /**
+   * Whether every figure a scoring reports is exact at its published places (see exactFiguresOf), so that a
+   * figure's JSON number is the number its fixed-place text reads.
+   */
+  exactFigures: boolean;
 }
 
 const compiled = new WeakMap<FrameworkDefinition, CompiledFramework>();
@@ -63,7 +69,9 @@ export function compile(fw: FrameworkDefinition): CompiledFramework {
       numericInputKeys: new Set(fw.criteria.filter((c) => c.scale.kind === 'linear').map((c) => c.input_key)),
       derivedNames: new Set(fw.derived.map((d) => d.name)),
       exactSums: exactContributionSums(fw),
+      exactFigures: false,
     };
+    found.exactFigures = exactFiguresOf(found);
     compiled.set(fw, found);
   }
   return found;
@@ -109,6 +117,26 @@ function exactContributionSums(fw: FrameworkDefinition): boolean {
       const value = dec(p);
       return value.decimalPlaces() <= MAX_POINTS_PLACES && value.abs().lte(MAX_POINTS);
     })
+  );
+}
+
+/**
+ * Whether every figure of a Risk Indicator has no more places than it is published with (methodology section 10),
+ * whatever the document. Points are an anchor's or a table's points, or r4 of a value between two anchors' points: at
+ * most 4 places when the framework's points have at most 4. A contribution (an integer weight times the points over
+ * 100) then has at most 6; a module's score, a sum of contributions, too when those sums are exact (exactSums).
+ * Freshness is 0, 1, r4 of the decay, or the stale factor; confidence, the final score and every point impact are
+ * rounded to their places; a cap is the framework's, and the points to the next band are a band's minimum less the
+ * final score: at most 2 places when caps and band minimums have at most 2.
+ */
+function exactFiguresOf(c: CompiledFramework): boolean {
+  const within = (places: number) => (value: Dec) => value.decimalPlaces() <= places;
+  const points = c.criteria.flatMap((k) => [...(k.anchors?.map(([, p]) => p) ?? []), ...(k.table?.values() ?? [])]);
+  return (
+    c.exactSums &&
+    points.every(within(PLACES.points)) &&
+    within(PLACES.freshness)(c.staleFactor) &&
+    [...c.caps.values(), ...c.bands.map((b) => b.min)].every(within(PLACES.score))
   );
 }
 

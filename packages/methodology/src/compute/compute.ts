@@ -1,5 +1,5 @@
 import { daysBetween } from '../dates.js';
-import { type Dec, dec, minOf, percent, r2, sum, ZERO } from '../decimal.js';
+import { compare, type Dec, dec, minOf, percent, r2, sum, ZERO } from '../decimal.js';
 import type { CriterionDefinition, Framework, FrameworkDefinition } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { type CapEvaluation, evaluateCap } from './caps.js';
@@ -69,7 +69,7 @@ export function compute(document: InputsDocument, framework: Framework): Computa
     finalScore,
     band: bandOf(compiled, finalScore),
     confidence,
-    publishable: confidence.gte(compiled.minConfidence),
+    publishable: compare(confidence, compiled.minConfidence) >= 0,
   };
 }
 
@@ -141,7 +141,7 @@ function evaluateCaps(
   return fw.hard_caps.map((cap) => {
     const evaluation = evaluateCap(cap, ctx);
     const capValue = compiled.caps.get(cap.id) as Dec;
-    const binding = evaluation.fired && capValue.lt(uncapped);
+    const binding = evaluation.fired && compare(capValue, uncapped) < 0;
     const pointImpact = binding ? r2(capValue.minus(uncapped)) : ZERO;
     return { cap: evaluation.cap, operands: evaluation.operands, fired: evaluation.fired, binding, pointImpact };
   });
@@ -149,7 +149,7 @@ function evaluateCaps(
 
 function bandOf(compiled: CompiledFramework, finalScore: Dec): BandStep {
   const { bands } = compiled;
-  const index = bands.findIndex((b) => finalScore.gte(b.min));
+  const index = bands.findIndex((b) => compare(finalScore, b.min) >= 0);
   const at = index === -1 ? bands.length - 1 : index;
   const better = at > 0 ? bands[at - 1] : undefined;
   return {

@@ -1,4 +1,4 @@
-import { type Dec, r4 } from '../decimal.js';
+import { compare, type Dec, r4 } from '../decimal.js';
 import type { InputValue } from '../inputs/document.js';
 import type { CompiledCriterion } from './compiled.js';
 
@@ -13,11 +13,12 @@ export function linearPoints(
   spans: readonly (readonly [Dec, Dec])[] | null = null,
 ): Dec {
   const [x0First, p0First] = anchors[0] as readonly [Dec, Dec];
-  if (x.lte(x0First)) return p0First;
+  if (compare(x, x0First) <= 0) return p0First;
   for (let i = 1; i < anchors.length; i++) {
     const [x1, p1] = anchors[i] as readonly [Dec, Dec];
-    if (x.gt(x1)) continue;
-    if (x.eq(x1)) return p1;
+    const side = compare(x, x1);
+    if (side > 0) continue;
+    if (side === 0) return p1;
     const [x0, p0] = anchors[i - 1] as readonly [Dec, Dec];
     const [dx, dp] = spans ? (spans[i - 1] as readonly [Dec, Dec]) : [x1.minus(x0), p1.minus(p0)];
     return r4(p0.plus(x.minus(x0).times(dp).div(dx)));

@@ -1,5 +1,5 @@
 import type { Computation, CriterionStep } from '../compute/compute.js';
-import { type Dec, sum } from '../decimal.js';
+import { compare, type Dec, sum } from '../decimal.js';
 import type { FrameworkDefinition } from '../framework/schema.js';
 import { fill } from './templates.js';
 
@@ -58,8 +58,8 @@ function moduleText(m: ModuleDefinition, score: Dec, steps: CriterionStep[], fw:
   let strongest = '';
   let weakest = '';
   if (present.length > 0) {
-    const best = present.reduce((top, s) => (s.points.gt(top.points) ? s : top));
-    const worst = present.reduce((low, s) => (s.points.lt(low.points) ? s : low));
+    const best = present.reduce((top, s) => (compare(s.points, top.points) > 0 ? s : top));
+    const worst = present.reduce((low, s) => (compare(s.points, low.points) < 0 ? s : low));
     strongest = fill('module_strongest', pointsOf(best), fw);
     if (worst !== best) weakest = fill('module_weakest', pointsOf(worst), fw);
   }

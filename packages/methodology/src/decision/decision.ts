@@ -1,6 +1,6 @@
 import { compile } from '../compute/compiled.js';
 import type { CapStep, Computation, CriterionStep } from '../compute/compute.js';
-import { type Dec, dec, r2, ZERO } from '../decimal.js';
+import { compare, type Dec, dec, r2, ZERO } from '../decimal.js';
 import type { FrameworkDefinition } from '../framework/schema.js';
 import { fill } from './templates.js';
 
@@ -18,19 +18,19 @@ export interface Decision {
 }
 
 /** Largest first; a stable sort keeps framework order among ties. */
-const byLargest = (key: (s: CriterionStep) => Dec) => (a: CriterionStep, b: CriterionStep) => key(b).comparedTo(key(a));
+const byLargest = (key: (s: CriterionStep) => Dec) => (a: CriterionStep, b: CriterionStep) => compare(key(b), key(a));
 
 /** The decision object of methodology section 8. */
 export function decide(c: Computation): Decision {
   const fw = c.framework.definition;
   const ceiling = c.criteria
-    .filter((s) => s.shortfall.gt(ZERO))
+    .filter((s) => compare(s.shortfall, ZERO) > 0)
     .sort(byLargest((s) => s.shortfall))
     .slice(0, fw.decision.max_ceiling_factors)
     .map((step) => ({ step, pointImpact: r2(step.shortfall).neg(), detail: factorDetail(step, fw) }));
   const floorMin = compile(fw).floorMinPoints;
   const floor = c.criteria
-    .filter((s) => s.points.gte(floorMin))
+    .filter((s) => compare(s.points, floorMin) >= 0)
     .sort(byLargest((s) => s.contribution))
     .slice(0, fw.decision.max_floor_factors)
     .map((step) => ({ step, pointImpact: r2(step.contribution), detail: factorDetail(step, fw) }));

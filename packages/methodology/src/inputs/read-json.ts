@@ -69,7 +69,8 @@ function membersIfPlain(text: string): number | null {
     if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
       const start = i;
       while (i < text.length && isNumberCharacter(text.charCodeAt(i))) i++;
-      if (significantDigitsOfText(text.slice(start, i)) > 15) return null;
+      // A lexeme of at most 15 characters has at most 15 digits: only a longer one is counted.
+      if (i - start > 15 && significantDigitsOfText(text.slice(start, i)) > 15) return null;
       continue;
     }
     if (code === 0x3a) members++;

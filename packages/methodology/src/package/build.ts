@@ -12,6 +12,7 @@ import {
   identify,
   type Narrative,
   narrate,
+  numbersOf,
   PLACES,
   type RiskIndicator,
   renderIndicator,
@@ -19,7 +20,7 @@ import {
 } from '../indicator.js';
 import type { InputsDocument, InputValue } from '../inputs/document.js';
 import { computeFrom } from '../score.js';
-import { canonicalPackage, canonicalResult, canonicalSteps } from './canonical-package.js';
+import { canonicalPackage, canonicalResult, canonicalSteps, type Quote, quoteFor } from './canonical-package.js';
 import { type ComputationPackage, PACKAGE_FORMAT } from './computation-package.js';
 
 export interface Scored {
@@ -32,6 +33,10 @@ export function scoreWithPackage(document: unknown, framework: Framework): Score
   const c = computeFrom(document, framework);
   const identity = identify(c);
   const narrative = narrate(c);
+  if (compile(c.framework.definition).exactFigures) {
+    const pkg = packageOf(c, identity, narrative);
+    return { indicator: numbersOf(pkg.result), package: pkg };
+  }
   const figures = sharedFigures();
   return {
     indicator: renderIndicator(c, identity, figures.asNumber, narrative),
@@ -48,6 +53,7 @@ export function buildPackage(document: unknown, framework: Framework): Computati
 interface KnownParts {
   inputs: string;
   result: string;
+  quote: Quote;
 }
 
 const knownParts = new WeakMap<ComputationPackage, KnownParts>();
@@ -56,7 +62,8 @@ const knownParts = new WeakMap<ComputationPackage, KnownParts>();
 export function serializePackage(pkg: ComputationPackage): string {
   const known = knownParts.get(pkg);
   if (!known) return canonicalJson(pkg);
-  return canonicalPackage(pkg, { inputs: known.inputs, result: known.result, steps: canonicalSteps(pkg.steps) });
+  const { inputs, result, quote } = known;
+  return canonicalPackage(pkg, { inputs, result, steps: canonicalSteps(pkg.steps, quote) }, quote);
 }
 
 /** Builds the package; it is frozen, so the canonical texts kept for its parts stay true. */
@@ -68,7 +75,8 @@ export function packageOf(
 ): ComputationPackage {
   const fw = c.framework.definition;
   const result = renderIndicator(c, identity, text, narrative);
-  const resultCanonical = canonicalResult(result);
+  const quote = quoteFor(fw);
+  const resultCanonical = canonicalResult(result, quote);
   const pkg: ComputationPackage = {
     package_format: PACKAGE_FORMAT,
     engine: { name: ENGINE.name, version: ENGINE.version },
@@ -82,7 +90,7 @@ export function packageOf(
     result_sha256: sha256Hex(resultCanonical),
   };
   freezePackage(pkg);
-  knownParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical });
+  knownParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical, quote });
   return pkg;
 }
 
