@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compile } from '../compute/compiled.js';
+import { confidenceOf, fixedUnits, halfEvenQuotient } from '../compute/freshness.js';
 import { epochDay, isUtcTimestamp } from '../dates.js';
 import {
   boundTest,
@@ -13,7 +15,7 @@ import {
 } from '../decimal.js';
 import { buildPackage, canonicalJson, serializePackage, sha256Hex } from '../index.js';
 import { readJson, readJsonExactly } from '../inputs/read-json.js';
-import { documentArb, FRAMEWORK, SEED } from './arbitraries.js';
+import { DEFINITION, documentArb, FRAMEWORK, SEED } from './arbitraries.js';
 
 /**
  * Each shortcut the engine takes for speed gives exactly what the route it
@@ -242,6 +244,41 @@ describe('canonical texts composed from parts', () => {
         expect(pkg.inputs_sha256).toBe(sha256Hex(canonicalJson(pkg.inputs)));
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('confidence in whole numbers', () => {
+  const compiled = compile(DEFINITION);
+  const units = compiled.freshnessUnits;
+  const factors = [...(units?.keys() ?? [])];
+  const weights = DEFINITION.criteria.map((c) => c.weight);
+
+  it("holds for DCRF v1.0's freshness factors", () => {
+    expect(units).not.toBeNull();
+    expect(factors.length).toBe(compiled.decayed.length + 3);
+  });
+
+  it('gives the decimal route’s confidence for any freshness of each criterion, and for a factor it does not know', () => {
+    const stranger = dec('0.33335');
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...factors, stranger), { minLength: weights.length, maxLength: weights.length }),
+        (chosen) => {
+          const criteria = chosen.map((freshness, i) => ({ criterion: { weight: weights[i] as number }, freshness }));
+          expect(confidenceOf(criteria, units).toFixed()).toBe(confidenceOf(criteria).toFixed());
+        },
+      ),
+    );
+  });
+
+  it('rounds a quotient half-even and writes units as fixed-place text, as decimal.js does', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 12 }), fc.integer({ min: 0, max: 6 }), (n, places) => {
+        const d = 10 ** places;
+        expect(halfEvenQuotient(n, d)).toBe(dec(n).div(d).toDecimalPlaces(0, 6).toNumber());
+        expect(fixedUnits(n, places)).toBe(dec(n).div(d).toFixed(places));
+      }),
     );
   });
 });

@@ -1,4 +1,4 @@
-import { type Dec, dec, ONE, r4 } from '../decimal.js';
+import { type Dec, dec, ONE, percent, r4, ZERO } from '../decimal.js';
 import type { CriterionDefinition, FrameworkDefinition } from '../framework/schema.js';
 import { PLACES } from '../places.js';
 
@@ -12,6 +12,11 @@ export interface CompiledCriterion {
   spans: (readonly [Dec, Dec])[] | null;
   /** Table points by value, or null for a linear scale. */
   table: Map<string | boolean, Dec> | null;
+  /**
+   * The contribution and shortfall of each of the table's points (the very decimals of `table`), computed as
+   * compute computes them, once; empty for a linear scale.
+   */
+  parts: Map<Dec, { contribution: Dec; shortfall: Dec }>;
 }
 
 export interface CompiledFramework {
@@ -24,6 +29,11 @@ export interface CompiledFramework {
   freshness: FrameworkDefinition['freshness'];
   /** The freshness factor at each age in the decay window, by age - full_until_days - 1. */
   decayed: Dec[];
+  /**
+   * Each freshness factor a criterion can have (0, 1, the decayed ones, the stale factor: these very decimals) as a
+   * whole number of 10^-4, when each has at most 4 places and lies in [0, 10^6]; else null (see confidenceOf).
+   */
+  freshnessUnits: Map<Dec, number> | null;
   floorMinPoints: Dec;
   minConfidence: Dec;
   numericInputKeys: Set<string>;
@@ -50,12 +60,15 @@ export function compile(fw: FrameworkDefinition): CompiledFramework {
     found = {
       criteria: fw.criteria.map((c) => {
         const anchors = c.scale.kind === 'linear' ? c.scale.anchors.map(([x, p]) => [dec(x), dec(p)] as const) : null;
+        const weight = dec(c.weight);
+        const table = c.scale.kind === 'table' ? new Map(c.scale.entries.map(([v, p]) => [v, dec(p)])) : null;
         return {
           definition: c,
-          weight: dec(c.weight),
+          weight,
           anchors,
           spans: anchors === null ? null : spansOf(anchors),
-          table: c.scale.kind === 'table' ? new Map(c.scale.entries.map(([v, p]) => [v, dec(p)])) : null,
+          table,
+          parts: new Map([...(table?.values() ?? [])].map((points) => [points, partsOf(weight, points)])),
         };
       }),
       caps: new Map(fw.hard_caps.map((cap) => [cap.id, dec(cap.cap)])),
@@ -64,6 +77,7 @@ export function compile(fw: FrameworkDefinition): CompiledFramework {
       staleFactor: dec(fw.freshness.stale_factor),
       freshness: fw.freshness,
       decayed: decayWindow(fw.freshness, decay),
+      freshnessUnits: null,
       floorMinPoints: dec(fw.decision.floor_min_points),
       minConfidence: dec(fw.publication.min_confidence),
       numericInputKeys: new Set(fw.criteria.filter((c) => c.scale.kind === 'linear').map((c) => c.input_key)),
@@ -72,6 +86,7 @@ export function compile(fw: FrameworkDefinition): CompiledFramework {
       exactFigures: false,
     };
     found.exactFigures = exactFiguresOf(found);
+    found.freshnessUnits = freshnessUnitsOf(found);
     compiled.set(fw, found);
   }
   return found;
@@ -87,6 +102,22 @@ function decayWindow(rule: FrameworkDefinition['freshness'], decay: Dec): Dec[] 
 export function decayedAt(decay: Dec, daysPastFull: number, span: number): Dec {
   return r4(ONE.minus(decay.times(daysPastFull).div(span)));
 }
+
+/** A criterion's contribution, weight x points / 100, and its shortfall, weight x (100 - points) / 100. */
+export function partsOf(weight: Dec, points: Dec): { contribution: Dec; shortfall: Dec } {
+  const contribution = percent(weight.times(points));
+  // weight x (100 - points) / 100 = weight - contribution: every term is exact (points has 4 places).
+  return { contribution, shortfall: weight.minus(contribution) };
+}
+
+/** The freshness factors in units of 10^-4 (CompiledFramework.freshnessUnits). */
+function freshnessUnitsOf(c: CompiledFramework): Map<Dec, number> | null {
+  const factors = [ZERO, ONE, c.staleFactor, ...c.decayed];
+  const fits = (f: Dec) => f.decimalPlaces() <= 4 && !f.isNegative() && f.lte(MAX_FRESHNESS);
+  return factors.every(fits) ? new Map(factors.map((f) => [f, f.times(10_000).toNumber()])) : null;
+}
+
+const MAX_FRESHNESS = dec(1_000_000);
 
 /** (x1 - x0, p1 - p0) of each segment between consecutive anchors. */
 function spansOf(anchors: readonly (readonly [Dec, Dec])[]): (readonly [Dec, Dec])[] {

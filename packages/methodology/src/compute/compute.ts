@@ -1,9 +1,9 @@
 import { daysBetween } from '../dates.js';
-import { compare, type Dec, dec, minOf, percent, r2, sum, ZERO } from '../decimal.js';
+import { compare, type Dec, dec, minOf, r2, sum, ZERO } from '../decimal.js';
 import type { CriterionDefinition, Framework, FrameworkDefinition } from '../framework/schema.js';
 import type { InputItem, InputsDocument, InputValue } from '../inputs/document.js';
 import { type CapEvaluation, evaluateCap } from './caps.js';
-import { type CompiledCriterion, type CompiledFramework, compile } from './compiled.js';
+import { type CompiledCriterion, type CompiledFramework, compile, partsOf } from './compiled.js';
 import { derive } from './derived.js';
 import { confidenceOf, freshnessFactor } from './freshness.js';
 import { criterionPoints } from './scale.js';
@@ -52,13 +52,14 @@ export interface Computation {
 export function compute(document: InputsDocument, framework: Framework): Computation {
   const fw = framework.definition;
   const compiled = compile(fw);
-  const criteria = compiled.criteria.map((c) => criterionStep(c, document, fw, compiled));
+  const read = readerOf(document);
+  const criteria = compiled.criteria.map((c) => criterionStep(c, document, fw, compiled, read));
   const uncapped = sum(criteria.map((c) => c.contribution));
-  const caps = evaluateCaps(fw, compiled, document, criteria, uncapped);
+  const caps = evaluateCaps(fw, compiled, document, criteria, uncapped, read);
   const fired = caps.filter((c) => c.fired).map((c) => compiled.caps.get(c.cap.id) as Dec);
   const capped = minOf(uncapped, fired);
   const finalScore = r2(capped);
-  const confidence = confidenceOf(criteria);
+  const confidence = confidenceOf(criteria, compiled.freshnessUnits);
   return {
     framework,
     document,
@@ -73,11 +74,44 @@ export function compute(document: InputsDocument, framework: Framework): Computa
   };
 }
 
+/**
+ * A document's numeric inputs and derived quantities as decimals, each parsed or derived once for one computation
+ * (a criterion's scale and a cap's condition may read the same one).
+ */
+interface Reader {
+  number(key: string): Dec;
+  derived(name: string): Dec | null;
+}
+
+function readerOf(doc: InputsDocument): Reader {
+  const numbers = new Map<string, Dec>();
+  const derived = new Map<string, Dec | null>();
+  return {
+    number(key) {
+      let value = numbers.get(key);
+      if (value === undefined) {
+        value = dec((doc.inputs[key] as InputItem).value as number);
+        numbers.set(key, value);
+      }
+      return value;
+    },
+    derived(name) {
+      let value = derived.get(name);
+      if (value === undefined) {
+        value = derive(name, doc);
+        derived.set(name, value);
+      }
+      return value;
+    },
+  };
+}
+
 function criterionStep(
   compiled: CompiledCriterion,
   doc: InputsDocument,
   fw: FrameworkDefinition,
   framework: CompiledFramework,
+  read: Reader,
 ): CriterionStep {
   const criterion = compiled.definition;
   const { weight } = compiled;
@@ -98,23 +132,23 @@ function criterionStep(
   let derived: CriterionStep['derived'] = null;
   let x: Dec | InputValue = item.value;
   if (scale.kind === 'linear') {
-    if (scale.on === 'input') x = dec(item.value as number);
+    if (scale.on === 'input') x = read.number(criterion.input_key);
     else {
-      derived = { name: scale.on, value: derive(scale.on, doc) as Dec };
+      derived = { name: scale.on, value: read.derived(scale.on) as Dec };
       x = derived.value;
     }
   }
   const points = criterionPoints(compiled, x);
   const ageDays = daysBetween(item.as_of, doc.evaluation_date);
-  const contribution = percent(weight.times(points));
+  // A table's points are its own decimals, whose parts were computed once.
+  const { contribution, shortfall } = compiled.parts.get(points) ?? partsOf(weight, points);
   return {
     criterion,
     item,
     derived,
     points,
     contribution,
-    // weight x (100 - points) / 100 = weight - contribution: every term is exact (points has 4 places).
-    shortfall: weight.minus(contribution),
+    shortfall,
     ageDays,
     freshness: freshnessFactor(fw.freshness, framework, ageDays),
   };
@@ -126,14 +160,15 @@ function evaluateCaps(
   doc: InputsDocument,
   criteria: CriterionStep[],
   uncapped: Dec,
+  read: Reader,
 ): CapStep[] {
   const byId = new Map(criteria.map((c) => [c.criterion.id, c]));
   const { numericInputKeys, derivedNames } = compiled;
   const ctx = {
     read(operand: string) {
-      if (derivedNames.has(operand)) return { kind: 'derived' as const, value: derive(operand, doc) };
+      if (derivedNames.has(operand)) return { kind: 'derived' as const, value: read.derived(operand) };
       const item = doc.inputs[operand];
-      const value = !item ? null : numericInputKeys.has(operand) ? dec(item.value as number) : item.value;
+      const value = !item ? null : numericInputKeys.has(operand) ? read.number(operand) : item.value;
       return { kind: 'input' as const, value };
     },
     ageOf: (id: string) => byId.get(id)?.ageDays ?? null,
