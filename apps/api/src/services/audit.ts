@@ -52,14 +52,30 @@ export async function recordAudit(
     notes.map((n) => ({ at, actor, action: n.action, subject: n.subject, details: n.details ?? {} })),
   );
   // Checked again holding the head, which a revocation holds too: no change is recorded, or made, for an operator
-  // after their revocation committed, however close the two were.
-  if (actor.type === 'operator' && actor.id !== null && entries.length > 0) {
+  // after their revocation committed, however close the two were. Once in a transaction: it holds the head from its
+  // first entry to its end, so no revocation can commit between two of its entries (a publishing batch's, decision
+  // 0040).
+  if (actor.type === 'operator' && actor.id !== null && entries.length > 0 && !checkedIn(tx).has(actor.id)) {
     const operator = await findOperatorById(tx, actor.id);
     if (!operator || operator.revoked_at !== null) {
       throw new ServiceError('refused', `operator ${actor.name} was revoked meanwhile; nothing was changed`);
     }
+    checkedIn(tx).add(actor.id);
   }
   return entries;
+}
+
+/** The operators found not revoked while the transaction held the audit head (none outside a transaction). */
+const checked = new WeakMap<Kysely<Database>, Set<string>>();
+
+function checkedIn(tx: Kysely<Database>): Set<string> {
+  if (!tx.isTransaction) return new Set();
+  let ids = checked.get(tx);
+  if (!ids) {
+    ids = new Set();
+    checked.set(tx, ids);
+  }
+  return ids;
 }
 
 export interface AuditQuery {

@@ -14,16 +14,19 @@ import {
 import type { Insertable, Kysely } from 'kysely';
 import { isoNow } from '../clock.js';
 import { deferWrites } from '../store/deferred-writes.js';
+import { approvedAtInstants } from '../store/repositories/approved-inputs.js';
 import { insertChange } from '../store/repositories/changelog.js';
 import { increment, incrementAll, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import {
   findIndicator,
+  findIndicators,
   findProvider,
+  findProviders,
   type IndicatorRow,
   insertHistory,
   insertIndicatorIfAbsent,
+  type ProviderRow,
   providerRowOf,
-  setCurrent,
   upsertProvider,
 } from '../store/repositories/providers.js';
 import { RATING_ACTION_SEQ } from '../store/repositories/rating-actions.js';
@@ -33,8 +36,8 @@ import { isStoreUnavailable } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { authorise } from './operators.js';
-import { completeAction, publicationMaker, recordPublicationAction } from './rating-actions.js';
-import { ensureStatements, packageSha256, prepareSigning, signStatement } from './statements.js';
+import { completeAction, type PublicationMaker, publicationMaker, recordPublicationAction } from './rating-actions.js';
+import { ensureStatements, packageSha256, prepareSigning, prepareSigningAll, signStatement } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
 
 export type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE' | 'WITHDRAWN';
@@ -131,7 +134,7 @@ function writeAlone(ctx: ServiceContext, prepared: PreparedPublication): Promise
     .execute(async (tx) => {
       // Taken first, in one statement: the publication version (it serialises publishers on PostgreSQL, a row lock
       // until commit), then the publication and rating action sequences.
-      return writePublication(ctx, tx, prepared, await takeSequences(tx, { withVersion: true }));
+      return writePublication(ctx, tx, prepared, await takeSequences(tx));
     })
     .catch((error: unknown) => {
       if (error instanceof Unchanged) return { status: 'unchanged' as const, indicator: error.indicator };
@@ -139,14 +142,9 @@ function writeAlone(ctx: ServiceContext, prepared: PreparedPublication): Promise
     });
 }
 
-/** The publication and rating action sequences, taken in one statement (after the publication version's bump). */
-async function takeSequences(
-  tx: Kysely<Database>,
-  options: { withVersion: boolean },
-): Promise<{ seq: number; actionSeq: number }> {
-  const sequences = [PUBLICATION_SEQ, RATING_ACTION_SEQ];
-  const values = await incrementAll(tx, options.withVersion ? [PUBLICATION_VERSION, ...sequences] : sequences);
-  const [seq, actionSeq] = values.slice(-2);
+/** The publication version's bump (the publishers' lock), then the publication and rating action sequences: one statement. */
+async function takeSequences(tx: Kysely<Database>): Promise<{ seq: number; actionSeq: number }> {
+  const [, seq, actionSeq] = await incrementAll(tx, [PUBLICATION_VERSION, PUBLICATION_SEQ, RATING_ACTION_SEQ]);
   if (seq === undefined || actionSeq === undefined) throw new Error('the publication sequences were not taken');
   return { seq, actionSeq };
 }
@@ -177,8 +175,9 @@ export async function publishPrepared(
     return await ctx.store.db.transaction().execute(async (tx) => {
       // The publishers' lock, once for the batch (writeAlone's first statement).
       await increment(tx, PUBLICATION_VERSION);
+      const reads = await readBatch(tx, batch);
       const outcomes: PublishOutcome[] = [];
-      for (const b of batch) outcomes.push(await writePublication(ctx, tx, b));
+      for (const b of batch) outcomes.push(await writePublication(ctx, tx, b, reads));
       // Nothing published: nothing kept, not even the version's bump.
       if (!outcomes.some((o) => o.status === 'published')) throw new NothingPublished(outcomes);
       return outcomes;
@@ -194,45 +193,110 @@ export async function publishPrepared(
 }
 
 /**
+ * What a batch reads once, after taking the publishers' lock and before it writes anything (decision 0040), for
+ * every publication in it: what writePublication reads per provider alone. Safe to read ahead: a batch names each
+ * provider once, and no publication writes another provider's row, indicators, submissions or statements, nor the
+ * webhook endpoints.
+ */
+interface BatchReads {
+  providers: Map<string, ProviderRow>;
+  /** The indicators the batch's publications replace, by risk_indicator_id. */
+  previous: Map<string, IndicatorRow>;
+  /** Who proposed and approved each publication's inputs, by provider id (absent: nobody recorded). */
+  makers: Map<string, NonNullable<PublicationMaker>>;
+  subscribed: Subscribed;
+  /** The publication and rating action sequences of each publication that changes something, by provider id. */
+  sequences: Map<string, { seq: number; actionSeq: number }>;
+}
+
+type Subscribed = Record<(typeof PUBLICATION_EVENTS)[number], readonly { id: string }[]>;
+
+/** The indicator a provider's publication replaces: its current one, unless it is withdrawn (or new). */
+const currentOf = (provider: ProviderRow | undefined): string | null =>
+  provider && provider.withdrawn_at === null ? provider.current_indicator_id : null;
+
+async function readBatch(tx: Kysely<Database>, batch: readonly PreparedPublication[]): Promise<BatchReads> {
+  const idOf = (b: PreparedPublication) => b.indicator.provider_id;
+  const found = await findProviders(tx, batch.map(idOf));
+  const providers = new Map(found.map((p) => [p.id, p]));
+  const changing = batch.filter((b) => currentOf(providers.get(idOf(b))) !== b.indicator.risk_indicator_id);
+  const replaced = await findIndicators(
+    tx,
+    changing.flatMap((b) => currentOf(providers.get(idOf(b))) ?? []),
+  );
+  const previous = new Map(replaced.map((row) => [row.risk_indicator_id, row]));
+  const makers = await approvedAtInstants(
+    tx,
+    changing.map((b) => ({ providerId: idOf(b), approvedAt: b.publication.approvedAt })),
+  );
+  const subscribed = await subscribedEndpointsByType(tx, PUBLICATION_EVENTS);
+  await prepareSigningAll(tx, changing.map(idOf));
+  // The sequences of every publication that changes something, taken at once and handed out in the batch's order,
+  // as taking them one publication at a time would number them (no gaps: an unchanged one takes none).
+  const sequences = new Map<string, { seq: number; actionSeq: number }>();
+  if (changing.length > 0) {
+    const [lastSeq, lastActionSeq] = await incrementAll(tx, [PUBLICATION_SEQ, RATING_ACTION_SEQ], changing.length);
+    if (lastSeq === undefined || lastActionSeq === undefined)
+      throw new Error('the publication sequences were not taken');
+    const first = { seq: lastSeq - changing.length + 1, actionSeq: lastActionSeq - changing.length + 1 };
+    changing.forEach((b, i) => {
+      sequences.set(idOf(b), { seq: first.seq + i, actionSeq: first.actionSeq + i });
+    });
+  }
+  return { providers, previous, makers, subscribed, sequences };
+}
+
+/**
  * A publication's writes, in the caller's transaction, whose publication version is bumped already (its lock held).
- * `taken`: the publication and rating action sequences when taken with the version (a publication alone, which
- * throws Unchanged to roll that back); without them, in a batch, they are taken here once the publication is known
- * to change something, and an unchanged one is an outcome.
+ * Given `taken`, the publication and rating action sequences taken with the version (a publication alone, which
+ * throws Unchanged to roll that back); given a batch's reads (readBatch), what they hold, and an unchanged
+ * publication is an outcome.
  */
 async function writePublication(
   ctx: ServiceContext,
   tx: Kysely<Database>,
   prepared: PreparedPublication,
-  taken?: { seq: number; actionSeq: number },
+  known: { seq: number; actionSeq: number } | BatchReads,
 ): Promise<PublishOutcome> {
   const { store, clock } = ctx;
   const { publication, indicator, pkg, packageText, nextBand } = prepared;
   const now = isoNow(clock);
-  const provider = await findProvider(tx, indicator.provider_id);
-  const previousId = provider && provider.withdrawn_at === null ? provider.current_indicator_id : null;
+  const { provider: p } = publication.document;
+  const reads = 'providers' in known ? known : null;
+  const provider = reads ? reads.providers.get(p.id) : await findProvider(tx, indicator.provider_id);
+  const previousId = currentOf(provider);
   if (previousId === indicator.risk_indicator_id) {
-    if (taken) throw new Unchanged(indicator);
+    if (!reads) throw new Unchanged(indicator);
     return { status: 'unchanged', indicator };
   }
-  // In a batch the version is bumped once, first; the sequences only for what is published (no gaps).
-  const { seq, actionSeq } = taken ?? (await takeSequences(tx, { withVersion: false }));
-  const previous = previousId ? await findIndicator(tx, previousId) : undefined;
-  const { provider: p } = publication.document;
-  // Everything else the transaction reads, read before it writes (decision 0038): who made the inputs, who hears
-  // of it (once, for the three events a publication may emit), and what its statements are chained to; only the
-  // audit head and the signing key are read after the writes begin.
-  const maker = await publicationMaker(tx, p.id, publication.approvedAt);
-  const subscribed = await subscribedEndpointsByType(tx, PUBLICATION_EVENTS);
-  await prepareSigning(tx, p.id);
+  const taken = reads ? reads.sequences.get(p.id) : (known as { seq: number; actionSeq: number });
+  if (!taken) throw new Error(`no publication sequence was taken for ${p.id}`);
+  const { seq, actionSeq } = taken;
+  // Everything else the transaction reads, read before it writes (decision 0038), or by the batch before any of
+  // its publications (decision 0040): the indicator replaced, who made the inputs, who hears of it (once, for the
+  // three events a publication may emit), and what its statements are chained to; only the audit head and the
+  // signing key are read after the writes begin.
+  let previous: IndicatorRow | undefined;
+  let maker: PublicationMaker;
+  let subscribed: Subscribed;
+  if (reads) {
+    previous = previousId ? reads.previous.get(previousId) : undefined;
+    maker = reads.makers.get(p.id);
+    subscribed = reads.subscribed;
+  } else {
+    previous = previousId ? await findIndicator(tx, previousId) : undefined;
+    maker = await publicationMaker(tx, p.id, publication.approvedAt);
+    subscribed = await subscribedEndpointsByType(tx, PUBLICATION_EVENTS);
+    await prepareSigning(tx, p.id);
+  }
   // From here the writes go to PostgreSQL together, a few statements at a time, rather than one by one.
   await deferWrites(tx, store.dialect);
-  await upsertProvider(tx, providerRowOf(p, now));
+  await upsertProvider(tx, providerRowOf(p, now), { indicatorId: indicator.risk_indicator_id, seq });
   await insertIndicatorIfAbsent(
     tx,
     indicatorRowOf({ indicator, pkg, packageText, nextBand, approvedAt: publication.approvedAt, now }),
   );
   await insertHistory(tx, historyRowOf(seq, indicator, publication.approvedAt, now));
-  await setCurrent(tx, p.id, indicator.risk_indicator_id, seq, now);
   const action = await recordPublicationAction(tx, {
     provider,
     providerName: p.name,
@@ -306,11 +370,7 @@ async function writePublication(
 }
 
 /** The webhook events of a publication: always `risk_indicator.published`, and `band_changed` when the band moved. */
-async function emitPublished(
-  tx: Kysely<Database>,
-  p: PublishedFacts,
-  subscribed: Record<(typeof PUBLICATION_EVENTS)[number], readonly { id: string }[]>,
-): Promise<void> {
+async function emitPublished(tx: Kysely<Database>, p: PublishedFacts, subscribed: Subscribed): Promise<void> {
   const { indicator, previous, now } = p;
   const previousBand = (previous?.risk_band ?? null) as RiskBand | null;
   await emitEvent(

@@ -7,6 +7,7 @@ import {
   findSigningKey,
   insertStatement,
   latestStatementOf,
+  latestStatementsOf,
   listSigningKeys,
   publicationStatementOf,
   type StatementRow,
@@ -222,6 +223,18 @@ export async function prepareSigning(tx: Kysely<Database>, providerId: string): 
   const memo = memoOf(tx);
   if (!memo) throw new Error('signing is prepared inside the transaction that signs');
   await previousStatement(tx, memo, providerId);
+}
+
+/**
+ * prepareSigning for several providers at once, in one query (a publishing batch's read ahead, decision 0040): each
+ * provider's latest statement, or none, into the transaction's memo.
+ */
+export async function prepareSigningAll(tx: Kysely<Database>, providerIds: readonly string[]): Promise<void> {
+  const memo = memoOf(tx);
+  if (!memo) throw new Error('signing is prepared inside the transaction that signs');
+  const unknown = providerIds.filter((id) => !memo.latest.has(id));
+  const latest = await latestStatementsOf(tx, unknown);
+  for (const id of unknown) memo.latest.set(id, latest.get(id) ?? null);
 }
 
 /**

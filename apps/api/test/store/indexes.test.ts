@@ -21,6 +21,7 @@ import {
 } from '../../src/store/repositories/api-keys.js';
 import {
   approvedAtInstant,
+  approvedAtInstants,
   insertApprovedInputs,
   latestApproved,
   latestPending,
@@ -44,8 +45,10 @@ import {
   findCurrentMany,
   findCurrentWithPackage,
   findIndicator,
+  findIndicators,
   findInForce,
   findProvider,
+  findProviders,
   latestScoredAt,
   listCurrent,
   listHistory,
@@ -160,6 +163,9 @@ const CASES: Case[] = [
   // providers, indicators, history
   { name: 'findProvider', kind: 'lookup', run: (db) => findProvider(db, P1) },
   { name: 'findIndicator', kind: 'lookup', run: (db) => findIndicator(db, seeded.indicatorId) },
+  // a publishing batch's read ahead (decision 0040)
+  { name: 'findProviders', kind: 'lookup', run: (db) => findProviders(db, [P1, P2]) },
+  { name: 'findIndicators', kind: 'lookup', run: (db) => findIndicators(db, [seeded.indicatorId]) },
   { name: 'findCurrent', kind: 'lookup', run: (db) => findCurrent(db, P1) },
   { name: 'findCurrentMany', kind: 'lookup', run: (db) => findCurrentMany(db, [P1, P2]) },
   { name: 'findCurrentWithPackage', kind: 'lookup', run: (db) => findCurrentWithPackage(db, P1) },
@@ -271,6 +277,15 @@ const CASES: Case[] = [
       setStanding(db, P1, { outlook: 'NEGATIVE', watch_direction: null, watch_since: null, watch_review_by: null }),
   },
   { name: 'approvedAtInstant', kind: 'lookup', run: (db) => approvedAtInstant(db, P1, AT) },
+  {
+    name: 'approvedAtInstants',
+    kind: 'lookup',
+    run: (db) =>
+      approvedAtInstants(db, [
+        { providerId: P1, approvedAt: AT },
+        { providerId: P2, approvedAt: AT },
+      ]),
+  },
   // issuances
   { name: 'findIssuance', kind: 'lookup', run: (db) => findIssuance(db, 'iss_1') },
   { name: 'upsertIssuance', kind: 'lookup', run: (db) => upsertIssuance(db, issuance('iss_1')) },

@@ -150,6 +150,22 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     expect(run.outcomes.map((o) => [o.provider_id, o.status])).toEqual(docs.map((d) => [d.provider.id, 'published']));
     expect(progress).toEqual(docs.map((d, i) => [i + 1, docs.length, d.provider.id]));
     expect(await publicationOrder(store)).toEqual(docs.map((d, i) => [i + 1, d.provider.id]));
+    // Each rating action numbered in publication order, its maker and checker the submission's (read by each batch
+    // once for all its providers, decision 0040).
+    const actions = await store.db
+      .selectFrom('rating_actions')
+      .select(['seq', 'publication_seq', 'provider_id', 'proposed_by', 'approved_by'])
+      .orderBy('seq')
+      .execute();
+    expect(actions).toEqual(
+      docs.map((d, i) => ({
+        seq: i + 1,
+        publication_seq: i + 1,
+        provider_id: d.provider.id,
+        proposed_by: 'alice',
+        approved_by: 'bob',
+      })),
+    );
     const again = await publishRun(ctxOf(store, { clock }), { providers: 'all' });
     expect(again.counts).toEqual({ published: 0, unchanged: docs.length, refused: 0 });
   });

@@ -1,7 +1,12 @@
 import type { KyselyPlugin } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/services/access.js';
-import { publishIndicator } from '../../src/services/publishing.js';
+import {
+  type PreparedPublication,
+  preparePublication,
+  publishIndicator,
+  publishPrepared,
+} from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import { registerWebhook } from '../../src/services/webhooks/endpoints.js';
 import type { Store } from '../../src/store/store.js';
@@ -51,7 +56,7 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
     clock.set('2026-07-01T09:00:00.000Z');
   });
 
-  it('a publication reads what it must once, before it writes: 22 statements, 14 round trips on PostgreSQL, the webhook endpoints read once for three events', async () => {
+  it('a publication reads what it must once, before it writes: 21 statements, 13 round trips on PostgreSQL, the webhook endpoints read once for three events', async () => {
     const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: 'Hooks Ltd' });
     const keyed = ctxOf(store, { clock, box, policy: { allowLoopback: true }, workspaceId: ws.workspace_id });
     const published = await registerWebhook(keyed, {
@@ -87,10 +92,9 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
       'Select approved_inputs', // who proposed and approved: the rating action's maker
       'Select webhook_endpoints', // once, for the three events a publication may emit
       'Select statements', // once: the action's statement follows the publication's, just signed
-      'Insert providers',
+      'Insert providers', // pointed at the publication in force in the same statement (decision 0040)
       'Insert risk_indicators', // unless stored already, in the same statement
       'Insert indicator_history',
-      'Update providers',
       'Insert rating_actions',
       'Insert changelog',
       'Insert webhook_events',
@@ -116,8 +120,8 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
         'select approved_inputs',
         'select webhook_endpoints',
         'select statements',
-        'together: providers, risk_indicators, indicator_history', // sent when the provider is written again
-        'together: providers, rating_actions, changelog, webhook_events, webhook_deliveries', // before the audit head
+        // before the audit head
+        'together: providers, risk_indicators, indicator_history, rating_actions, changelog, webhook_events, webhook_deliveries',
         'update audit_head', // the audit head moved, its seq and hash returned
         'select signing_keys', // a table none of the writes held touch: read without sending them
         'together: audit_log, audit_head, statements', // sent when the second statement is written
@@ -137,5 +141,89 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
     ];
     // Two publications, so each twice.
     expect(deliveries).toEqual([each[0], each[0], each[1], each[1]]);
+  });
+
+  it('a batch reads what its publications need once, for all of them, before it writes (decision 0040)', async () => {
+    const ctx = ctxOf(store, { clock });
+    const prepare = (document: ReturnType<typeof newProvider>): PreparedPublication => {
+      const prepared = preparePublication(ctx, { document, framework, approvedAt: APPROVED_AT });
+      if ('status' in prepared) throw new Error(`refused: ${prepared.reason}`);
+      return prepared;
+    };
+    // One provider published before (its current indicator is read with the batch), and the store's key registered.
+    const known = newProvider();
+    await publishIndicator(ctx, { document: known, framework, approvedAt: APPROVED_AT });
+    const moved = { ...known, inputs: { ...known.inputs } } as typeof known;
+    const history = moved.inputs.operating_history_years;
+    if (!history) throw new Error('the example has operating_history_years');
+    moved.inputs.operating_history_years = { ...history, value: 5 };
+    const batch = [prepare(newProvider()), prepare(moved), prepare(newProvider())];
+    const watched = counted(store);
+    const { result: outcomes, statements: sent } = await sentStatements(() =>
+      publishPrepared(ctxOf(watched.store, { clock }), batch),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['published', 'published', 'published']);
+    const firstWrite = watched.statements.indexOf('Insert providers');
+    expect(watched.statements.slice(0, firstWrite)).toEqual([
+      'Select store_meta', // whether past publications are signed (before the transaction)
+      'Insert store_meta', // the publication version: the publishers' lock
+      'Select providers', // the three providers
+      'Select risk_indicators', // the indicator the second replaces
+      'Select approved_inputs', // the three makers
+      'Select webhook_endpoints',
+      'Select statements', // the latest statement of each of the three
+      'Insert store_meta', // both sequences, three numbers each
+    ]);
+    // After that, each publication reads nothing: the audit head it moves is known once the first has moved it
+    // (decision 0040); the signing key is read once.
+    const reads = watched.statements.slice(firstWrite).filter((s) => s.startsWith('Select'));
+    expect(reads).toEqual(['Select signing_keys']);
+    const writes = [
+      'Insert providers',
+      'Insert risk_indicators',
+      'Insert indicator_history',
+      'Insert rating_actions',
+      'Insert changelog',
+      'Insert audit_log',
+      'Update audit_head',
+      'Insert statements',
+      'Insert statements',
+    ];
+    expect(watched.statements.slice(firstWrite)).toEqual([
+      ...writes.slice(0, 5),
+      'Update audit_head', // the first moves the head, and reads it
+      ...writes.slice(5, 7),
+      'Select signing_keys',
+      ...writes.slice(7),
+      ...writes,
+      ...writes,
+    ]);
+    if (engine === 'postgres') {
+      // The batch's start: the lock, the five reads and the sequences, a round trip each. Then 2 a publication:
+      // its writes sent together when its first statement is written (a table the run holds), and its second.
+      const perPublication = [
+        'together: statements, providers, risk_indicators, indicator_history, rating_actions, changelog, audit_log, audit_head',
+        'insert statements',
+      ];
+      expect(sent.map(summary)).toEqual([
+        'select store_meta',
+        'begin',
+        'insert store_meta',
+        'select providers',
+        'select risk_indicators',
+        'select approved_inputs',
+        'select webhook_endpoints',
+        'select statements',
+        'insert store_meta',
+        'together: providers, risk_indicators, indicator_history, rating_actions, changelog',
+        'update audit_head',
+        'select signing_keys', // once for the batch, after the first audit head
+        'together: audit_log, audit_head, statements',
+        ...perPublication,
+        ...perPublication,
+        'insert statements',
+        'commit',
+      ]);
+    }
   });
 });

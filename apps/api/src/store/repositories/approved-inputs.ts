@@ -108,6 +108,32 @@ export async function approvedWithSha(
 }
 
 /** The submission approved at an instant (a publication's score_verified_at): who made and who checked its inputs. */
+/**
+ * approvedAtInstant for several providers, each at its own instant, in one query: by provider id, the submission
+ * approved at that provider's instant (the first by id), absent when there is none.
+ */
+export async function approvedAtInstants(
+  db: Kysely<Database>,
+  wanted: readonly { providerId: string; approvedAt: string }[],
+): Promise<Map<string, Pick<ApprovedInputsRow, 'submitted_by' | 'approved_by'>>> {
+  const found = new Map<string, Pick<ApprovedInputsRow, 'submitted_by' | 'approved_by'>>();
+  if (wanted.length === 0) return found;
+  const instants = new Map(wanted.map((w) => [w.providerId, w.approvedAt]));
+  const rows = await db
+    .selectFrom('approved_inputs')
+    .select(['id', 'provider_id', 'approved_at', 'submitted_by', 'approved_by'])
+    .where('provider_id', 'in', [...instants.keys()])
+    .where('approved_at', 'in', [...new Set(instants.values())])
+    .execute();
+  rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const row of rows) {
+    if (instants.get(row.provider_id) === row.approved_at && !found.has(row.provider_id)) {
+      found.set(row.provider_id, { submitted_by: row.submitted_by, approved_by: row.approved_by });
+    }
+  }
+  return found;
+}
+
 export async function approvedAtInstant(
   db: Kysely<Database>,
   providerId: string,

@@ -20,14 +20,23 @@ export interface AuditRecord {
  */
 export async function appendAudit(db: Kysely<Database>, records: readonly AuditRecord[]): Promise<AuditEntry[]> {
   if (records.length === 0) return [];
-  const head = await db
-    .updateTable('audit_head')
-    .set({ seq: sql<number>`seq + ${sql.lit(records.length)}` })
-    .where('id', '=', 1)
-    .returning(['seq', 'hash'])
-    .executeTakeFirstOrThrow();
-  let seq = Number(head.seq) - records.length;
-  let prev = head.hash;
+  // A transaction that appended already holds the head, and knows it: it moved it last (decision 0040).
+  const held = db.isTransaction ? heads.get(db) : undefined;
+  let seq: number;
+  let prev: string;
+  if (held) {
+    seq = held.seq;
+    prev = held.hash;
+  } else {
+    const head = await db
+      .updateTable('audit_head')
+      .set({ seq: sql<number>`seq + ${sql.lit(records.length)}` })
+      .where('id', '=', 1)
+      .returning(['seq', 'hash'])
+      .executeTakeFirstOrThrow();
+    seq = Number(head.seq) - records.length;
+    prev = head.hash;
+  }
   const entries: AuditEntry[] = [];
   for (const r of records) {
     seq++;
@@ -45,9 +54,18 @@ export async function appendAudit(db: Kysely<Database>, records: readonly AuditR
     prev = hash;
   }
   await db.insertInto('audit_log').values(entries.map(rowOf)).execute();
-  await db.updateTable('audit_head').set({ hash: prev }).where('id', '=', 1).execute();
+  const moved = held ? { seq, hash: prev } : { hash: prev };
+  await db.updateTable('audit_head').set(moved).where('id', '=', 1).execute();
+  if (db.isTransaction) heads.set(db, { seq, hash: prev });
   return entries;
 }
+
+/**
+ * The head as each transaction that appended left it. Exact until the transaction ends: its first append moved the
+ * head with its row's lock (PostgreSQL) or inside SQLite's write lock, held until commit or rollback, and every
+ * later change to the head in it goes through appendAudit. A transaction rolled back is not used again.
+ */
+const heads = new WeakMap<Kysely<Database>, { seq: number; hash: string }>();
 
 /**
  * Takes the head's write lock now, without moving it: a transaction that must not interleave with another of its

@@ -40,19 +40,20 @@ export async function increment(db: Kysely<Database>, key: string): Promise<numb
 }
 
 /**
- * Adds one to each counter, in the order given and in one statement, and returns their new values in that order
- * (a new key starts at 1); call inside the writing transaction. On PostgreSQL it takes the rows' locks in that order
+ * Adds one (or `by`: that many numbers taken at once, the last returned) to each counter, in the order given and in
+ * one statement, and returns their new values in that order (a new key starts at 1, or `by`); call inside the writing transaction. On PostgreSQL it takes the rows' locks in that order
  * (the publication version first, as every writer that bumps it does) and holds them until commit.
  */
-export async function incrementAll(db: Kysely<Database>, keys: readonly string[]): Promise<number[]> {
+export async function incrementAll(db: Kysely<Database>, keys: readonly string[], by = 1): Promise<number[]> {
   if (new Set(keys).size !== keys.length) throw new Error(`a counter named twice: ${keys.join(', ')}`);
+  if (!Number.isSafeInteger(by) || by < 1) throw new Error(`a counter moves by a whole number of 1 or more, not ${by}`);
   const rows = await db
     .insertInto('store_meta')
-    .values(keys.map((key) => ({ key, value: sql<string>`cast(${sql.lit(1)} as text)` })))
+    .values(keys.map((key) => ({ key, value: sql<string>`cast(${sql.lit(by)} as text)` })))
     .onConflict((oc) =>
       oc
         .column('key')
-        .doUpdateSet({ value: sql<string>`cast(cast(store_meta.value as integer) + ${sql.lit(1)} as text)` }),
+        .doUpdateSet({ value: sql<string>`cast(cast(store_meta.value as integer) + ${sql.lit(by)} as text)` }),
     )
     .returning(['key', 'value'])
     .execute();

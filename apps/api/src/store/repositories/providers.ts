@@ -31,11 +31,40 @@ export async function findProvider(db: Kysely<Database>, id: string): Promise<Pr
   return db.selectFrom('providers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Creates a provider or updates its descriptive fields; its current indicator is set by setCurrent. */
-export async function upsertProvider(db: Kysely<Database>, row: ProviderRow): Promise<void> {
+/** The providers of these ids that exist, in no set order (a publishing batch's read ahead, decision 0040). */
+export async function findProviders(db: Kysely<Database>, ids: readonly string[]): Promise<ProviderRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('providers')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** The indicators of these ids that exist, in no set order. */
+export async function findIndicators(db: Kysely<Database>, ids: readonly string[]): Promise<IndicatorRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('risk_indicators')
+    .selectAll()
+    .where('risk_indicator_id', 'in', [...ids])
+    .execute();
+}
+
+/**
+ * Creates a provider or updates its descriptive fields. Its current indicator is set by setCurrent, or here, in the
+ * same statement (`current`: a publication's provider row). The current indicator's row may follow in the
+ * transaction: current_indicator_id holds no foreign key.
+ */
+export async function upsertProvider(
+  db: Kysely<Database>,
+  row: ProviderRow,
+  current?: { indicatorId: string; seq: number },
+): Promise<void> {
+  const inForce = current ? { current_indicator_id: current.indicatorId, current_seq: current.seq } : {};
   await db
     .insertInto('providers')
-    .values(row)
+    .values({ ...row, ...inForce })
     .onConflict((oc) =>
       oc.column('id').doUpdateSet({
         name: row.name,
@@ -45,6 +74,7 @@ export async function upsertProvider(db: Kysely<Database>, row: ProviderRow): Pr
         yield_max: row.yield_max,
         updated_at: row.updated_at,
         withdrawn_at: row.withdrawn_at,
+        ...inForce,
       }),
     )
     .execute();

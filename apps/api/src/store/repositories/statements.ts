@@ -52,6 +52,26 @@ export async function latestStatementOf(db: Kysely<Database>, providerId: string
     .executeTakeFirst();
 }
 
+/** The SHA-256 of each provider's latest statement, by provider id, for the providers that have one. */
+export async function latestStatementsOf(
+  db: Kysely<Database>,
+  providerIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (providerIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('statements')
+    .select(['provider_id', 'statement_sha256'])
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('statements')
+        .select((inner) => inner.fn.max('id').as('id'))
+        .where('provider_id', 'in', [...providerIds])
+        .groupBy('provider_id'),
+    )
+    .execute();
+  return new Map(rows.map((r) => [r.provider_id, r.statement_sha256]));
+}
+
 /** The latest publication statement of an indicator (an indicator published again after a withdrawal has several). */
 export async function publicationStatementOf(
   db: Kysely<Database>,
