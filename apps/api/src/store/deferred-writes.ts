@@ -24,6 +24,10 @@ import type { Database } from './schema.js';
  *   modified twice by one statement, no write needs to see another's rows (the WITH queries of one statement share
  *   one snapshot), and rows numbered by a sequence are numbered in the order the code wrote them (the WITH queries
  *   of one statement run in no set order); foreign keys are checked at the statement's end, when all are done;
+ * - but for one case (decision 0040): a plain insert of one row (every value bound, no ON CONFLICT or RETURNING)
+ *   into a table whose held write is a plain insert into the same columns joins it as its next row. One INSERT's
+ *   rows are new rows that no other row of it modifies, inserted in the order of its VALUES list, so a sequence
+ *   numbers them as two statements in that order would;
  * - a write that fails fails the statement it was sent in, and so the transaction, which is rolled back: an error
  *   surfaces from a later call than the write that caused it, never as a lost write;
  * - a held write answers with no row count (Kysely reads 0): a caller that needs the count must not defer.
@@ -40,9 +44,40 @@ interface Held {
   queries: CompiledQuery[];
   tables: Set<string>;
   parameters: number;
+  /** For each table whose held write is a plain insert of rows (PLAIN_ROWS), its place in `queries`. */
+  rows: Map<string, number>;
 }
 
-const nothingHeld = (): Held => ({ queries: [], tables: new Set(), parameters: 0 });
+const nothingHeld = (): Held => ({ queries: [], tables: new Set(), parameters: 0, rows: new Map() });
+
+/**
+ * An insert of one row whose every value is a bound parameter, and nothing else (no ON CONFLICT, no RETURNING):
+ * `insert into "t" ("a", "b") values ($1, $2)`, as Kysely's PostgreSQL compiler writes it. Group 1 is everything
+ * up to the row, group 2 the row.
+ */
+const PLAIN_ROW = /^(insert into "\w+" \("\w+"(?:, "\w+")*\) values )(\(\$\d+(?:, \$\d+)*\))$/;
+
+/**
+ * A held plain insert with `next`'s row added to it, when `next` inserts a row into the same columns the same way
+ * (the same text up to its row); else null. The rows are inserted in the order the code wrote them, so a sequence
+ * numbers them in that order, as two statements would.
+ */
+function withRow(held: CompiledQuery, next: CompiledQuery): CompiledQuery | null {
+  const row = PLAIN_ROW.exec(next.sql);
+  if (!row || !held.sql.startsWith(row[1] as string) || !PLAIN_ROW.test(firstRowOf(held.sql))) return null;
+  return {
+    ...held,
+    sql: `${held.sql}, ${shiftPlaceholders(row[2] as string, held.parameters.length)}`,
+    parameters: [...held.parameters, ...next.parameters],
+  };
+}
+
+/** A held insert's text with only its first row (rows added by withRow follow it, after "), (").
+ */
+const firstRowOf = (text: string): string => {
+  const end = text.indexOf('), (');
+  return end < 0 ? text : text.slice(0, end + 1);
+};
 
 /** Asks the transaction's connection to defer its writes until the next read or its commit (PostgreSQL only). */
 export async function deferWrites(tx: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<void> {
@@ -83,7 +118,17 @@ export function deferringWrites(connection: DatabaseConnection): void {
     }
     const write = deferrable(query.query);
     if (write !== null) {
-      if (held.tables.has(write.table) || held.parameters + query.parameters.length > MAX_PARAMETERS) await flush();
+      const fits = held.parameters + query.parameters.length <= MAX_PARAMETERS;
+      // A row into a table whose held write inserts rows the same way joins that insert (one statement, in order).
+      const at = held.rows.get(write.table);
+      const joined = fits && at !== undefined ? withRow(held.queries[at] as CompiledQuery, query) : null;
+      if (joined !== null && at !== undefined) {
+        held.queries[at] = joined;
+        held.parameters += query.parameters.length;
+        return { rows: [] };
+      }
+      if (held.tables.has(write.table) || !fits) await flush();
+      if (PLAIN_ROW.test(query.sql)) held.rows.set(write.table, held.queries.length);
       held.queries.push(query);
       held.tables.add(write.table);
       held.parameters += query.parameters.length;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { deferWrites, shiftPlaceholders } from '../../src/store/deferred-writes.js';
+import { insertChange } from '../../src/store/repositories/changelog.js';
 import { readMeta, setMeta } from '../../src/store/repositories/meta.js';
 import { insertWorkspace } from '../../src/store/repositories/workspaces.js';
 import type { Store } from '../../src/store/store.js';
@@ -18,6 +19,19 @@ const workspace = (id: string, name = id) => ({
   previous_secret_expires_at: null,
   mcp_enabled: 0,
   created_at: AT,
+});
+
+const change = (name: string) => ({
+  provider_id: 'p_deferred',
+  provider_name: name,
+  change_type: 'NEW',
+  previous_score: null,
+  new_score: 50,
+  previous_band: null,
+  new_band: 'ELEVATED',
+  framework_version: 'DCRF v1.0',
+  risk_indicator_id: null,
+  changed_at: AT,
 });
 
 describe('placeholders moved up', () => {
@@ -109,28 +123,55 @@ describe.each(engines)('deferred writes on %s', (engine) => {
   });
 
   it.runIf(engine === 'postgres')(
-    'holds writes past a read of other tables; a second write to a table sends the first',
+    'holds writes past a read of other tables; a second write to a table sends the first (an upsert here)',
     async () => {
       const { statements } = await sent(() =>
         store.db.transaction().execute(async (tx) => {
           await deferWrites(tx, store.dialect);
           await insertWorkspace(tx, workspace('ws_9', 'nine'));
-          await insertWorkspace(tx, workspace('ws_10', 'ten'));
-          expect(await readMeta(tx, 'deferred_f')).toBeUndefined();
           await setMeta(tx, 'deferred_f', 'f');
+          expect(await names({ ...store, db: tx })).toEqual(['nine']);
           await setMeta(tx, 'deferred_f', 'f again');
+          await setMeta(tx, 'deferred_f', 'f at last');
         }),
       );
       expect(statements).toEqual([
         'begin',
-        'insert into "workspaces" ("id", "name", ',
-        'select "value" from "store_meta" where "',
         'with "w0" as (insert into "workspaces" (',
+        'select "name" from "workspaces" order by',
+        'insert into "store_meta" ("key", "value"',
         'insert into "store_meta" ("key", "value"',
         'commit',
       ]);
-      expect(await names(store)).toEqual(['ten', 'nine']);
-      expect(await readMeta(store.db, 'deferred_f')).toBe('f again');
+      expect(await readMeta(store.db, 'deferred_f')).toBe('f at last');
+    },
+  );
+
+  it.runIf(engine === 'postgres')(
+    'rows inserted into a table one after the other go as one insert, numbered by its sequence in that order',
+    async () => {
+      const { statements } = await sent(() =>
+        store.db.transaction().execute(async (tx) => {
+          await deferWrites(tx, store.dialect);
+          await insertWorkspace(tx, workspace('ws_21', 'twenty-one'));
+          for (let i = 0; i < 300; i++) await insertChange(tx, change(`row ${i}`));
+          await insertWorkspace(tx, workspace('ws_22', 'twenty-two'));
+          // A row written with a literal, not a bound value: not the same insert, so the rows held go first.
+          await insertChange(tx, { ...change('row 300'), provider_name: sql<string>`${sql.lit('row 300')}` as never });
+          await insertChange(tx, change('row 301'));
+        }),
+      );
+      expect(statements).toEqual([
+        'begin',
+        // the two workspaces as one insert, and the 300 rows as another: sent when the literal row comes
+        'with "w0" as (insert into "workspaces" (',
+        'insert into "changelog" ("provider_id", ', // the literal row, sent when the next row comes
+        'insert into "changelog" ("provider_id", ', // the last row, sent before the commit
+        'commit',
+      ]);
+      const rows = await store.db.selectFrom('changelog').select(['id', 'provider_name']).orderBy('id').execute();
+      expect(rows.map((r) => r.provider_name)).toEqual(Array.from({ length: 302 }, (_, i) => `row ${i}`));
+      expect(await names(store)).toEqual(['twenty-one', 'twenty-two']);
     },
   );
 

@@ -56,7 +56,7 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
     clock.set('2026-07-01T09:00:00.000Z');
   });
 
-  it('a publication reads what it must once, before it writes: 21 statements, 13 round trips on PostgreSQL, the webhook endpoints read once for three events', async () => {
+  it('a publication reads what it must once, before it writes: 21 statements, 12 round trips on PostgreSQL, the webhook endpoints read once for three events', async () => {
     const ws = await createWorkspace(ctxOf(store, { clock, box }), { name: 'Hooks Ltd' });
     const keyed = ctxOf(store, { clock, box, policy: { allowLoopback: true }, workspaceId: ws.workspace_id });
     const published = await registerWebhook(keyed, {
@@ -124,8 +124,8 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
         'together: providers, risk_indicators, indicator_history, rating_actions, changelog, webhook_events, webhook_deliveries',
         'update audit_head', // the audit head moved, its seq and hash returned
         'select signing_keys', // a table none of the writes held touch: read without sending them
-        'together: audit_log, audit_head, statements', // sent when the second statement is written
-        'together: statements, webhook_events, webhook_deliveries', // sent before the commit
+        // both statements as one insert (decision 0040), and the action's event: sent before the commit
+        'together: audit_log, audit_head, statements, webhook_events, webhook_deliveries',
         'commit',
       ]);
     }
@@ -199,12 +199,8 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
       ...writes,
     ]);
     if (engine === 'postgres') {
-      // The batch's start: the lock, the five reads and the sequences, a round trip each. Then 2 a publication:
-      // its writes sent together when its first statement is written (a table the run holds), and its second.
-      const perPublication = [
-        'together: statements, providers, risk_indicators, indicator_history, rating_actions, changelog, audit_log, audit_head',
-        'insert statements',
-      ];
+      // The batch's start: the lock, the five reads and the sequences, a round trip each. Then one a publication:
+      // its writes, its two statements as one insert, sent together when the next one moves the audit head.
       expect(sent.map(summary)).toEqual([
         'select store_meta',
         'begin',
@@ -216,12 +212,11 @@ describe.each(engines)('the statements of a publication on %s', (engine) => {
         'select statements',
         'insert store_meta',
         'together: providers, risk_indicators, indicator_history, rating_actions, changelog',
-        'update audit_head',
+        'update audit_head', // the first moves the head and reads it back
         'select signing_keys', // once for the batch, after the first audit head
-        'together: audit_log, audit_head, statements',
-        ...perPublication,
-        ...perPublication,
-        'insert statements',
+        'together: audit_log, audit_head, statements, providers, risk_indicators, indicator_history, rating_actions, changelog',
+        'together: audit_head, statements, providers, risk_indicators, indicator_history, rating_actions, changelog, audit_log',
+        'together: audit_head, statements',
         'commit',
       ]);
     }
