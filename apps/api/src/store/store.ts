@@ -245,16 +245,20 @@ export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
  * Migrations the store has applied that this code does not know (a newer instance ran them) are not pending.
  */
 export async function pendingMigrations(store: Store): Promise<string[]> {
-  let applied: Set<string>;
+  const applied = await appliedMigrations(store);
+  return MIGRATION_NAMES.filter((name) => !applied.has(name));
+}
+
+/** The migrations the store records as applied (none in an empty store). */
+async function appliedMigrations(store: Store): Promise<Set<string>> {
   try {
     // Kysely's own table, in the connection's default schema as migrate() makes it.
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(store.db);
-    applied = new Set(rows.map((r) => r.name));
+    return new Set(rows.map((r) => r.name));
   } catch (error) {
     if (!isMissingTable(error)) throw error;
-    applied = new Set();
+    return new Set();
   }
-  return MIGRATION_NAMES.filter((name) => !applied.has(name));
 }
 
 /** PostgreSQL's undefined_table, SQLite's "no such table". */
@@ -271,15 +275,37 @@ export async function migrate(store: Store): Promise<string[]> {
     } catch (error) {
       // Kysely takes no lock on SQLite: a second process starting at the same moment finds the first one's tables.
       // Each migration is one transaction, so waiting and looking again sees them recorded as applied.
-      // Kysely also looks for its table in every schema: one dropped meanwhile (3F000) fails the look, not the migration.
-      const retry = /already exists/i.test((error as Error).message) || (error as { code?: unknown }).code === '3F000';
-      if (attempt >= 10 || !retry) throw error;
+      // Before it runs a migration, Kysely looks for its tables through a catalog query over every schema of the
+      // database (with pg_get_serial_sequence on each column), which fails when another session creates, alters or
+      // drops a table or a schema meanwhile: 3F000, 42P01 or 42703 about another schema's objects, not ours. That
+      // look changes nothing, so it is made again.
+      const cause = error instanceof BeforeMigrating ? error.cause : error;
+      const code = (cause as { code?: unknown })?.code;
+      const retry =
+        /already exists/i.test((cause as Error)?.message) ||
+        code === '3F000' ||
+        (error instanceof BeforeMigrating && CATALOG_RACES.has(String(code)));
+      if (attempt >= 10 || !retry) throw cause;
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
 }
 
+/** What a catalog query reading objects another session is changing can fail with (see migrate). */
+const CATALOG_RACES = new Set(['3F000', '42P01', '42703', 'XX000']);
+
+/** Kysely's migrator failed before it ran any migration (looking for, or making, its own tables). */
+class BeforeMigrating extends Error {
+  constructor(override readonly cause: unknown) {
+    super((cause as Error)?.message ?? String(cause));
+  }
+}
+
 async function migrateOnce(store: Store): Promise<string[]> {
+  // A store with exactly the migrations this code knows applied has nothing to do: no need for Kysely's look over
+  // the whole database. (One with others too, a newer instance's, is Kysely's to judge, as it always was.)
+  const applied = await appliedMigrations(store);
+  if (applied.size === MIGRATION_NAMES.length && MIGRATION_NAMES.every((name) => applied.has(name))) return [];
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};
@@ -297,7 +323,8 @@ async function migrateOnce(store: Store): Promise<string[]> {
     provider,
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   }).migrateToLatest();
-  if (error) throw error;
+  // No results at all: the migrator failed before running any migration (see migrate).
+  if (error) throw results === undefined ? new BeforeMigrating(error) : error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

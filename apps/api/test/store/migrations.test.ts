@@ -159,6 +159,43 @@ describe.each(engines)('migrations on %s', (engine) => {
     ]);
   });
 
+  it.runIf(engine === 'postgres')(
+    'migrate is not disturbed by other schemas of the database being created, migrated and dropped meanwhile',
+    async () => {
+      // What the CLI's tests do beside each other (each command migrates first), and what CI saw fail: Kysely's
+      // look over every schema, failing on another session's tables (42703, 42P01). migrate itself, not retried.
+      const ours = await place();
+      await migrate(open(ours));
+      let churning = true;
+      const churn = async () => {
+        while (churning) {
+          const other = await freshLocation(engine);
+          const store = openStore(other.location);
+          try {
+            await migrateBesideOtherTests(store);
+          } finally {
+            await store.close();
+            await other.cleanup();
+          }
+        }
+      };
+      const churners = [churn(), churn(), churn()];
+      const migrated = async () => {
+        for (let i = 0; i < 40; i++) expect(await migrate(open(ours))).toEqual([]);
+      };
+      const fresh = async () => {
+        for (let i = 0; i < 5; i++) expect(await migrate(open(await place()))).toEqual(MIGRATIONS);
+      };
+      try {
+        await Promise.all([migrated(), migrated(), fresh()]);
+      } finally {
+        churning = false;
+        await Promise.all(churners);
+      }
+    },
+    120_000,
+  );
+
   it('migrating is safe from several processes: two stores migrating one fresh location at once both succeed', async () => {
     const p = await place();
     const a = open(p);
