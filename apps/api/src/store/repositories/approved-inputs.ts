@@ -107,10 +107,10 @@ export async function approvedWithSha(
     .executeTakeFirst();
 }
 
-/** The submission approved at an instant (a publication's score_verified_at): who made and who checked its inputs. */
 /**
- * approvedAtInstant for several providers, each at its own instant, in one query: by provider id, the submission
- * approved at that provider's instant (the first by id), absent when there is none.
+ * The submission approved at each provider's instant (a publication's score_verified_at), for several providers in
+ * one query: by provider id, who made and who checked its inputs; absent when there is none. One in practice (a
+ * provider's approvals are one at a time); the first by id if ever not, as migration 0012 takes.
  */
 export async function approvedAtInstants(
   db: Kysely<Database>,
@@ -134,18 +134,11 @@ export async function approvedAtInstants(
   return found;
 }
 
+/** The submission approved at an instant (a publication's score_verified_at): who made and who checked its inputs. */
 export async function approvedAtInstant(
   db: Kysely<Database>,
   providerId: string,
   approvedAt: string,
 ): Promise<Pick<ApprovedInputsRow, 'submitted_by' | 'approved_by'> | undefined> {
-  const rows = await db
-    .selectFrom('approved_inputs')
-    .select(['id', 'submitted_by', 'approved_by'])
-    .where('provider_id', '=', providerId)
-    .where('approved_at', '=', approvedAt)
-    .execute();
-  // One in practice (a provider's approvals are one at a time); the first by id if ever not, as migration 0012 takes.
-  const [first] = rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return first && { submitted_by: first.submitted_by, approved_by: first.approved_by };
+  return (await approvedAtInstants(db, [{ providerId, approvedAt }])).get(providerId);
 }

@@ -41,8 +41,9 @@ export async function increment(db: Kysely<Database>, key: string): Promise<numb
 
 /**
  * Adds one (or `by`: that many numbers taken at once, the last returned) to each counter, in the order given and in
- * one statement, and returns their new values in that order (a new key starts at 1, or `by`); call inside the writing transaction. On PostgreSQL it takes the rows' locks in that order
- * (the publication version first, as every writer that bumps it does) and holds them until commit.
+ * one statement, and returns their new values in that order (a new key starts at 1, or `by`); call inside the
+ * writing transaction. On PostgreSQL it takes the rows' locks in that order (the publication version first, as
+ * every writer that bumps it does) and holds them until commit.
  */
 export async function incrementAll(db: Kysely<Database>, keys: readonly string[], by = 1): Promise<number[]> {
   if (new Set(keys).size !== keys.length) throw new Error(`a counter named twice: ${keys.join(', ')}`);
