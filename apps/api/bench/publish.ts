@@ -14,6 +14,7 @@ const providers = Number(count);
 const dataset = await Dataset.create(engine as Engine);
 try {
   await dataset.subscribe('http://127.0.0.1:40009/unused');
+  await dataset.settle();
   const ms = await dataset.publishTo(providers, { alone: mode === 'alone' });
   console.log(JSON.stringify({ engine, mode, providers, ms, perProviderMs: ms / providers }));
 } finally {

@@ -7,6 +7,8 @@ import {
   compressLater,
   compressNow,
   PER_REQUEST_LEVEL,
+  REMEMBER_FROM_BYTES,
+  RememberedForms,
 } from '../services/encoded.js';
 import { matchesEtag } from './public-scores.js';
 
@@ -19,6 +21,21 @@ const COMPRESSIBLE =
 
 /** Answers built per request are compressed on the event loop up to this size, in the thread pool above it. */
 const COMPRESS_NOW_UP_TO = 256 * 1024;
+
+/** The compressed forms of large answers built per request, for this process (services/encoded.ts). */
+export const rememberedForms = new RememberedForms();
+
+/** A large body's form, remembered once built: `form` as it was given. */
+function remembered(body: Buffer, coding: ContentCoding, form: Buffer): Buffer {
+  if (body.length >= REMEMBER_FROM_BYTES) rememberedForms.set(body, coding, form);
+  return form;
+}
+
+/** A body's form built on this thread at the per-request level, or the one remembered for the same bytes. */
+function compressedNow(body: Buffer, coding: ContentCoding): Buffer {
+  const known = body.length >= REMEMBER_FROM_BYTES ? rememberedForms.get(body, coding) : undefined;
+  return known ?? remembered(body, coding, compressNow(body, coding, PER_REQUEST_LEVEL[coding]));
+}
 
 /** Whether answers of this Content-Type are compressed (when large enough and the client accepts a coding). */
 export function compressibleType(contentType: OutgoingHttpHeader | undefined): boolean {
@@ -98,14 +115,14 @@ export function varyOnEncoding(res: ServerResponse): void {
 
 /**
  * A body answered outside Express (a fast path) as the layer would send it: in the best coding the request accepts,
- * compressed now at the per-request level, when of COMPRESS_FROM_BYTES or more; with the headers to add (always
+ * compressed now at the per-request level (or its remembered form), when of COMPRESS_FROM_BYTES or more; with the headers to add (always
  * Vary, and Content-Encoding when coded).
  */
 export function codedAnswer(req: IncomingMessage, bytes: Buffer): { bytes: Buffer; headers: string[] } {
   const coding = bytes.length >= COMPRESS_FROM_BYTES ? chooseCoding(req.headers['accept-encoding']) : null;
   if (coding === null) return { bytes, headers: ['Vary', 'Accept-Encoding'] };
   return {
-    bytes: compressNow(bytes, coding, PER_REQUEST_LEVEL[coding]),
+    bytes: compressedNow(bytes, coding),
     headers: ['Vary', 'Accept-Encoding', 'Content-Encoding', coding],
   };
 }
@@ -119,6 +136,8 @@ type End = ServerResponse['end'];
  * with the coding inside the quotes); every answer of a compressible type carries `Vary: Accept-Encoding`. An
  * answer with an ETag is 304 when If-None-Match names the ETag of the representation this request would get,
  * so `"x"` never validates the brotli form `"x-br"`. A streamed answer (a `write` before `end`) goes as it is.
+ * A body of REMEMBER_FROM_BYTES or more is sent in the form built earlier from the same bytes, when remembered
+ * (decision 0041).
  */
 export function compressAnswer(req: IncomingMessage, res: ServerResponse): void {
   const end = res.end as (...args: unknown[]) => ServerResponse;
@@ -182,8 +201,13 @@ export function compressAnswer(req: IncomingMessage, res: ServerResponse): void 
     const ready = offered.get(res);
     const precompressed = ready?.bytes === body ? ready.coded[coding] : undefined;
     if (precompressed) return send(precompressed);
-    if (body.length <= COMPRESS_NOW_UP_TO) return send(compressNow(body, coding, PER_REQUEST_LEVEL[coding]));
-    compressLater(body, coding, PER_REQUEST_LEVEL[coding]).then(send, () => finish(body));
+    if (body.length <= COMPRESS_NOW_UP_TO) return send(compressedNow(body, coding));
+    const known = rememberedForms.get(body, coding);
+    if (known) return send(known);
+    compressLater(body, coding, PER_REQUEST_LEVEL[coding]).then(
+      (form) => send(remembered(body, coding, form)),
+      () => finish(body),
+    );
     return res;
   } as End;
 }

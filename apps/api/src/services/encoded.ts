@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 
@@ -59,4 +60,78 @@ export function precompress(bytes: Buffer, coded: Coded, built: (coding: Content
       () => undefined,
     );
   }
+}
+
+/** Answers built per request are remembered compressed from this size: below it, compressing costs little. */
+export const REMEMBER_FROM_BYTES = 64 * 1024;
+
+interface Remembered {
+  body: Buffer;
+  coded: Buffer;
+}
+
+/**
+ * The compressed forms of large answers built per request (a keyed page of 100 is 1.2 MB, and brotli takes some
+ * milliseconds over it), remembered by their bytes: the same bytes asked again in the same coding are served in
+ * the form already built. A form is found by a fingerprint (length, first and last 4 KiB) and served only when the
+ * bytes are equal to those it was built from, byte for byte, so a hit is the form compressing would give; a
+ * different body under the same fingerprint is a miss, and replaces the form. The memo keeps a copy of each body it
+ * remembers, and at most `capacity` bytes of bodies and forms, forgetting the least recently served first
+ * (docs/decisions/0041-remembered-forms.md).
+ */
+export class RememberedForms {
+  /** Insertion order is the order of last use: the first entry is the next forgotten. */
+  private readonly forms = new Map<string, Remembered>();
+  private held = 0;
+  /** Forms built (misses) and forms served from the memo (hits), since the process started. */
+  compressions = 0;
+  hits = 0;
+
+  constructor(private readonly capacity = 64 * 1024 * 1024) {}
+
+  /** The form of these bytes in this coding, when remembered. */
+  get(body: Buffer, coding: ContentCoding): Buffer | undefined {
+    const key = fingerprint(body, coding);
+    const known = this.forms.get(key);
+    if (known === undefined || !known.body.equals(body)) return undefined;
+    this.forms.delete(key);
+    this.forms.set(key, known);
+    this.hits++;
+    return known.coded;
+  }
+
+  /** Remembers the form of these bytes (a copy of them) in this coding, forgetting older forms to stay in bounds. */
+  set(body: Buffer, coding: ContentCoding, coded: Buffer): void {
+    this.compressions++;
+    const size = body.length + coded.length;
+    if (size > this.capacity) return;
+    const key = fingerprint(body, coding);
+    this.forget(key);
+    while (this.held + size > this.capacity) {
+      const oldest = this.forms.keys().next().value as string;
+      this.forget(oldest);
+    }
+    this.forms.set(key, { body: Buffer.from(body), coded });
+    this.held += size;
+  }
+
+  /** Bytes of bodies and forms held. */
+  get size(): number {
+    return this.held;
+  }
+
+  private forget(key: string): void {
+    const known = this.forms.get(key);
+    if (known === undefined) return;
+    this.forms.delete(key);
+    this.held -= known.body.length + known.coded.length;
+  }
+}
+
+const EDGE = 4096;
+
+function fingerprint(body: Buffer, coding: ContentCoding): string {
+  const head = body.subarray(0, EDGE);
+  const tail = body.subarray(Math.max(EDGE, body.length - EDGE));
+  return `${coding}:${body.length}:${hash('sha256', head, 'base64')}:${hash('sha256', tail, 'base64')}`;
 }

@@ -3,7 +3,8 @@ import { createServer, request, type Server, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptedCodings, compressAnswer } from '../../src/http/compression.js';
+import { acceptedCodings, compressAnswer, rememberedForms } from '../../src/http/compression.js';
+import { REMEMBER_FROM_BYTES, RememberedForms } from '../../src/services/encoded.js';
 import { manualClock } from '../support/clock.js';
 import { example, variantOf } from '../support/documents.js';
 import { publish, useServer } from '../support/server.js';
@@ -280,6 +281,34 @@ describe.each(engines)('compression on %s', (engine) => {
       expect(gzip.body.equals(identity.body)).toBe(true);
     });
   });
+  describe('a large answer built per request is compressed once for the same bytes (decision 0041)', () => {
+    it('the keyed page asked again in a coding is served the form built for its bytes; a new publication builds anew', async () => {
+      const path = '/api/v1/scores?limit=100';
+      const identity = await get(path, { ...withKey(), 'accept-encoding': 'identity' });
+      expect(identity.wire.length).toBeGreaterThanOrEqual(REMEMBER_FROM_BYTES);
+      for (const coding of ['br', 'gzip']) {
+        const first = await get(path, { ...withKey(), 'accept-encoding': coding });
+        const built = rememberedForms.compressions;
+        const hits = rememberedForms.hits;
+        for (let i = 0; i < 3; i++) {
+          const again = await get(path, { ...withKey(), 'accept-encoding': coding });
+          expect(again.headers['content-encoding']).toBe(coding);
+          expect(again.wire.equals(first.wire)).toBe(true);
+          expect(again.body.equals(identity.body)).toBe(true);
+        }
+        expect(rememberedForms.compressions).toBe(built);
+        expect(rememberedForms.hits).toBe(hits + 3);
+      }
+
+      await publish(server(), variantOf(example('worked-example'), PROVIDERS + 3));
+      const built = rememberedForms.compressions;
+      const fresh = await get(path, { ...withKey(), 'accept-encoding': 'br' });
+      expect(rememberedForms.compressions).toBe(built + 1);
+      const now = await get(path, { ...withKey(), 'accept-encoding': 'identity' });
+      expect(fresh.body.equals(now.body)).toBe(true);
+      expect(now.body.equals(identity.body)).toBe(false);
+    });
+  });
 });
 
 describe('the compression layer on a bare server (answers no route of the service gives today)', () => {
@@ -347,5 +376,60 @@ describe('the compression layer on a bare server (answers no route of the servic
     const coded = await raw(base, '/coded', { 'accept-encoding': 'br' });
     expect(coded.headers['content-encoding']).toBe('deflate');
     expect(coded.wire.toString('utf8')).toBe(big);
+  });
+});
+
+describe('RememberedForms: the forms of large answers, by their bytes', () => {
+  const body = (fill: string, size = 100_000) => Buffer.alloc(size, fill);
+  const form = (text: string) => Buffer.from(text);
+
+  it('serves a form only for bytes equal to those it was built from, whatever the fingerprint says', () => {
+    const memo = new RememberedForms();
+    const a = body('a');
+    memo.set(a, 'br', form('A'));
+    expect(memo.get(Buffer.from(a), 'br')?.toString()).toBe('A');
+    expect(memo.get(a, 'gzip')).toBeUndefined();
+    // Same length, same first and last 4 KiB: the same fingerprint, other bytes.
+    const b = Buffer.from(a);
+    b[50_000] = 0x62;
+    expect(memo.get(b, 'br')).toBeUndefined();
+    memo.set(b, 'br', form('B'));
+    expect(memo.get(b, 'br')?.toString()).toBe('B');
+    expect(memo.get(a, 'br')).toBeUndefined();
+    expect(memo.hits).toBe(2);
+    expect(memo.compressions).toBe(2);
+  });
+
+  it('keeps a copy of the bytes: a body changed after it was remembered is not served the old form', () => {
+    const memo = new RememberedForms();
+    const a = body('a');
+    const original = Buffer.from(a);
+    memo.set(a, 'gzip', form('A'));
+    a[10] = 0x7a;
+    expect(memo.get(a, 'gzip')).toBeUndefined();
+    expect(memo.get(original, 'gzip')?.toString()).toBe('A');
+  });
+
+  it('holds at most its capacity, forgetting the least recently served first; a larger form is not kept', () => {
+    const size = 100_000 + 1;
+    const memo = new RememberedForms(3 * size);
+    const [a, b, c, d] = [body('a'), body('b'), body('c'), body('d')];
+    memo.set(a, 'br', form('A'));
+    memo.set(b, 'br', form('B'));
+    memo.set(c, 'br', form('C'));
+    expect(memo.size).toBe(3 * size);
+    expect(memo.get(a, 'br')?.toString()).toBe('A'); // a is now the most recently served
+    memo.set(d, 'br', form('D'));
+    expect(memo.size).toBe(3 * size);
+    expect(memo.get(b, 'br')).toBeUndefined();
+    for (const [bytes, text] of [
+      [a, 'A'],
+      [c, 'C'],
+      [d, 'D'],
+    ] as const)
+      expect(memo.get(bytes, 'br')?.toString()).toBe(text);
+    memo.set(body('e', 4 * size), 'br', form('E'));
+    expect(memo.get(body('e', 4 * size), 'br')).toBeUndefined();
+    expect(memo.size).toBe(3 * size);
   });
 });

@@ -246,6 +246,23 @@ describe('canonical texts composed from parts', () => {
       { numRuns: 300 },
     );
   });
+
+  it('keeps the parts out of sight: a package is what its bytes read back give, and a copy serialises the same', () => {
+    fc.assert(
+      fc.property(documentArb, (doc) => {
+        const pkg = buildPackage(doc, FRAMEWORK);
+        const bytes = serializePackage(pkg);
+        const read = JSON.parse(bytes) as typeof pkg;
+        expect(Object.keys(pkg).sort()).toEqual(Object.keys(read).sort());
+        expect(pkg).toStrictEqual(read);
+        expect(JSON.parse(JSON.stringify(pkg))).toStrictEqual(read);
+        // A copy holds no parts: it goes through canonicalJson, to the same bytes.
+        expect(serializePackage({ ...pkg })).toBe(bytes);
+        expect(serializePackage(structuredClone(pkg))).toBe(bytes);
+      }),
+      { numRuns: 100 },
+    );
+  });
 });
 
 describe('confidence in whole numbers', () => {

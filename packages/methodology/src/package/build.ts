@@ -56,11 +56,16 @@ interface KnownParts {
   quote: Quote;
 }
 
-const knownParts = new WeakMap<ComputationPackage, KnownParts>();
+/**
+ * Where a package built here keeps its KnownParts: a property no serialiser sees (a symbol, not enumerable) rather
+ * than a WeakMap, whose entries the young-generation collector keeps alive: each package's texts were promoted to the
+ * old generation, about 0.7 MB per scavenge in the throughput bench, and collected later at a higher cost.
+ */
+const KNOWN_PARTS = Symbol('svc.knownParts');
 
 /** The bytes of a package as written to a file: RFC 8785 canonical JSON. */
 export function serializePackage(pkg: ComputationPackage): string {
-  const known = knownParts.get(pkg);
+  const known = (pkg as { [KNOWN_PARTS]?: KnownParts })[KNOWN_PARTS];
   if (!known) return canonicalJson(pkg);
   const { inputs, result, quote } = known;
   return canonicalPackage(pkg, { inputs, result, steps: canonicalSteps(pkg.steps, quote) }, quote);
@@ -89,8 +94,9 @@ export function packageOf(
     result,
     result_sha256: sha256Hex(resultCanonical),
   };
+  const known: KnownParts = { inputs: identity.inputsCanonical, result: resultCanonical, quote };
+  Object.defineProperty(pkg, KNOWN_PARTS, { value: known });
   freezePackage(pkg);
-  knownParts.set(pkg, { inputs: identity.inputsCanonical, result: resultCanonical, quote });
   return pkg;
 }
 
