@@ -398,8 +398,13 @@ export class Dataset {
           .execute();
         await setPublicationSeq(tx, top + adding);
       });
-      // What autovacuum would do after such a load; SQLite's planner works from the schema alone.
-      if (this.engine === 'postgres') await sql`analyze`.execute(db);
+      // What autovacuum would do after such a load, on this store's tables only (a bare `analyze` would also take
+      // another store's empty tables as they are: decision 0042). SQLite's planner works from the schema alone.
+      if (this.engine === 'postgres') {
+        const { rows } = await sql<{ name: string }>`
+          select tablename as name from pg_tables where schemaname = current_schema()`.execute(db);
+        await sql`analyze ${sql.join(rows.map((r) => sql.table(r.name)))}`.execute(db);
+      }
     });
   }
 

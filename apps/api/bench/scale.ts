@@ -42,6 +42,8 @@ import {
   table,
 } from './harness.js';
 
+/** The engines to run, `sqlite,postgres` unless BENCH_SCALE_ENGINES names fewer (to look at one alone). */
+const ENGINES = new Set((process.env.BENCH_SCALE_ENGINES ?? 'sqlite,postgres').split(','));
 /** The smoke run (see the head of this file). */
 const SMOKE = process.env.BENCH_SCALE_SMOKE === '1';
 const SMALL = SMOKE ? 20 : 100;
@@ -177,7 +179,7 @@ async function grow(engine: Engine, redis: boolean, load: LoadGenerator): Promis
     await large.subscribe(receiver.url);
     await large.settle();
     const publishMs = await large.publishTo(PUBLISHED);
-    progress(`${engine}: ${int(PUBLISHED)} providers published`);
+    progress(`${engine}: ${int(PUBLISHED)} providers published in ${seconds(publishMs)} s`);
     const fillMs = await large.fillTo(LARGE);
     progress(`${engine}: providers added up to ${int(LARGE)}`);
     const delivery = await large.deliver();
@@ -225,8 +227,9 @@ console.log(machine());
 const load = startLoadGenerator();
 const runs: Run[] = [];
 try {
-  runs.push(await grow('sqlite', false, load));
-  if ((await postgresAnswers()) && (await redisAnswers())) runs.push(await grow('postgres', true, load));
+  if (ENGINES.has('sqlite')) runs.push(await grow('sqlite', false, load));
+  if (!ENGINES.has('postgres')) console.log('PostgreSQL not asked for (BENCH_SCALE_ENGINES)');
+  else if ((await postgresAnswers()) && (await redisAnswers())) runs.push(await grow('postgres', true, load));
   else console.log('PostgreSQL or Redis does not answer: SQLite only');
 } finally {
   load.close();

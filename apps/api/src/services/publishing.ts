@@ -14,6 +14,7 @@ import {
 import type { Insertable, Kysely } from 'kysely';
 import { isoNow } from '../clock.js';
 import { deferWrites } from '../store/deferred-writes.js';
+import { keepPlannerStatistics } from '../store/planner-statistics.js';
 import { approvedAtInstants } from '../store/repositories/approved-inputs.js';
 import { insertChange } from '../store/repositories/changelog.js';
 import { increment, incrementAll, PUBLICATION_SEQ, PUBLICATION_VERSION } from '../store/repositories/meta.js';
@@ -170,6 +171,14 @@ export async function publishPrepared(
     await authorise(ctx, role, 'publishing');
   }
   await ensureStatements(ctx);
+  const outcomes = await writeBatch(ctx, batch);
+  // A run grows the tables fast: their statistics kept in step, so foreign keys stay checked by index (decision 0042).
+  await keepPlannerStatistics(ctx.store, outcomes.filter((o) => o.status === 'published').length);
+  return outcomes;
+}
+
+/** publishPrepared's writes: one transaction, or each publication alone when it fails. */
+async function writeBatch(ctx: ServiceContext, batch: readonly PreparedPublication[]): Promise<PublishOutcome[]> {
   if (batch.length <= 1) return Promise.all(batch.map((b) => writeAlone(ctx, b)));
   try {
     return await ctx.store.db.transaction().execute(async (tx) => {
