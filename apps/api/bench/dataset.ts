@@ -403,7 +403,7 @@ export class Dataset {
       if (this.engine === 'postgres') {
         const { rows } = await sql<{ name: string }>`
           select tablename as name from pg_tables where schemaname = current_schema()`.execute(db);
-        await sql`analyze ${sql.join(rows.map((r) => sql.table(r.name)))}`.execute(db);
+        if (rows.length > 0) await sql`analyze ${sql.join(rows.map((r) => sql.table(r.name)))}`.execute(db);
       }
     });
   }

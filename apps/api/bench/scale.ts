@@ -1,7 +1,8 @@
 // Scale and publication: `tsx bench/scale.ts` from apps/api, after the build. On SQLite, and on PostgreSQL with
 // Redis when both answer, two stores each:
 // - small: 100 providers published through the publishing service, one earlier publication each;
-// - large, built in steps: from a settled server (a CHECKPOINT on PostgreSQL, Dataset.settle), providers published as a publishing run does (50 to a transaction) up to PUBLISHED (all 10,000; BENCH_PUBLISHED=N:
+// - large, built in steps: from a settled server (a CHECKPOINT on PostgreSQL, Dataset.settle), providers published
+//   as a publishing run does (50 to a transaction) up to PUBLISHED (all 10,000; BENCH_PUBLISHED=N:
 //   the first N, the rest extrapolated), timed against the publication targets; any rest up to 10,000 added as
 //   publishing stores them, in batches (see Dataset.fillTo); the 10,000 webhook events delivered to a receiver in its own process, timed;
 //   keys up to 100,000 and history up to 1,000,000 rows, in batches through Kysely.

@@ -204,8 +204,13 @@ export function compressAnswer(req: IncomingMessage, res: ServerResponse): void 
     if (body.length <= COMPRESS_NOW_UP_TO) return send(compressedNow(body, coding));
     const known = rememberedForms.get(body, coding);
     if (known) return send(known);
-    compressLater(body, coding, PER_REQUEST_LEVEL[coding]).then(
-      (form) => send(remembered(body, coding, form)),
+    // The bytes compressed in the thread pool are the copy kept with their form.
+    const copy = Buffer.from(body);
+    compressLater(copy, coding, PER_REQUEST_LEVEL[coding]).then(
+      (form) => {
+        rememberedForms.set(copy, coding, form, true);
+        return send(form);
+      },
       () => finish(body),
     );
     return res;

@@ -76,8 +76,8 @@ interface Remembered {
  * the form already built. A form is found by a fingerprint (length, first and last 4 KiB) and served only when the
  * bytes are equal to those it was built from, byte for byte, so a hit is the form compressing would give; a
  * different body under the same fingerprint is a miss, and replaces the form. The memo keeps a copy of each body it
- * remembers, and at most `capacity` bytes of bodies and forms, forgetting the least recently served first
- * (docs/decisions/0041-remembered-forms.md).
+ * remembers, taken before compressing, and at most `capacity` bytes of bodies and forms, forgetting the least
+ * recently served first (docs/decisions/0041-remembered-forms.md).
  */
 export class RememberedForms {
   /** Insertion order is the order of last use: the first entry is the next forgotten. */
@@ -100,10 +100,16 @@ export class RememberedForms {
     return known.coded;
   }
 
-  /** Remembers the form of these bytes (a copy of them) in this coding, forgetting older forms to stay in bounds. */
-  set(body: Buffer, coding: ContentCoding, coded: Buffer): void {
+  /**
+   * Remembers the form of these bytes in this coding, forgetting older forms to stay in bounds: a copy of the bytes,
+   * unless `owned` (a copy the caller took before compressing, and gives up).
+   */
+  set(body: Buffer, coding: ContentCoding, coded: Buffer, owned = false): void {
     this.compressions++;
-    const size = body.length + coded.length;
+    // zlib hands a small form as a slice of a larger chunk: kept alone (not in Buffer's shared pool either), so the
+    // bound counts what is held.
+    const form = coded.byteLength < coded.buffer.byteLength ? ownCopy(coded) : coded;
+    const size = body.length + form.length;
     if (size > this.capacity) return;
     const key = fingerprint(body, coding);
     this.forget(key);
@@ -111,7 +117,7 @@ export class RememberedForms {
       const oldest = this.forms.keys().next().value as string;
       this.forget(oldest);
     }
-    this.forms.set(key, { body: Buffer.from(body), coded });
+    this.forms.set(key, { body: owned ? body : Buffer.from(body), coded: form });
     this.held += size;
   }
 
@@ -126,6 +132,13 @@ export class RememberedForms {
     this.forms.delete(key);
     this.held -= known.body.length + known.coded.length;
   }
+}
+
+/** A copy of these bytes in memory of their own. */
+function ownCopy(bytes: Buffer): Buffer {
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
 }
 
 const EDGE = 4096;

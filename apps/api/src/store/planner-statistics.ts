@@ -18,8 +18,9 @@ const counted = new WeakMap<Store, number>();
  * After `published` publications on a PostgreSQL store: every LOOK_EVERY, reads how many rows each of GROWN_TABLES
  * holds against how many its statistics say, and ANALYZEs those that have more than doubled (and grown by at least
  * LOOK_EVERY rows) since. ANALYZE also makes the server plan the foreign-key checks again, on the new figures.
- * A table never analyzed is left to autovacuum: the planner then reads the table's current size itself. A store that
- * does not answer here is left as it is: the publications are already committed, and the next one meets the outage.
+ * A table never analyzed is left to autovacuum: the planner then reads the table's current size itself; so is one this
+ * role does not own (ANALYZE would only warn). A store that does not answer here, or a table whose lock is not had
+ * within a second, is left as it is: the publications are already committed, and the next look tries again.
  * SQLite plans from the schema and its indexes alone: nothing to do.
  */
 export async function keepPlannerStatistics(store: Store, published: number): Promise<string[]> {
@@ -31,17 +32,24 @@ export async function keepPlannerStatistics(store: Store, published: number): Pr
   }
   counted.set(store, 0);
   try {
+    // The tables as the store's statements name them (through search_path), and only those this role may analyze.
     const { rows } = await sql<{ table: string; known: number; live: number }>`
       select c.relname as "table", c.reltuples::float8 as known, s.n_live_tup::float8 as live
       from pg_class c join pg_stat_user_tables s on s.relid = c.oid
-      where c.relnamespace = current_schema()::regnamespace and c.relname in (${sql.join([...GROWN_TABLES])})`.execute(
-      store.db,
-    );
+      where c.oid in (select to_regclass(t) from unnest(array[${sql.join([...GROWN_TABLES])}]::text[]) as t)
+        and pg_has_role(c.relowner, 'USAGE')`.execute(store.db);
     const stale = rows
       .filter((r) => r.known >= 0 && r.live > 2 * r.known && r.live - r.known >= LOOK_EVERY)
       .map((r) => r.table)
       .sort();
-    if (stale.length > 0) await sql`analyze ${sql.join(stale.map((t) => sql.table(t)))}`.execute(store.db);
+    if (stale.length > 0) {
+      // A VACUUM or another instance's ANALYZE of the same table holds its lock: this look gives up after a second
+      // rather than hold the run back; the next look tries again.
+      await store.db.transaction().execute(async (tx) => {
+        await sql`set local lock_timeout = '1s'`.execute(tx);
+        await sql`analyze ${sql.join(stale.map((t) => sql.table(t)))}`.execute(tx);
+      });
+    }
     return stale;
   } catch {
     return [];

@@ -400,6 +400,16 @@ describe('RememberedForms: the forms of large answers, by their bytes', () => {
     expect(memo.compressions).toBe(2);
   });
 
+  it('keeps a small form zlib hands as a slice of a larger chunk on its own, so the bound counts what is held', () => {
+    const memo = new RememberedForms();
+    const chunk = Buffer.alloc(16 * 1024, 0x41);
+    memo.set(body('a'), 'br', chunk.subarray(0, 10));
+    const kept = memo.get(body('a'), 'br') as Buffer;
+    expect(kept.toString()).toBe('AAAAAAAAAA');
+    expect(kept.buffer.byteLength).toBe(10);
+    expect(memo.size).toBe(100_000 + 10);
+  });
+
   it('keeps a copy of the bytes: a body changed after it was remembered is not served the old form', () => {
     const memo = new RememberedForms();
     const a = body('a');
