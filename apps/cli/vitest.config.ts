@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     // Set-up hooks start real processes (seed, serve): on a loaded machine that takes more than the 10 s default.
     hookTimeout: 120_000,
+    // Lets the worker's event loop turn between tests (test/setup.ts).
+    setupFiles: ['test/setup.ts'],
     reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
   },
 });
