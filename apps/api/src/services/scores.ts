@@ -76,14 +76,16 @@ export async function currentIndicatorsPage(
     asOf?: string | undefined;
     fields?: readonly string[] | undefined;
   },
-): Promise<{ data: Buffer[]; nextCursor: string | null }> {
+): Promise<{ data: Buffer[]; nextCursor: string | null; kept?: ServedPage }> {
   const asOf = input.asOf === undefined ? undefined : pastInstant(ctx, input.asOf);
   const after = decodeNameCursor(input.cursor, asOf);
   const page = asOf === undefined ? await keptPage(ctx, input.plannerType, after, input.limit) : undefined;
   const { rows, nextCursor } =
     page ?? (await readPage(ctx, { plannerType: input.plannerType, after, limit: input.limit, asOf }));
-  const fields = input.fields === undefined ? undefined : new Set(input.fields);
-  return { data: rows.map((r) => (fields ? Buffer.from(r.select(fields)) : r.bytes)), nextCursor };
+  if (input.fields === undefined)
+    return { data: rows.map((r) => r.bytes), nextCursor, ...(page ? { kept: page } : {}) };
+  const fields = new Set(input.fields);
+  return { data: rows.map((r) => Buffer.from(r.select(fields))), nextCursor };
 }
 
 /** A page of the list now, as kept for this publication version, else read and kept. */

@@ -6,7 +6,7 @@ import { namePosition, pageOf } from '../../src/services/paging.js';
 import { withdrawProvider } from '../../src/services/providers.js';
 import { approveRatingActions, proposeOutlook, proposeWatch } from '../../src/services/rating-actions.js';
 import { servedIndicatorJson } from '../../src/services/served.js';
-import { ServedIndicators, ServedRow } from '../../src/services/served-indicators.js';
+import { assembledPage, ServedIndicators, ServedRow } from '../../src/services/served-indicators.js';
 import { findCurrent, findInForce, listCurrent } from '../../src/store/repositories/providers.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
@@ -251,8 +251,9 @@ describe('served indicators kept within their budget of bytes', () => {
     expect(kept.row('a')?.bytes.length).toBe(40);
     kept.keepRow('1', 'c', row(40)); // 120 bytes: the first kept goes
     expect([kept.row('a'), kept.row('b'), kept.row('c')].map((r) => r?.bytes.length)).toEqual([undefined, 40, 40]);
-    kept.keepPage('1', 'p', { rows: [row(30), row(30)], nextCursor: null });
-    kept.keepPage('1', 'q', { rows: [row(50)], nextCursor: 'x' }); // 110 bytes of pages: p goes
+    // A page counts twice its rows: once for them, once for its answer assembled from them.
+    kept.keepPage('1', 'p', { rows: [row(15), row(15)], nextCursor: null });
+    kept.keepPage('1', 'q', { rows: [row(25)], nextCursor: 'x' }); // 110 bytes of pages: p goes
     expect(kept.page('p')).toBeUndefined();
     expect(kept.page('q')?.nextCursor).toBe('x');
     // A row read under a version the store has moved past is not kept; a new version drops every entry.
@@ -265,5 +266,25 @@ describe('served indicators kept within their budget of bytes', () => {
     expect(kept.row('e')).toBeUndefined();
     kept.keepRow('2', 'e', row(10));
     expect(kept.row('e')?.bytes.length).toBe(10);
+  });
+});
+
+describe('a kept page answered whole', () => {
+  it('is spliced once for its envelope, and again when the part after its rows changes', () => {
+    const page = { rows: [new ServedRow(Buffer.from('{"a":1}'))], nextCursor: null };
+    let splices = 0;
+    const splice = (tail: string) => () => {
+      splices++;
+      return Buffer.from(`{"data":[{"a":1}${tail}`);
+    };
+    const first = assembledPage(page, '],"v":"1"}', splice('],"v":"1"}'));
+    expect(assembledPage(page, '],"v":"1"}', splice('],"v":"1"}'))).toBe(first);
+    expect(splices).toBe(1);
+    const other = assembledPage(page, '],"v":"2"}', splice('],"v":"2"}'));
+    expect(other.toString()).toBe('{"data":[{"a":1}],"v":"2"}');
+    expect(splices).toBe(2);
+    // Another page object (the same key read again after a publication) is spliced afresh.
+    assembledPage({ ...page }, '],"v":"2"}', splice('],"v":"2"}'));
+    expect(splices).toBe(3);
   });
 });
