@@ -65,7 +65,8 @@ export async function servedIndicator(
  * A page of indicators in force by name, after the `cursor` of the previous page: each as served (JSON bytes, or
  * with `fields` only those top-level fields), and the cursor of the next page (null on the last). With `asOf` (an
  * `as_of` value), those in force at that instant as they were published then; its cursors hold the instant and
- * serve no other. Pages of the list now are kept for the publication version (decision 0036).
+ * serve no other. Pages of the list now are kept for the publication version (decision 0036); `kept` is the kept
+ * page itself when every field is asked for, so its whole answer can be kept with it (decision 0043).
  */
 export async function currentIndicatorsPage(
   ctx: ServiceContext,
