@@ -49,6 +49,9 @@ export function buildPackage(document: unknown, framework: Framework): Computati
   return packageOf(c, identify(c));
 }
 
+type Result = ComputationPackage['result'];
+type Written = Result['criterion_scores'][number];
+
 /** What serialising a package built here can reuse: the canonical texts hashed into it. */
 interface KnownParts {
   inputs: string;
@@ -90,7 +93,7 @@ export function packageOf(
     inputs_sha256: identity.inputsSha256,
     evaluation_date: c.document.evaluation_date,
     risk_indicator_id: identity.riskIndicatorId,
-    steps: stepsOf(c, text),
+    steps: stepsOf(c, text, result),
     result,
     result_sha256: sha256Hex(resultCanonical),
   };
@@ -100,10 +103,16 @@ export function packageOf(
   return pkg;
 }
 
-function stepsOf(c: Computation, fixed: Figure<string>): ComputationPackage['steps'] {
+/**
+ * The steps, with the figures the result already wrote (each criterion's points, contribution and freshness, the
+ * final score, the confidence, the points to the next band) taken from it: the same `fixed` of the same decimals,
+ * in the same order (both follow `c.criteria`), written once.
+ */
+function stepsOf(c: Computation, fixed: Figure<string>, result: Result): ComputationPackage['steps'] {
   const caps = compile(c.framework.definition).caps;
+  const written = result.criterion_scores;
   return {
-    criteria: c.criteria.map((s) => ({
+    criteria: c.criteria.map((s, i) => ({
       criterion_id: s.criterion.id,
       input_key: s.criterion.input_key,
       input_value: s.item ? s.item.value : null,
@@ -111,10 +120,10 @@ function stepsOf(c: Computation, fixed: Figure<string>): ComputationPackage['ste
       missing: s.item === null,
       as_of: s.item ? s.item.as_of : null,
       age_days: s.ageDays,
-      freshness: fixed(s.freshness, PLACES.freshness),
-      points: fixed(s.points, PLACES.points),
+      freshness: (written[i] as Written).freshness,
+      points: (written[i] as Written).points,
       weight: s.criterion.weight,
-      contribution: fixed(s.contribution, PLACES.contribution),
+      contribution: (written[i] as Written).contribution,
     })),
     uncapped: fixed(c.uncapped, PLACES.contribution),
     hard_caps: c.caps.map((cap) => ({
@@ -128,11 +137,11 @@ function stepsOf(c: Computation, fixed: Figure<string>): ComputationPackage['ste
       point_impact: fixed(cap.pointImpact, PLACES.score),
     })),
     capped: fixed(c.capped, PLACES.contribution),
-    final_score: fixed(c.finalScore, PLACES.score),
+    final_score: result.final_score,
     risk_band: c.band.band,
     next_band: c.band.next ? c.band.next.band : null,
-    points_to_next_band: c.band.next ? fixed(c.band.next.pointsTo, PLACES.score) : null,
-    confidence: fixed(c.confidence, PLACES.confidence),
+    points_to_next_band: c.band.next ? (result.svc_decision_object.points_to_next_band as string) : null,
+    confidence: result.confidence,
     publishable: c.publishable,
   };
 }
