@@ -112,19 +112,22 @@ function stepsOf(c: Computation, fixed: Figure<string>, result: Result): Computa
   const caps = compile(c.framework.definition).caps;
   const written = result.criterion_scores;
   return {
-    criteria: c.criteria.map((s, i) => ({
-      criterion_id: s.criterion.id,
-      input_key: s.criterion.input_key,
-      input_value: s.item ? s.item.value : null,
-      derived: s.derived ? { name: s.derived.name, value: s.derived.value.toFixed() } : null,
-      missing: s.item === null,
-      as_of: s.item ? s.item.as_of : null,
-      age_days: s.ageDays,
-      freshness: (written[i] as Written).freshness,
-      points: (written[i] as Written).points,
-      weight: s.criterion.weight,
-      contribution: (written[i] as Written).contribution,
-    })),
+    criteria: c.criteria.map((s, i) => {
+      const { freshness, points, contribution } = written[i] as Written;
+      return {
+        criterion_id: s.criterion.id,
+        input_key: s.criterion.input_key,
+        input_value: s.item ? s.item.value : null,
+        derived: s.derived ? { name: s.derived.name, value: s.derived.value.toFixed() } : null,
+        missing: s.item === null,
+        as_of: s.item ? s.item.as_of : null,
+        age_days: s.ageDays,
+        freshness,
+        points,
+        weight: s.criterion.weight,
+        contribution,
+      };
+    }),
     uncapped: fixed(c.uncapped, PLACES.contribution),
     hard_caps: c.caps.map((cap) => ({
       cap_id: cap.cap.id,
