@@ -1,5 +1,5 @@
-// Where a route's time goes: `tsx bench/profile.ts [route] [sqlite|postgres] [seconds]` from apps/api, after
-// the build. Builds a 100-provider data set, runs the service under `--cpu-prof` (Redis for the limiter on
+// Where a route's time goes: `tsx bench/profile.ts [route] [sqlite|postgres] [seconds] [providers]` from apps/api,
+// after the build. Builds a data set of 100 providers (or as many as asked), runs the service under `--cpu-prof` (Redis for the limiter on
 // PostgreSQL), drives the route at its maximum, and prints the functions with the most time of their own and
 // the most time beneath them. The profile stays in the folder printed, for Chrome DevTools or speedscope.
 // Routes: public, detail, list, mcp; or `node` and `express` for the bare servers answering the public bytes.
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { Dataset, providerId, providerName } from './dataset.js';
 import { at, type BareKind, serviceRoutes, startBare, startLoadGenerator, startService } from './harness.js';
 
-const [route = 'detail', engine = 'sqlite', seconds = '10'] = process.argv.slice(2);
+const [route = 'detail', engine = 'sqlite', seconds = '10', providersText = '100'] = process.argv.slice(2);
+const PROVIDERS = Number(providersText);
 const ROUTES: Record<string, number> = { public: 0, detail: 1, list: 2, mcp: 3 };
 if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown engine ${engine}`);
 const bare = route === 'node' || route === 'express';
@@ -22,13 +23,16 @@ const dataset = await Dataset.create(engine);
 let answers = 0;
 const load = startLoadGenerator();
 try {
-  await dataset.publishTo(100);
+  await dataset.publishTo(PROVIDERS);
   const bytesFile = join(dir, 'public.json');
   if (bare) writeFileSync(bytesFile, await dataset.publicBytes());
   const service = bare
     ? await startBare(route as BareKind, bytesFile, { profileDir: dir })
     : await startService(dataset.location, { redis: engine === 'postgres', profileDir: dir });
-  const providers = Array.from({ length: 100 }, (_, i) => ({ id: providerId(i + 1), name: providerName(i + 1) }));
+  const providers = Array.from({ length: Math.min(PROVIDERS, 1024) }, (_, i) => ({
+    id: providerId(i + 1),
+    name: providerName(i + 1),
+  }));
   const { requests } = at(serviceRoutes({ providers, keys: dataset.keys }), routeAt);
   const drive = (durationS: number) =>
     load.run({ mode: 'max', url: service.url, connections: 10, warmupS: 0, durationS, requests });

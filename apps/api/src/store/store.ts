@@ -81,7 +81,9 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
     if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true });
     const database = new SQLite(location.file, { timeout: timeoutMs });
     database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = NORMAL');
+    // A commit returns once the WAL is on disk (decision 0044): under NORMAL a power loss could take publications,
+    // audit entries and outbox rows that were committed, and whose events may already have been delivered.
+    database.pragma('synchronous = FULL');
     database.pragma('foreign_keys = ON');
     // The one connection's page cache: 64 MiB instead of SQLite's 2 MiB, so the index pages of a large store
     // (10,000 providers, 1,000,000 history rows, 100,000 keys) stay in memory rather than being read again.

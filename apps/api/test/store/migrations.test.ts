@@ -469,11 +469,14 @@ describe.each(engines)('migrations on %s', (engine) => {
     },
   );
 
-  it.runIf(engine === 'sqlite')('SQLite runs in WAL mode with foreign keys enforced', async () => {
+  it.runIf(engine === 'sqlite')('SQLite runs in WAL mode, each commit synced, foreign keys enforced', async () => {
     const store = open(await place());
     await migrateBesideOtherTests(store);
     const { rows: mode } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
     expect(mode).toEqual([{ journal_mode: 'wal' }]);
+    // FULL (2): the WAL is synced at every commit, not only at a checkpoint (decision 0044).
+    const { rows: synchronous } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+    expect(synchronous).toEqual([{ synchronous: 2 }]);
     const { rows: fk } = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(store.db);
     expect(fk).toEqual([{ foreign_keys: 1 }]);
   });
