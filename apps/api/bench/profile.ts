@@ -1,7 +1,8 @@
 // Where a route's time goes: `tsx bench/profile.ts [route] [sqlite|postgres] [seconds] [providers]` from apps/api,
-// after the build. Builds a data set of 100 providers (or as many as asked), runs the service under `--cpu-prof` (Redis for the limiter on
-// PostgreSQL), drives the route at its maximum, and prints the functions with the most time of their own and
-// the most time beneath them. The profile stays in the folder printed, for Chrome DevTools or speedscope.
+// after the build. Builds a data set of 100 providers (or as many as asked: 10000 for the large store's routes),
+// runs the service under `--cpu-prof` (Redis for the limiter on PostgreSQL), drives the route at its maximum, and
+// prints the functions with the most time of their own and the most time beneath them. The profile stays in the
+// folder printed, for Chrome DevTools or speedscope.
 // Routes: public, detail, list, mcp; or `node` and `express` for the bare servers answering the public bytes.
 
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,8 @@ import { at, type BareKind, serviceRoutes, startBare, startLoadGenerator, startS
 
 const [route = 'detail', engine = 'sqlite', seconds = '10', providersText = '100'] = process.argv.slice(2);
 const PROVIDERS = Number(providersText);
+if (!Number.isInteger(PROVIDERS) || PROVIDERS < 1)
+  throw new Error(`providers must be a whole number from 1: ${providersText}`);
 const ROUTES: Record<string, number> = { public: 0, detail: 1, list: 2, mcp: 3 };
 if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown engine ${engine}`);
 const bare = route === 'node' || route === 'express';
