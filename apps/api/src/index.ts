@@ -103,7 +103,7 @@ export {
   reviewAllPending,
   showPending,
 } from './services/review.js';
-export { loadMasterKey, type SecretBox, secretBox } from './services/secrets.js';
+export { loadMasterKey, MasterKeyError, type SecretBox, secretBox } from './services/secrets.js';
 export { type StandaloneOptions, standaloneContext } from './services/services.js';
 export {
   generateSigner,

@@ -123,11 +123,16 @@ export function masterSecretBox(ops: Operations): SecretBox {
   try {
     return api.secretBox(api.loadMasterKey(config.masterKey, config.dataDir));
   } catch (error) {
-    const where = config.masterKey ? 'SVC_MASTER_KEY' : `${config.dataDir}/master.key`;
-    throw new CliError('master_key_unusable', `cannot use the master key (${where}): ${messageOf(error)}`, {
-      cause: error,
-    });
+    throw masterKeyUnusable(config, error);
   }
+}
+
+/** A failure to read or make the master key, as the CLI reports it (the key's place named, never the key). */
+function masterKeyUnusable(config: Config, error: unknown): CliError {
+  const where = config.masterKey ? 'SVC_MASTER_KEY' : `${config.dataDir}/master.key`;
+  return new CliError('master_key_unusable', `cannot use the master key (${where}): ${messageOf(error)}`, {
+    cause: error,
+  });
 }
 
 /** "SQLite store data/svc.db" or "PostgreSQL store db.example:5432/svc", never a password. */
@@ -150,6 +155,7 @@ export function explain(api: Api, error: unknown, config?: Config): unknown {
     return new CliError(cliCodeOf(error.code), error.message, { problems, cause: error });
   }
   if (config && api.isStoreUnavailable(error)) return storeUnavailable(config, error);
+  if (config && error instanceof api.MasterKeyError) return masterKeyUnusable(config, error);
   return error;
 }
 

@@ -1,5 +1,7 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import {
   ChangelogResponseSchema,
   IssuancesResponseSchema,
@@ -207,6 +209,19 @@ describe('svc serve', () => {
     const run = svcIn({ ...(await embedded()), PORT: 'abc' }, 'serve');
     expect(run.status).toBe(2);
     expect(run.stderr).toBe('error: invalid configuration: PORT: must be a port number\n');
+  });
+
+  it('a key file that does not hold a key stops it before it starts: exit 2, naming the file, the file left as it is', async () => {
+    const vars = await embedded();
+    const file = join(vars.SVC_DATA_DIR, 'master.key');
+    mkdirSync(vars.SVC_DATA_DIR, { recursive: true });
+    writeFileSync(file, 'ab'.repeat(20), { mode: 0o600 });
+    const run = svcIn(vars, 'serve', '--port', '0');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(
+      `error: cannot use the master key (${file}): the key file ${file} does not hold a key (64 hex digits; it holds 40 characters): restore it from its backup, or set SVC_MASTER_KEY to the key\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe('ab'.repeat(20));
   });
 });
 

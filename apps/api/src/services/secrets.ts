@@ -1,5 +1,16 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -14,8 +25,13 @@ export interface SecretBox {
 
 const VERSION = 'v1';
 
+/** The master key cannot be used: a configured key of the wrong length, or a key file that does not hold a key. */
+export class MasterKeyError extends Error {
+  override readonly name = 'MasterKeyError';
+}
+
 export function secretBox(key: Buffer): SecretBox {
-  if (key.length !== 32) throw new Error('the master key must be 32 bytes');
+  if (key.length !== 32) throw new MasterKeyError('the master key must be 32 bytes');
   return {
     seal(plaintext) {
       const iv = randomBytes(12);
@@ -40,10 +56,56 @@ export function loadMasterKey(configured: string | null, dataDir: string): Buffe
   if (configured)
     return /^[0-9a-fA-F]{64}$/.test(configured) ? Buffer.from(configured, 'hex') : Buffer.from(configured, 'base64');
   const file = join(dataDir, 'master.key');
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-  }
+  if (!existsSync(file)) createKeyFile(file, dataDir);
   chmodSync(file, 0o600);
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  const text = readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(text)) {
+    throw new MasterKeyError(
+      `the key file ${file} does not hold a key (64 hex digits; it holds ${text.length} characters): restore it from ` +
+        'its backup, or set SVC_MASTER_KEY to the key',
+    );
+  }
+  return Buffer.from(text, 'hex');
+}
+
+/**
+ * Creates the key file whole and on disk before any secret is sealed under it (decision 0044): the key is written to a
+ * file of its own and synced, then linked into place, and the folder synced so that the name survives a power loss
+ * with the store's commits. A link never replaces a file, so two processes starting at once both use the key that
+ * was linked first, and no process ever reads a key file half written.
+ */
+function createKeyFile(file: string, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const written = join(dir, `.master.key.${process.pid}.${randomBytes(6).toString('hex')}`);
+  const fd = openSync(written, 'wx', 0o600);
+  try {
+    writeSync(fd, randomBytes(32).toString('hex'));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(written, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(written);
+  }
+  syncFolder(dir);
+}
+
+/** Syncs a folder's entries to disk, where the platform can (Windows cannot open a folder to sync it). */
+function syncFolder(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch (error) {
+    if (process.platform === 'win32') return;
+    throw error;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
