@@ -72,26 +72,47 @@ export function loadMasterKey(configured: string | null, dataDir: string): Buffe
  * Creates the key file whole and on disk before any secret is sealed under it (decision 0044): the key is written to a
  * file of its own and synced, then linked into place, and the folder synced so that the name survives a power loss
  * with the store's commits. A link never replaces a file, so two processes starting at once both use the key that
- * was linked first, and no process ever reads a key file half written.
+ * was linked first, and no process ever reads a key file half written. On a filesystem without hard links the key
+ * file is written in place (`wx`) and synced.
  */
 function createKeyFile(file: string, dir: string): void {
   mkdirSync(dir, { recursive: true });
+  const key = randomBytes(32).toString('hex');
   const written = join(dir, `.master.key.${process.pid}.${randomBytes(6).toString('hex')}`);
-  const fd = openSync(written, 'wx', 0o600);
-  try {
-    writeSync(fd, randomBytes(32).toString('hex'));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeSynced(written, key);
   try {
     linkSync(written, file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // EEXIST: another process made the key file first, and that key is the one to use.
+    if (codeOf(error) === 'EEXIST') return;
+    if (!NO_HARD_LINKS.has(codeOf(error))) throw error;
+    try {
+      writeSynced(file, key);
+    } catch (inPlace) {
+      if (codeOf(inPlace) !== 'EEXIST') throw inPlace;
+    }
   } finally {
     unlinkSync(written);
   }
   syncFolder(dir);
+}
+
+/** What linkSync fails with on a filesystem without hard links (some network and removable-media filesystems). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? '';
+
+/** Creates a file holding this text only (it must not exist), mode 0600, synced to disk; removed if that fails. */
+function writeSynced(path: string, text: string): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(path);
+    throw error;
+  }
+  closeSync(fd);
 }
 
 /** Syncs a folder's entries to disk, where the platform can (Windows cannot open a folder to sync it). */
