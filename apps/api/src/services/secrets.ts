@@ -51,15 +51,17 @@ export function secretBox(key: Buffer): SecretBox {
   };
 }
 
+/** A key written as text: 64 hex digits, in SVC_MASTER_KEY (where base64 is also taken) and in the key file. */
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+
 /** The master key from its configured text (64 hex digits or base64), or from the key file, created on first use. */
 export function loadMasterKey(configured: string | null, dataDir: string): Buffer {
-  if (configured)
-    return /^[0-9a-fA-F]{64}$/.test(configured) ? Buffer.from(configured, 'hex') : Buffer.from(configured, 'base64');
+  if (configured) return HEX_KEY.test(configured) ? Buffer.from(configured, 'hex') : Buffer.from(configured, 'base64');
   const file = join(dataDir, 'master.key');
   if (!existsSync(file)) createKeyFile(file, dataDir);
   chmodSync(file, 0o600);
   const text = readFileSync(file, 'utf8').trim();
-  if (!/^[0-9a-fA-F]{64}$/.test(text)) {
+  if (!HEX_KEY.test(text)) {
     throw new MasterKeyError(
       `the key file ${file} does not hold a key (64 hex digits; it holds ${text.length} characters): restore it from ` +
         'its backup, or set SVC_MASTER_KEY to the key',
