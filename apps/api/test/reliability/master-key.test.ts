@@ -37,6 +37,7 @@ describe('the master key file of the embedded default', () => {
     ['cut short', 'ab'.repeat(20)],
     ['not hex', 'zz'.repeat(32)],
     ['too long', 'ab'.repeat(33)],
+    ['64 characters with a NUL and a letter outside ASCII', `${'ab'.repeat(31)}\u0000é`],
   ])('that is %s is refused, naming the file, and left as it is', (_, text) => {
     const dataDir = folder();
     const file = join(dataDir, 'master.key');
