@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../compute/compiled.js';
+import { compile, contributionOf } from '../compute/compiled.js';
 import { confidenceOf, fixedUnits, halfEvenQuotient } from '../compute/freshness.js';
 import { epochDay, isUtcTimestamp } from '../dates.js';
 import {
@@ -156,6 +156,17 @@ describe('decimal shortcuts', () => {
       fc.property(decimalArb, fc.integer({ min: 0, max: 8 }), (d, places) => {
         const expected = d.toDecimalPlaces(places, 6);
         const got = roundTo(d, places);
+        expect([got.toString(), got.isNeg()]).toStrictEqual([expected.toString(), expected.isNeg()]);
+      }),
+    );
+  });
+
+  it('a contribution as one product, points x (weight / 100), is percent(weight x points) at 40 digits', () => {
+    fc.assert(
+      fc.property(decimalArb, fc.integer({ min: 1, max: 100 }), (points, w) => {
+        const weight = dec(w);
+        const expected = percent(weight.times(points));
+        const got = contributionOf({ share: percent(weight) }, points);
         expect([got.toString(), got.isNeg()]).toStrictEqual([expected.toString(), expected.isNeg()]);
       }),
     );

@@ -1,10 +1,17 @@
 import { type CapContext, evaluateCap } from '../compute/caps.js';
-import { type CompiledFramework, compile, oncePerFramework, type PerFramework } from '../compute/compiled.js';
+import {
+  type CompiledCriterion,
+  type CompiledFramework,
+  compile,
+  contributionOf,
+  oncePerFramework,
+  type PerFramework,
+} from '../compute/compiled.js';
 import type { Computation } from '../compute/compute.js';
 import { derive } from '../compute/derived.js';
 import { criterionPoints } from '../compute/scale.js';
 import { daysBetween } from '../dates.js';
-import { type Dec, dec, minOf, percent, r2, sum, ZERO } from '../decimal.js';
+import { type Dec, dec, minOf, r2, sum, ZERO } from '../decimal.js';
 import type {
   CapCondition,
   CriterionDefinition,
@@ -125,7 +132,7 @@ function scorerOf(
     for (const i of moved) {
       const p = pointsOf(compiled, i, doc);
       if (i === own) points = p ?? ZERO;
-      const part = p === null ? ZERO : percent((compiled.criteria[i] as { weight: Dec }).weight.times(p));
+      const part = p === null ? ZERO : contributionOf(compiled.criteria[i] as CompiledCriterion, p);
       if (unmoved === null) parts[i] = part;
       else parts.push(part);
     }

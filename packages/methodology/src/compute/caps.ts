@@ -7,6 +7,7 @@ import type { InputValue } from '../inputs/document.js';
 export interface Operand {
   operand: string;
   kind: 'input' | 'derived' | 'age';
+  /** An age is its whole number of days. */
   value: InputValue | Dec | null;
 }
 
@@ -49,7 +50,7 @@ function holds(cond: CapCondition, ctx: CapContext, operands: Operand[]): Outcom
     case 'stale': {
       const stale = cond.criteria.map((id) => {
         const age = ctx.ageOf(id);
-        operands.push({ operand: `${id}.age_days`, kind: 'age', value: age === null ? null : dec(age) });
+        operands.push({ operand: `${id}.age_days`, kind: 'age', value: age });
         return age !== null && age > cond.age_days_over;
       });
       return { holds: stale.some(Boolean), readsMissing: false };

@@ -6,6 +6,8 @@ import { PLACES } from '../places.js';
 export interface CompiledCriterion {
   definition: CriterionDefinition;
   weight: Dec;
+  /** weight / 100, exact (an integer weight): a contribution is points x share (contributionOf). */
+  share: Dec;
   /** Linear anchors (x, points), or null for a table. */
   anchors: (readonly [Dec, Dec])[] | null;
   /** For each anchor after the first, (x - previous x, points - previous points): exact, so computed once. */
@@ -21,6 +23,8 @@ export interface CompiledCriterion {
 
 export interface CompiledFramework {
   criteria: CompiledCriterion[];
+  /** The indexes in `criteria` of each module's criteria, in framework order; modules in framework order. */
+  moduleCriteria: number[][];
   caps: Map<string, Dec>;
   bands: { band: string; min: Dec }[];
   decay: Dec;
@@ -61,16 +65,19 @@ export function compile(fw: FrameworkDefinition): CompiledFramework {
       criteria: fw.criteria.map((c) => {
         const anchors = c.scale.kind === 'linear' ? c.scale.anchors.map(([x, p]) => [dec(x), dec(p)] as const) : null;
         const weight = dec(c.weight);
+        const share = percent(weight);
         const table = c.scale.kind === 'table' ? new Map(c.scale.entries.map(([v, p]) => [v, dec(p)])) : null;
         return {
           definition: c,
           weight,
+          share,
           anchors,
           spans: anchors === null ? null : spansOf(anchors),
           table,
-          parts: new Map([...(table?.values() ?? [])].map((points) => [points, partsOf(weight, points)])),
+          parts: new Map([...(table?.values() ?? [])].map((points) => [points, partsOf({ weight, share }, points)])),
         };
       }),
+      moduleCriteria: fw.modules.map((m) => fw.criteria.flatMap((c, i) => (c.module_id === m.id ? [i] : []))),
       caps: new Map(fw.hard_caps.map((cap) => [cap.id, dec(cap.cap)])),
       bands: fw.bands.map((b) => ({ band: b.band, min: dec(b.min) })),
       decay,
@@ -103,11 +110,21 @@ export function decayedAt(decay: Dec, daysPastFull: number, span: number): Dec {
   return r4(ONE.minus(decay.times(daysPastFull).div(span)));
 }
 
-/** A criterion's contribution, weight x points / 100, and its shortfall, weight x (100 - points) / 100. */
-export function partsOf(weight: Dec, points: Dec): { contribution: Dec; shortfall: Dec } {
-  const contribution = percent(weight.times(points));
+/**
+ * A criterion's contribution, weight x points / 100 (methodology section 4: the product rounded to the engine's 40
+ * digits, then divided by 100, which is exact), as one product: points x (weight / 100), where weight / 100 is exact.
+ * Both are the exact product correctly rounded to 40 significant digits and moved two places, since rounding to
+ * significant digits does not depend on where the point is. The property suite holds it to the two steps.
+ */
+export function contributionOf(criterion: { share: Dec }, points: Dec): Dec {
+  return points.times(criterion.share);
+}
+
+/** A criterion's contribution and its shortfall, weight x (100 - points) / 100. */
+export function partsOf(criterion: { weight: Dec; share: Dec }, points: Dec): { contribution: Dec; shortfall: Dec } {
+  const contribution = contributionOf(criterion, points);
   // weight x (100 - points) / 100 = weight - contribution: every term is exact (points has 4 places).
-  return { contribution, shortfall: weight.minus(contribution) };
+  return { contribution, shortfall: criterion.weight.minus(contribution) };
 }
 
 /** The freshness factors in units of 10^-4 (CompiledFramework.freshnessUnits). */

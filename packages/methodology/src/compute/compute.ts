@@ -39,6 +39,8 @@ export interface Computation {
   framework: Framework;
   document: InputsDocument;
   criteria: CriterionStep[];
+  /** Each module's score, the sum of its criteria's contributions, in framework order. */
+  moduleScores: Dec[];
   uncapped: Dec;
   caps: CapStep[];
   capped: Dec;
@@ -54,7 +56,12 @@ export function compute(document: InputsDocument, framework: Framework): Computa
   const compiled = compile(fw);
   const read = readerOf(document);
   const criteria = compiled.criteria.map((c) => criterionStep(c, document, fw, compiled, read));
-  const uncapped = sum(criteria.map((c) => c.contribution));
+  const moduleScores = compiled.moduleCriteria.map((indexes) =>
+    sum(indexes.map((i) => (criteria[i] as CriterionStep).contribution)),
+  );
+  // With exact sums (CompiledFramework.exactSums) any order of adding gives the same value: the modules' scores
+  // add up to the sum in framework order, at a fifth of the additions.
+  const uncapped = compiled.exactSums ? sum(moduleScores) : sum(criteria.map((c) => c.contribution));
   const caps = evaluateCaps(fw, compiled, document, criteria, uncapped, read);
   const fired = caps.filter((c) => c.fired).map((c) => compiled.caps.get(c.cap.id) as Dec);
   const capped = minOf(uncapped, fired);
@@ -64,6 +71,7 @@ export function compute(document: InputsDocument, framework: Framework): Computa
     framework,
     document,
     criteria,
+    moduleScores,
     uncapped,
     caps,
     capped,
@@ -141,7 +149,7 @@ function criterionStep(
   const points = criterionPoints(compiled, x);
   const ageDays = daysBetween(item.as_of, doc.evaluation_date);
   // A table's points are its own decimals, whose parts were computed once.
-  const { contribution, shortfall } = compiled.parts.get(points) ?? partsOf(weight, points);
+  const { contribution, shortfall } = compiled.parts.get(points) ?? partsOf(compiled, points);
   return {
     criterion,
     item,

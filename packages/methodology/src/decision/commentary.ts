@@ -1,5 +1,6 @@
+import { compile } from '../compute/compiled.js';
 import type { Computation, CriterionStep } from '../compute/compute.js';
-import { compare, type Dec, sum } from '../decimal.js';
+import { compare, type Dec } from '../decimal.js';
 import type { FrameworkDefinition } from '../framework/schema.js';
 import { fill } from './templates.js';
 
@@ -43,9 +44,10 @@ export function commentOn(c: Computation): Commentary {
     },
     fw,
   );
-  const modules = fw.modules.map((m) => {
-    const steps = c.criteria.filter((s) => s.criterion.module_id === m.id);
-    const score = sum(steps.map((s) => s.contribution));
+  const { moduleCriteria } = compile(fw);
+  const modules = fw.modules.map((m, i) => {
+    const steps = (moduleCriteria[i] as number[]).map((k) => c.criteria[k] as CriterionStep);
+    const score = c.moduleScores[i] as Dec;
     return { moduleId: m.id, label: m.label, score, max: m.weight, text: moduleText(m, score, steps, fw) };
   });
   return { overview, modules };

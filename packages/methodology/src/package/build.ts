@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex } from '../canonical/canonical-json.js';
 import type { Operand } from '../compute/caps.js';
 import { compile } from '../compute/compiled.js';
 import type { Computation } from '../compute/compute.js';
-import { type Dec, toNumber } from '../decimal.js';
+import type { Dec } from '../decimal.js';
 import { ENGINE } from '../engine.js';
 import type { Framework } from '../framework/schema.js';
 import {
@@ -175,6 +175,6 @@ function freezeAll(values: readonly (object | null)[]): void {
 function operandValue(o: Operand, doc: InputsDocument): InputValue | string | number | null {
   if (o.value === null) return null;
   if (o.kind === 'input') return (doc.inputs[o.operand] as { value: InputValue }).value;
-  if (o.kind === 'age') return toNumber(o.value as Dec);
+  if (o.kind === 'age') return o.value as number;
   return (o.value as Dec).toFixed();
 }
