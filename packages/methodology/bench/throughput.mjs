@@ -3,6 +3,8 @@
 import { hash } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { alternate, BEFORE_17, engineBefore17, ISSUE_SECONDS } from './before-17.mjs';
 import { documentTexts, SEED } from './documents.mjs';
 
 const engine = await import(new URL('../dist/index.js', import.meta.url).href);
@@ -86,3 +88,24 @@ console.log(
     full < GOAL_SECONDS ? 'met' : 'NOT MET'
   } |`,
 );
+
+// The same target as the issue's ratio, in one run: this build's time over the build before issue 17 (before-17.mjs).
+const BEFORE_DOCUMENTS = 2_000;
+const BEFORE_ROUNDS = 7;
+const goalRatio = ISSUE_SECONDS.goal / ISSUE_SECONDS.before;
+const before = await engineBefore17();
+if (before.entry === null) {
+  console.log(`| the same, as a ratio to the build before issue 17 | not measured: ${before.why} | |`);
+} else {
+  const thisEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+  const { ratio, perDocument, same } = await alternate([before.entry, thisEntry], BEFORE_DOCUMENTS, BEFORE_ROUNDS);
+  if (!same) throw new Error(`the build ${BEFORE_17.slice(0, 7)} wrote other package bytes for a document`);
+  console.log(
+    `| the same, as the issue's ratio: this build's time over the build before issue 17 (\`${BEFORE_17.slice(0, 7)}\`), under ${goalRatio.toFixed(3)} (1 s of its ${ISSUE_SECONDS.before} s) | ${ratio.toFixed(3)} (≈ ${(ratio * ISSUE_SECONDS.before).toFixed(2)} s on the issue's machine) | ${
+      ratio < goalRatio ? 'met' : 'NOT MET'
+    } |`,
+  );
+  console.log(
+    `\nThe build before issue 17 against this one: ${BEFORE_DOCUMENTS} of the documents, each build in a worker thread of its own, ${BEFORE_ROUNDS} rounds of a pass each taking turns: the median of the rounds' ratios; CPU µs a document (median) ${(perDocument[0] * 1e6).toFixed(1)} and ${(perDocument[1] * 1e6).toFixed(1)}; both wrote the same package bytes for every document.`,
+  );
+}
