@@ -14,13 +14,16 @@ const essenceOf = (type: string | undefined) => (type ?? '').split(';')[0]?.trim
 
 /**
  * Everything wrong with an answer (empty when it is right). `op` is the operation that answered the request;
- * undefined when no operation's path matches, where only a 404 or 405 problem is right.
+ * undefined when no operation's path matches, where only a 404 or 405 problem is right, or the transport's 431 for
+ * a request head over 16 KiB, which is refused before any path is read (a long query on an unknown path).
  */
 export function faultsOf(op: Operation | undefined, answer: Answer): string[] {
   const { status } = answer;
   if (status >= 500) return [`a ${status}`, ...problemFaults(answer, undefined)];
   if (!op) {
-    if (status !== 404 && status !== 405) return [`${status} for a path no operation has (want a 404 or 405 problem)`];
+    if (status !== 404 && status !== 405 && status !== 431) {
+      return [`${status} for a path no operation has (want a 404 or 405 problem, or a 431 for a head too large)`];
+    }
     return problemFaults(answer, undefined);
   }
   const media = op.responses.get(status);
