@@ -401,6 +401,19 @@ describe.each(engines)('webhooks over HTTP on %s', (engine) => {
       expect(await list(key)).toEqual([]);
     });
 
+    it('a body nested thousands deep is a 400 that says so, and nothing is stored', async () => {
+      const { key } = await issue();
+      const res = await server().get(WEBHOOKS, {
+        key,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"url": "https://93.184.216.34/hook", "events": ${'['.repeat(30_000)}${']'.repeat(30_000)}}`,
+      });
+      const problem = await expectInvalid(res, ['body']);
+      expect(problem.errors?.[0]?.message).toBe('is not valid JSON: arrays and objects are nested too deeply to read');
+      expect(await list(key)).toEqual([]);
+    });
+
     it('a body that is not application/json is a 415, and nothing is stored', async () => {
       const { key } = await issue();
       const res = await server().get(WEBHOOKS, {

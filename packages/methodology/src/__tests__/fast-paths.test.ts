@@ -14,7 +14,7 @@ import {
   significantDigitsOfText,
 } from '../decimal.js';
 import { buildPackage, canonicalJson, serializePackage, sha256Hex } from '../index.js';
-import { readJson, readJsonExactly } from '../inputs/read-json.js';
+import { JsonSyntaxError, readJson, readJsonExactly } from '../inputs/read-json.js';
 import { DEFINITION, documentArb, FRAMEWORK, SEED } from './arbitraries.js';
 
 /**
@@ -111,9 +111,12 @@ describe('readJson through JSON.parse', () => {
     );
   });
 
-  it('leaves deep nesting to the exact reader', () => {
+  it('leaves deep nesting to the exact reader, which says so in words', () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     expect(outcome(readJson, deep)).toStrictEqual(outcome(readJsonExactly, deep));
+    for (const text of [deep, '['.repeat(100_000), `{"a":${'{"a":'.repeat(50_000)}`]) {
+      expect(() => readJson(text)).toThrow(new JsonSyntaxError('arrays and objects are nested too deeply to read'));
+    }
   });
 });
 

@@ -26,6 +26,9 @@ export function readJsonExactly(text: string): unknown {
       return exact ? value : new TooPreciseNumber(lexeme);
     });
   } catch (error) {
+    // The reader descends one call per level: a text nested thousands deep runs out of stack, which says nothing
+    // to the reader of the message ("Maximum call stack size exceeded"). No document of the service nests so deep.
+    if (error instanceof RangeError) throw new JsonSyntaxError('arrays and objects are nested too deeply to read');
     throw new JsonSyntaxError((error as Error).message);
   }
 }
