@@ -17,6 +17,7 @@ interface Submission {
 }
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
+const UNKNOWN_PROVIDER = '0f0f0f0f-0000-4000-8000-000000000000';
 
 describe('svc inputs', () => {
   it('import FILE --json submits one PENDING submission by the named analyst', async () => {
@@ -136,9 +137,15 @@ describe('svc inputs', () => {
       error: `provider ${WORKED_ID} has no pending submission to approve`,
       code: 'not_found',
     });
-    const unknown = svcIn(vars, 'inputs', 'approve', 'no-such-provider', '--by', 'bob');
+    const unknown = svcIn(vars, 'inputs', 'approve', UNKNOWN_PROVIDER, '--by', 'bob');
     expect(unknown.status).toBe(1);
-    expect(afterOpenModeWarning(unknown.stderr)).toBe('error: no provider no-such-provider\n');
+    expect(afterOpenModeWarning(unknown.stderr)).toBe(`error: no provider ${UNKNOWN_PROVIDER}\n`);
+    // Not a provider id at all: a usage error before any work, naming the argument.
+    const malformed = svcIn(vars, 'inputs', 'approve', 'no-such-provider', '--by', 'bob');
+    expect(malformed.status).toBe(2);
+    expect(malformed.stderr).toBe(
+      "error: command-argument value 'no-such-provider' is invalid for argument 'provider_id'. must be a provider id: a UUID, as svc provider list prints it\n",
+    );
   });
 
   it('a newer submission supersedes the pending one', async () => {

@@ -35,6 +35,7 @@ interface Report {
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
 const MISSING_ID = 'ae1837ad-8a0e-4dfb-aec7-52569069aef3';
+const UNKNOWN_PROVIDER = '0f0f0f0f-0000-4000-8000-000000000000';
 
 /** Submits by alice and approves by bob: the documents' providers have approved inputs. */
 function importAndApprove(vars: Env, path: string): string[] {
@@ -150,9 +151,19 @@ describe('svc publish', () => {
   it('a provider without approved inputs is refused (exit 1)', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-    const run = svcJsonIn<Report>(vars, 'publish', WORKED_ID, 'no-such-provider');
+    const run = svcJsonIn<Report>(vars, 'publish', WORKED_ID, UNKNOWN_PROVIDER);
     expect(run.status).toBe(1);
-    expect(run.json.outcomes.map((o) => o.reason)).toEqual(['no approved inputs', 'no provider no-such-provider']);
+    expect(run.json.outcomes.map((o) => o.reason)).toEqual(['no approved inputs', `no provider ${UNKNOWN_PROVIDER}`]);
+  });
+
+  it('an argument that is not a provider id is bad usage (exit 2), and nothing is published', async () => {
+    const vars = await embedded();
+    importAndApprove(vars, WORKED_EXAMPLE);
+    const run = svcJsonIn(vars, 'publish', WORKED_ID, 'no-such-provider');
+    expect(run.status).toBe(2);
+    expect(run.json).toMatchObject({ code: 'usage' });
+    const providers = svcJsonIn<{ id: string; final_score: number | null }[]>(vars, 'provider', 'list').json;
+    expect(providers.map((p) => [p.id, p.final_score])).toEqual([[WORKED_ID, null]]);
   });
 });
 

@@ -14,6 +14,7 @@ import { asCliError, CliError, type ProblemLine } from '../errors.js';
 import { listJsonFiles, pathKind, readJsonFile } from '../files.js';
 import { type Environment, type Operations, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+import { providerIdArgument, providerIdsArgument } from '../provider-id.js';
 
 interface InputsOptions {
   json?: boolean;
@@ -59,7 +60,7 @@ export function registerInputs(program: Command, env: Environment): void {
       .description(
         "approve each named provider's pending submission (all or none), or with --all-pending every pending one; the approver must not be the submitter",
       )
-      .argument('[provider_id...]', 'the providers whose pending submissions to approve')
+      .argument('[provider_id...]', 'the providers whose pending submissions to approve', providerIdsArgument)
       .option(
         '--all-pending',
         'every pending submission: shows the review (changes, score and band old -> new), asks, approves exactly those shown; those the approver submitted, or that arrived after the review, stay pending (exit 1)',
@@ -84,7 +85,7 @@ export function registerInputs(program: Command, env: Environment): void {
     group
       .command('show')
       .description("a provider's pending submission: who submitted it and when, its inputs SHA-256, then its inputs")
-      .argument('<provider_id>', 'the provider whose pending submission to show'),
+      .argument('<provider_id>', 'the provider whose pending submission to show', providerIdArgument),
   ).action(async (providerId: string, options: InputsOptions) => {
     await showPending(env, providerId, options);
   });
@@ -94,7 +95,7 @@ export function registerInputs(program: Command, env: Environment): void {
       .description(
         "what a provider's pending submission changes against the inputs of its indicator in force: each changed input (old and new value and as_of), then score, band, confidence and hard caps old -> new under the framework in force",
       )
-      .argument('<provider_id>', 'the provider whose pending submission to review'),
+      .argument('<provider_id>', 'the provider whose pending submission to review', providerIdArgument),
   ).action(async (providerId: string, options: InputsOptions) => {
     await diffPending(env, providerId, options);
   });

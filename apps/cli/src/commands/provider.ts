@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+import { providerIdArgument } from '../provider-id.js';
 
 interface ProviderOptions {
   json?: boolean;
@@ -23,7 +24,7 @@ export function registerProvider(program: Command, env: Environment): void {
       .description(
         'withdraw a published provider: it leaves every score list at once and the change feed gets a WITHDRAWN entry; publishing it again reinstates it',
       )
-      .argument('<provider_id>', 'the provider id (a UUID), as provider list prints it')
+      .argument('<provider_id>', 'the provider id (a UUID), as provider list prints it', providerIdArgument)
       .option('--reason <text>', 'why, for the record of this command (1 to 2000 characters)'),
   ).action(async (providerId: string, options: WithdrawOptions) => {
     await withdraw(env, providerId, options);

@@ -5,6 +5,7 @@ import { calendarDate } from '../calendar-date.js';
 import { CliError } from '../errors.js';
 import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+import { providerIdsArgument } from '../provider-id.js';
 
 interface PublishOptions {
   json?: boolean;
@@ -20,7 +21,7 @@ export function registerPublish(program: Command, env: Environment): void {
       .description(
         'score providers from their approved inputs under the current framework and publish the results, each provider whole or untouched (fifty to a transaction)',
       )
-      .argument('[provider_id...]', 'the providers to publish')
+      .argument('[provider_id...]', 'the providers to publish', providerIdsArgument)
       .option('--all', 'every provider with approved inputs')
       .option('--date <YYYY-MM-DD>', "evaluate on this date instead of each document's evaluation_date", calendarDate)
       .option('--dry-run', 'score and report what would happen; write nothing'),

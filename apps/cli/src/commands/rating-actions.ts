@@ -3,6 +3,7 @@ import type { RatingAction } from '@svc/contracts';
 import type { Command } from 'commander';
 import { type Api, type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
+import { providerIdArgument } from '../provider-id.js';
 
 /**
  * The risk team's rating actions (decision 0030): an analyst proposes a watch, its removal or an outlook; another
@@ -49,7 +50,7 @@ export function registerRatingActions(program: Command, env: Environment): void 
       .description(
         'propose a watch on a provider with an indicator in force; it takes effect when another person with the approver role approves it',
       )
-      .argument('<provider_id>', 'the provider (its UUID, as provider list prints it)')
+      .argument('<provider_id>', 'the provider (its UUID, as provider list prints it)', providerIdArgument)
       .requiredOption('--direction <direction>', 'which way the rating may move: POSITIVE, NEGATIVE or DEVELOPING')
       .requiredOption('--rationale <text>', RATIONALE_HELP)
       .option(
@@ -71,7 +72,7 @@ export function registerRatingActions(program: Command, env: Environment): void 
     watch
       .command('remove')
       .description("propose ending a provider's watch; it ends when another person with the approver role approves")
-      .argument('<provider_id>', 'the provider on watch')
+      .argument('<provider_id>', 'the provider on watch', providerIdArgument)
       .requiredOption('--rationale <text>', RATIONALE_HELP)
       .option(BY_ANALYST, BY_ANALYST_HELP),
   ).action(async (providerId: string, options: ProposalOptions) => {
@@ -87,7 +88,7 @@ export function registerRatingActions(program: Command, env: Environment): void 
       .description(
         'propose a new outlook for a provider with an indicator in force; it takes effect when another person with the approver role approves it',
       )
-      .argument('<provider_id>', 'the provider')
+      .argument('<provider_id>', 'the provider', providerIdArgument)
       .argument('<outlook>', 'POSITIVE, STABLE, NEGATIVE or DEVELOPING')
       .requiredOption('--rationale <text>', RATIONALE_HELP)
       .option(BY_ANALYST, BY_ANALYST_HELP),
@@ -107,7 +108,7 @@ export function registerRatingActions(program: Command, env: Environment): void 
         'pending proposals (oldest first), then the latest effective actions (newest first): id, provider, type, status, proposed by/at, approved by, effective at',
       )
       .option('--pending', 'only the proposals waiting for approval')
-      .option('--provider <provider_id>', "only this provider's actions"),
+      .option('--provider <provider_id>', "only this provider's actions", providerIdArgument),
   ).action(async (options: ListOptions) => {
     await listActions(env, options);
   });
