@@ -1,14 +1,13 @@
+import { UuidSchema } from '@svc/contracts';
 import { InvalidArgumentError } from 'commander';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
- * A <provider_id> argument, checked before any work starts: a provider id is a UUID (the inputs document's rule), kept
- * in lower case as the store keeps it. Anything else (an empty argument, a name) is a usage error, exit 2, rather
- * than a search for a provider that cannot exist.
+ * A <provider_id> argument, checked before any work starts: a provider id is a UUID (the contract's UuidSchema, the
+ * inputs document's rule), kept in lower case as the store keeps it. Anything else (an empty argument, a name) is a
+ * usage error, exit 2, rather than a search for a provider that cannot exist.
  */
 export function providerIdArgument(value: string): string {
-  if (!UUID.test(value))
+  if (!UuidSchema.safeParse(value).success)
     throw new InvalidArgumentError('must be a provider id: a UUID, as svc provider list prints it');
   return value.toLowerCase();
 }

@@ -60,7 +60,7 @@ export function compute(document: InputsDocument, framework: Framework): Computa
     sum(indexes.map((i) => (criteria[i] as CriterionStep).contribution)),
   );
   // With exact sums (CompiledFramework.exactSums) any order of adding gives the same value: the modules' scores
-  // add up to the sum in framework order, at a fifth of the additions.
+  // add up to the sum in framework order, with one addition a module rather than one a criterion.
   const uncapped = compiled.exactSums ? sum(moduleScores) : sum(criteria.map((c) => c.contribution));
   const caps = evaluateCaps(fw, compiled, document, criteria, uncapped, read);
   const fired = caps.filter((c) => c.fired).map((c) => compiled.caps.get(c.cap.id) as Dec);
