@@ -2,6 +2,7 @@
 // machine, and the markdown tables they print. Imported by http.ts, scale.ts and webhooks.ts.
 
 import { fork } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { cpus as cpuList, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { StoreLocation } from '@svc/api';
@@ -183,6 +184,20 @@ export function table(
 ): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(headers), line(align.map((a) => (a === 'r' ? '---:' : '---'))), ...rows.map(line)].join('\n');
+}
+
+/**
+ * Records the verdicts of a bench's targets for the run's closing summary (tooling/bench.mjs, `pnpm bench`), one
+ * JSON line each, when SVC_BENCH_SUMMARY names a file; rows as the target tables print them: target, figure,
+ * verdict ('met', 'NOT MET' or why it was not measured). Returns the rows, to print.
+ */
+export function recordTargets(bench: string, rows: string[][]): string[][] {
+  const file = process.env.SVC_BENCH_SUMMARY;
+  if (file) {
+    for (const [target, figure, verdict] of rows)
+      appendFileSync(file, `${JSON.stringify({ bench, target, figure, verdict })}\n`);
+  }
+  return rows;
 }
 
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -20,6 +20,7 @@ import {
   progress,
   publicScoresRequests,
   ratio,
+  recordTargets,
   redisAnswers,
   serviceRoutes,
   startBare,
@@ -161,5 +162,5 @@ for (const r of service) {
     verdict(r.half?.p99 != null && r.half.p99 < TARGET_P99_MS),
   ]);
 }
-console.log(`\n${table(['target', 'figure', ''], targets, ['l', 'r', 'l'])}`);
+console.log(`\n${table(['target', 'figure', ''], recordTargets('http', targets), ['l', 'r', 'l'])}`);
 for (const note of notes) console.log(`\nnote: ${note}`);

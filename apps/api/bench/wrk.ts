@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dataset } from './dataset.js';
 import type { Child } from './harness.js';
-import { int, machine, ms, progress, ratio, startBare, startService, table } from './harness.js';
+import { int, machine, ms, progress, ratio, recordTargets, startBare, startService, table } from './harness.js';
 
 const PROVIDERS = 100;
 const CONNECTIONS = 10;
@@ -302,7 +302,7 @@ try {
       ]);
     }
   }
-  console.log(`\n${table(['target', 'figure', ''], targets, ['l', 'r', 'l'])}`);
+  console.log(`\n${table(['target', 'figure', ''], recordTargets('wrk', targets), ['l', 'r', 'l'])}`);
 } finally {
   for (const r of running) await r.stop();
   await sqlite.close();
