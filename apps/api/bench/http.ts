@@ -153,7 +153,13 @@ for (const r of service.filter((r) => r.name === 'service, SQLite' && r.route ==
 }
 for (const r of service.filter((r) => r.name === 'service, SQLite' && r.route === 'GET /api/v1/scores (100)')) {
   const x = r.full.rps;
-  targets.push([`${r.name}: a page of 100 ≥ ${TARGET_PAGE_RPS} req/s`, int(x), verdict(x >= TARGET_PAGE_RPS)]);
+  // Issue 17 judges this target under wrk (bench/wrk.ts), a generator that does not share the service's design;
+  // this generator's figure is stated beside it.
+  targets.push([
+    `${r.name}: a page of 100 ≥ ${TARGET_PAGE_RPS} req/s (this generator)`,
+    int(x),
+    `stated: judged under wrk (${verdict(x >= TARGET_PAGE_RPS)} here)`,
+  ]);
 }
 for (const r of service) {
   targets.push([

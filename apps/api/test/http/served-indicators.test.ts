@@ -243,7 +243,7 @@ describe('served indicators kept within their budget of bytes', () => {
 
   it('lets the first kept go first once past the budget, for rows and pages alike, and keeps nothing of a past version', async () => {
     let version = '1';
-    const kept = new ServedIndicators(async () => version, 100);
+    const kept = new ServedIndicators(async () => version, { rows: 100, pages: 100 });
     await kept.current();
     kept.keepRow('1', 'a', row(40));
     kept.keepRow('1', 'b', row(40));
