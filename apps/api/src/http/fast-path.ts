@@ -93,19 +93,28 @@ function plainlyJson(accept: string | undefined): boolean {
 const AS_OF_ALONE = /^\?as_of=([^&]*)$/;
 
 /**
+ * The instant a query string (from its `?`) names when it is `as_of` alone and servable now, as stored; undefined
+ * for any other query, and for an `as_of` that cannot be served (not a time, too early, in the future), which
+ * Express refuses. The score detail's fast path reads its query the same way.
+ */
+export function asOfAlone(query: string, now: Date): string | undefined {
+  const value = AS_OF_ALONE.exec(query)?.[1];
+  if (value === undefined) return undefined;
+  let text: string;
+  try {
+    text = decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+  return servableInstant(text, now) ?? undefined;
+}
+
+/**
  * Which public list a URL asks for, when the fast path answers it: null for the plain list, the instant for a
  * servable `as_of` given alone; undefined for anything else (another query, or an as_of Express must refuse).
  */
 function listedAt(url: string | undefined, services: Services): string | null | undefined {
   if (url === PATH) return null;
   if (url === undefined || !url.startsWith(PATH)) return undefined;
-  const query = AS_OF_ALONE.exec(url.slice(PATH.length))?.[1];
-  if (query === undefined) return undefined;
-  let value: string;
-  try {
-    value = decodeURIComponent(query.replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
-  return servableInstant(value, services.clock.now()) ?? undefined;
+  return asOfAlone(url.slice(PATH.length), services.clock.now());
 }

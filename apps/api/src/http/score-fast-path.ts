@@ -6,6 +6,7 @@ import { contextFor, type Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
 import { codedAnswer } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
+import { asOfAlone } from './fast-path.js';
 import { rateLimitHeaders, standardHeaders } from './headers.js';
 import { failedBeforeExpress, logWhenSent, requestIdOf } from './middleware.js';
 import { labelRoute } from './request-metrics.js';
@@ -15,8 +16,8 @@ const PREFIX = '/api/v1/scores/';
 const REQUIRED_RANK = TIER_RANK[e.tier];
 
 /**
- * `GET /api/v1/scores/{providerId}`, exactly that (no query string), answered before Express, as decision 0014
- * answers the public list; every other request goes to `next`. The key is checked by the same authenticator, its
+ * `GET /api/v1/scores/{providerId}`, exactly that (no query string) or with a servable `as_of` alone, answered
+ * before Express, as decision 0014 answers the public list; every other request goes to `next`. The key is checked by the same authenticator, its
  * tier against the route's, its hourly limit spent from the same bucket, and the indicator in force served from the
  * bytes kept for the publication version (decision 0036) by the route's own verb. The answer is the Express route's,
  * header for header. Anything unusual goes to Express before a byte is written and before the limit is spent: no
@@ -28,22 +29,31 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
   const fixed = [...standardHeaders().api.flat(), ...(deprecation ? deprecationHeaderList(deprecation).flat() : [])];
 
   /** The indicator's bytes, the key's id and the limit's headers, or null when Express must answer. */
-  const admit = async (req: IncomingMessage, providerId: string) => {
+  const admit = async (req: IncomingMessage, providerId: string, instant: string | null) => {
     const presented = req.headers['x-api-key'];
     if (typeof presented !== 'string' || presented === '') return null;
     const caller = await services.auth.authenticate(presented.trim());
     if (!caller || TIER_RANK[caller.tier] < REQUIRED_RANK) return null;
-    const row = await servedIndicator(contextFor(services, { kind: 'key', caller }), { providerId });
+    const row = await servedIndicator(contextFor(services, { kind: 'key', caller }), {
+      providerId,
+      ...(instant === null ? {} : { asOf: instant }),
+    });
     const decision = await services.limiter.consume(`key:${caller.keyId}`, TIER_HOURLY_LIMIT[caller.tier], 3600);
     return decision.allowed
       ? { bytes: row.bytes, keyId: caller.keyId, limit: rateLimitHeaders(decision).flat() }
       : null;
   };
 
-  const answer = async (req: IncomingMessage, res: ServerResponse, path: string, providerId: string) => {
+  const answer = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    providerId: string,
+    instant: string | null,
+  ) => {
     let admitted: Awaited<ReturnType<typeof admit>>;
     try {
-      admitted = await admit(req, providerId);
+      admitted = await admit(req, providerId, instant);
     } catch (error) {
       // A store away is answered by Express at once (its 503); anything else Express works out again.
       if (isStoreUnavailable(error)) failedBeforeExpress(req, error);
@@ -75,15 +85,18 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
 
   return (req, res) => {
     const url = req.url;
-    const providerId =
-      req.method === 'GET' && url?.startsWith(PREFIX) && plainlyJson(req.headers.accept)
-        ? url.slice(PREFIX.length)
-        : undefined;
-    if (providerId === undefined || !UuidSchema.safeParse(providerId).success) {
+    if (req.method !== 'GET' || url === undefined || !url.startsWith(PREFIX) || !plainlyJson(req.headers.accept)) {
       next(req, res);
       return;
     }
-    answer(req, res, url as string, providerId).catch((error: unknown) => {
+    const query = url.indexOf('?');
+    const providerId = url.slice(PREFIX.length, query === -1 ? undefined : query);
+    const instant = query === -1 ? null : asOfAlone(url.slice(query), services.clock.now());
+    if (instant === undefined || !UuidSchema.safeParse(providerId).success) {
+      next(req, res);
+      return;
+    }
+    answer(req, res, url, providerId, instant).catch((error: unknown) => {
       services.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'score detail failed');
       if (res.headersSent) res.destroy();
       else app(req, res);

@@ -35,30 +35,34 @@ export async function currentIndicator(
 }
 
 /**
- * The provider's Risk Indicator in force as served (see currentIndicator), whole: the one in force now from the
- * indicators kept for this publication version (decision 0036), the one at `asOf` from the store.
+ * The provider's Risk Indicator in force as served (see currentIndicator), whole, now or at `asOf`: from the
+ * indicators kept for this publication version (decision 0036, and its addendum for `asOf`), else from the store,
+ * then kept.
  */
 export async function servedIndicator(
   ctx: ServiceContext,
   input: { providerId: string; asOf?: string | undefined },
 ): Promise<ServedRow> {
   const providerId = input.providerId.toLowerCase();
-  if (input.asOf === undefined) {
-    const kept = ctx.snapshot.indicators;
-    const version = await kept.current();
-    const found = kept.row(providerId);
-    if (found) return found;
-    const row = await findCurrent(ctx.store.db, providerId);
-    if (!row) throw new ServiceError('not_found', `no published Risk Indicator for provider ${input.providerId}`);
-    const served = ServedRow.of(servedIndicatorJson(row));
-    kept.keepRow(version, providerId, served);
-    return served;
-  }
-  const asOf = pastInstant(ctx, input.asOf);
-  const row = await findInForce(ctx.store.db, providerId, asOf);
+  const asOf = input.asOf === undefined ? undefined : pastInstant(ctx, input.asOf);
+  const kept = ctx.snapshot.indicators;
+  const version = await kept.current();
+  const found = kept.row(providerId, asOf);
+  if (found) return found;
+  const row =
+    asOf === undefined
+      ? await findCurrent(ctx.store.db, providerId)
+      : await findInForce(ctx.store.db, providerId, asOf);
   if (!row)
-    throw new ServiceError('not_found', `no Risk Indicator of provider ${input.providerId} was in force at ${asOf}`);
-  return ServedRow.of(servedIndicatorJson(row));
+    throw new ServiceError(
+      'not_found',
+      asOf === undefined
+        ? `no published Risk Indicator for provider ${input.providerId}`
+        : `no Risk Indicator of provider ${input.providerId} was in force at ${asOf}`,
+    );
+  const served = ServedRow.of(servedIndicatorJson(row));
+  kept.keepRow(version, providerId, served, asOf);
+  return served;
 }
 
 /**

@@ -37,14 +37,17 @@ export class ServedIndicators {
     return version;
   }
 
-  /** A provider's row as kept (a lowercase id), or undefined. */
-  row(providerId: string): ServedRow | undefined {
-    return this.rows.get(providerId);
+  /**
+   * A provider's row as kept (a lowercase id), or undefined: the one in force now, or with `instant` the one in
+   * force at that instant (as stored: `pastInstant`'s form).
+   */
+  row(providerId: string, instant?: string): ServedRow | undefined {
+    return this.rows.get(rowKey(providerId, instant));
   }
 
   /** Keeps a row read under `version`, unless the version has moved on since (it would outlive its data). */
-  keepRow(version: string, providerId: string, row: ServedRow): void {
-    if (version === this.version) this.rows.keep(providerId, row, row.bytes.length);
+  keepRow(version: string, providerId: string, row: ServedRow, instant?: string): void {
+    if (version === this.version) this.rows.keep(rowKey(providerId, instant), row, row.bytes.length);
   }
 
   /** A page as kept, by its key (see pageKey), or undefined. */
@@ -60,6 +63,10 @@ export class ServedIndicators {
     if (version === this.version) this.pages.keep(key, page, 2 * page.rows.reduce((n, r) => n + r.bytes.length, 0));
   }
 }
+
+/** A row's key: the provider's id, and the instant after a space for a row as of an instant. */
+const rowKey = (providerId: string, instant: string | undefined) =>
+  instant === undefined ? providerId : `${providerId} ${instant}`;
 
 /** Entries kept by key within a budget of bytes: the first kept is the first let go; a key kept once stays as it is. */
 class Kept<V> {

@@ -110,9 +110,32 @@ describe.each(engines)('served indicators on %s', (engine) => {
     const s = server();
     for (const id of ids) {
       const expected = await oldDetail(id, asOf);
-      const res = await s.get(`/api/v1/scores/${id}?as_of=${encodeURIComponent(asOf)}`, { key });
-      expect(res.status).toBe(200);
-      expect(await res.text()).toBe(expected);
+      // Twice: the first answer reads the store and keeps the bytes, the second serves them; `as_of` alone is the
+      // fast path's, with anything after it (an empty parameter) Express's.
+      for (let i = 0; i < 2; i++) {
+        const fast = await s.get(`/api/v1/scores/${id}?as_of=${encodeURIComponent(asOf)}`, { key });
+        const routed = await s.get(`/api/v1/scores/${id}?as_of=${encodeURIComponent(asOf)}&`, { key });
+        expect([fast.status, routed.status], id).toEqual([200, 200]);
+        expect(comparable(fast)).toEqual(comparable(routed));
+        expect(await fast.text(), id).toBe(expected);
+        expect(await routed.text(), id).toBe(expected);
+      }
+    }
+    // A provider with nothing in force then, one unknown, and an as_of that cannot be served: the answers of Express.
+    const before = '2026-04-01T00:00:00.000Z';
+    for (const [path, status] of [
+      [`/api/v1/scores/${ids[0]}?as_of=${before}`, 404],
+      [`/api/v1/scores/0f0f0f0f-0000-4000-8000-000000000000?as_of=${encodeURIComponent(asOf)}`, 404],
+      [`/api/v1/scores/${ids[0]}?as_of=yesterday`, 400],
+      [`/api/v1/scores/${ids[0]}?as_of=%E0%A4%A`, 400],
+    ] as const) {
+      const fast = await s.get(path, { key });
+      const routed = await s.get(`${path}&`, { key });
+      expect([fast.status, routed.status], path).toEqual([status, status]);
+      expect(comparable(fast)).toEqual(comparable(routed));
+      const [fastBody, routedBody] = [await fast.json(), await routed.json()];
+      expect({ ...fastBody, request_id: undefined }).toEqual({ ...routedBody, request_id: undefined });
+      expect(fastBody.request_id).toBe(fast.headers.get('x-request-id'));
     }
     for (const at of [undefined, asOf]) {
       for (let pass = 0; pass < 2; pass++) {
@@ -266,6 +289,14 @@ describe('served indicators kept within their budget of bytes', () => {
     expect(kept.row('e')).toBeUndefined();
     kept.keepRow('2', 'e', row(10));
     expect(kept.row('e')?.bytes.length).toBe(10);
+    // A row as of an instant is kept apart from the row now, in the same budget, and goes with the version too.
+    const instant = '2026-06-30T10:00:00.000Z';
+    expect(kept.row('e', instant)).toBeUndefined();
+    kept.keepRow('2', 'e', row(20), instant);
+    expect([kept.row('e')?.bytes.length, kept.row('e', instant)?.bytes.length]).toEqual([10, 20]);
+    version = '3';
+    await kept.current();
+    expect(kept.row('e', instant)).toBeUndefined();
   });
 });
 
