@@ -17,12 +17,13 @@ const REQUIRED_RANK = TIER_RANK[e.tier];
 
 /**
  * `GET /api/v1/scores/{providerId}`, exactly that (no query string) or with a servable `as_of` alone, answered
- * before Express, as decision 0014 answers the public list; every other request goes to `next`. The key is checked by the same authenticator, its
- * tier against the route's, its hourly limit spent from the same bucket, and the indicator in force served from the
- * bytes kept for the publication version (decision 0036) by the route's own verb. The answer is the Express route's,
- * header for header. Anything unusual goes to Express before a byte is written and before the limit is spent: no
- * key or one that does not pass (Express answers 401 or 403), no indicator (404), a refused limit (a refusal spends
- * nothing, so Express decides the same and answers 429), a store away (503).
+ * before Express, as decision 0014 answers the public list; every other request goes to `next`. The key is checked
+ * by the same authenticator, its tier against the route's, its hourly limit spent from the same bucket, and the
+ * indicator in force (now, or then) served from the bytes kept for the publication version (decision 0036 and its
+ * addendum) by the route's own verb. The answer is the Express route's, header for header. Anything unusual goes to
+ * Express before a byte is written and before the limit is spent: no key or one that does not pass (Express answers
+ * 401 or 403), no indicator (404), a refused limit (a refusal spends nothing, so Express decides the same and
+ * answers 429), a store away (503).
  */
 export function withScoreDetailFastPath(app: Express, services: Services, next: RequestListener): RequestListener {
   const deprecation = deprecationsOf(app).get(e.operationId);
