@@ -133,7 +133,10 @@ describe.each(engines)('served indicators on %s', (engine) => {
       const routed = await s.get(`${path}&`, { key });
       expect([fast.status, routed.status], path).toEqual([status, status]);
       expect(comparable(fast)).toEqual(comparable(routed));
-      const [fastBody, routedBody] = [await fast.json(), await routed.json()];
+      const [fastBody, routedBody] = [
+        (await fast.json()) as Record<string, unknown>,
+        (await routed.json()) as Record<string, unknown>,
+      ];
       expect({ ...fastBody, request_id: undefined }).toEqual({ ...routedBody, request_id: undefined });
       expect(fastBody.request_id).toBe(fast.headers.get('x-request-id'));
     }
