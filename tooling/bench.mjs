@@ -1,8 +1,8 @@
 // `pnpm bench`: the build, the engine's bench (packages/methodology) and the API's benches (apps/api, as its own
-// `bench` script runs them), one after another, each printing its own tables as it goes; then one closing summary of every target the run judged (each
-// bench records its target rows in a file named by SVC_BENCH_SUMMARY: apps/api/bench/harness.ts recordTargets,
-// packages/methodology/bench/throughput.mjs), and how long each part took against issue 17's 15 minutes for the
-// whole. A part that fails ends the run with its exit status, after the summary of what was measured before it.
+// `bench` script runs them), one after another, each printing its own tables as it goes; then one closing summary
+// of every target the run judged (each bench records its target rows in a file named by SVC_BENCH_SUMMARY:
+// apps/api/bench/harness.ts recordTargets, packages/methodology/bench/throughput.mjs), and how long each part took
+// against issue 17's 15 minutes for the whole. A part that fails ends the run with its exit status, after the summary of what was measured before it.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

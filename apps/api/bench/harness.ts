@@ -186,6 +186,9 @@ export function table(
   return [line(headers), line(align.map((a) => (a === 'r' ? '---:' : '---'))), ...rows.map(line)].join('\n');
 }
 
+/** A target's verdict as every target table prints it. */
+export const verdict = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+
 /**
  * Records the verdicts of a bench's targets for the run's closing summary (tooling/bench.mjs, `pnpm bench`), one
  * JSON line each, when SVC_BENCH_SUMMARY names a file; rows as the target tables print them: target, figure,

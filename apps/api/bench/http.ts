@@ -27,6 +27,7 @@ import {
   startLoadGenerator,
   startService,
   table,
+  verdict,
 } from './harness.js';
 
 const PROVIDERS = 100;
@@ -140,7 +141,6 @@ console.log(
   ),
 );
 
-const verdict = (ok: boolean) => (ok ? 'met' : 'NOT MET');
 const service = results.filter((r) => r.name.startsWith('service'));
 const targets: string[][] = [];
 for (const r of service.filter((r) => r.route === 'GET /api/public/scores')) {

@@ -43,6 +43,7 @@ import {
   startLoadGenerator,
   startService,
   table,
+  verdict,
 } from './harness.js';
 
 /** The engines to run, `sqlite,postgres` unless BENCH_SCALE_ENGINES names fewer (to look at one alone). */
@@ -266,9 +267,7 @@ console.log(
 const scaleVerdict = (route: string, slower: number) =>
   route === 'GET /api/public/scores' || route.startsWith('GET /api/public/scores as_of')
     ? 'no target: every provider in one answer (decision 0014)'
-    : slower <= TARGET_RATIO
-      ? 'met'
-      : 'NOT MET';
+    : verdict(slower <= TARGET_RATIO);
 const rows: string[][] = [];
 /** Every target's row (target, figure, verdict), for the run's summary (recordTargets). */
 const targets: string[][] = [];
@@ -342,13 +341,13 @@ for (const run of runs) {
         int(dated.full.rps),
         slower.toFixed(2),
         int(dated.full.cpuPerAnswer),
-        target ? (slower <= TARGET_RATIO ? 'met' : 'NOT MET') : '',
+        target ? verdict(slower <= TARGET_RATIO) : '',
       ]);
       if (target)
         targets.push([
           `${ENGINE[run.engine]}, ${route} at ${int(providers)} providers: with as_of ≤ ${TARGET_RATIO} × its time without`,
           slower.toFixed(2),
-          slower <= TARGET_RATIO ? 'met' : 'NOT MET',
+          verdict(slower <= TARGET_RATIO),
         ]);
     }
   }
@@ -414,14 +413,14 @@ console.log(
 for (const r of runs) {
   const exact = PUBLISHED === 10_000;
   const took = ((r.publishMs / PUBLISHED) * 10_000) / 1000;
-  const verdict = !exact ? 'not measured (extrapolated)' : took < PUBLISH_TARGET_S[r.engine] ? 'met' : 'NOT MET';
+  const judged = !exact ? 'not measured (extrapolated)' : verdict(took < PUBLISH_TARGET_S[r.engine]);
   console.log(
-    `${ENGINE[r.engine]}: publish 10,000: ${exact ? '' : '≈ '}${took.toFixed(1)} s (target < 20 s SQLite / < 40 s PostgreSQL): ${verdict}`,
+    `${ENGINE[r.engine]}: publish 10,000: ${exact ? '' : '≈ '}${took.toFixed(1)} s (target < 20 s SQLite / < 40 s PostgreSQL): ${judged}`,
   );
   targets.push([
     `${ENGINE[r.engine]}: 10,000 providers published in under ${PUBLISH_TARGET_S[r.engine]} s`,
     `${exact ? '' : '≈ '}${took.toFixed(1)} s`,
-    verdict,
+    judged,
   ]);
 }
 console.log(
@@ -450,11 +449,11 @@ console.log(
       }
       const yard = ((r.before17.before + r.before17.after) / 2) * 10_000;
       const ratio = ((r.publishMs / PUBLISHED) * 10_000) / 1000 / yard;
-      const verdict = !FULL ? 'not measured (extrapolated)' : ratio < goal ? 'met' : 'NOT MET';
+      const judged = !FULL ? 'not measured (extrapolated)' : verdict(ratio < goal);
       targets.push([
         `${ENGINE[r.engine]}: the same as the issue's ratio, publication ÷ the build before issue 17 scoring 10,000, under ${goal.toFixed(2)}`,
         `${ratio.toFixed(2)} (≈ ${(ratio * ISSUE_SECONDS.before).toFixed(1)} s on the issue's machine)`,
-        verdict,
+        judged,
       ]);
       return [
         ENGINE[r.engine],
@@ -463,7 +462,7 @@ console.log(
         ratio.toFixed(2),
         `< ${goal.toFixed(2)} (${PUBLISH_TARGET_S[r.engine]} s ÷ ${ISSUE_SECONDS.before} s)`,
         (ratio * ISSUE_SECONDS.before).toFixed(1),
-        verdict,
+        judged,
       ];
     }),
   ),

@@ -15,7 +15,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dataset } from './dataset.js';
 import type { Child } from './harness.js';
-import { int, machine, ms, progress, ratio, recordTargets, startBare, startService, table } from './harness.js';
+import {
+  int,
+  machine,
+  ms,
+  progress,
+  ratio,
+  recordTargets,
+  startBare,
+  startService,
+  table,
+  verdict,
+} from './harness.js';
 
 const PROVIDERS = 100;
 const CONNECTIONS = 10;
@@ -268,7 +279,6 @@ try {
     ),
   );
 
-  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT MET');
   const targets: string[][] = [];
   for (const r of results.filter((r) => r.server.startsWith('service') && r.route === 'GET /api/public/scores')) {
     const x = r.max.rps / expressRps;
