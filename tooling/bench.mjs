@@ -13,7 +13,7 @@ const root = new URL('..', import.meta.url).pathname;
 const parts = [
   { name: 'build', args: ['exec', 'turbo', 'run', 'build'] },
   { name: 'engine (packages/methodology)', args: ['--filter', '@svc/methodology', 'bench'] },
-  // apps/api's `bench` script, part by part (each part's time in the summary).
+  // apps/api's `bench` script, part by part (each part's time in the summary): a bench added there goes here too.
   { name: 'HTTP (apps/api bench:http)', args: ['--filter', '@svc/api', 'bench:http'] },
   { name: 'wrk (bench:wrk)', args: ['--filter', '@svc/api', 'bench:wrk'] },
   { name: 'scale and publication (bench:scale)', args: ['--filter', '@svc/api', 'bench:scale'] },
