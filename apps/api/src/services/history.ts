@@ -5,7 +5,7 @@ import { listWithdrawals } from '../store/repositories/withdrawals.js';
 import type { Database, WithdrawalsTable } from '../store/schema.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { decodeCursor, pageOf } from './paging.js';
+import { decodeCursor, pageOf, positionSequence } from './paging.js';
 import { servedIndicatorJson } from './served.js';
 
 /**
@@ -14,7 +14,7 @@ import { servedIndicatorJson } from './served.js';
  * are `{n}` and keep their meaning.
  */
 export const HistoryPosition = z.strictObject({
-  n: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  n: positionSequence(1),
   w: z.literal(1).optional(),
 });
 export type HistoryPosition = z.infer<typeof HistoryPosition>;

@@ -99,8 +99,17 @@ export function namePosition(row: { name: string; id: string }, asOf: string | u
   return asOf === undefined ? { name: row.name, id: row.id } : { name: row.name, id: row.id, t: asOf };
 }
 
+/**
+ * The largest sequence number a list's position can hold: the store's sequence columns are PostgreSQL `integer`
+ * (32 bits), so a larger number in a cursor is no row's position, and must never reach a query (PostgreSQL refuses
+ * it as out of range where SQLite would compare it).
+ */
+export const SEQUENCE_MAX = 2_147_483_647;
+/** A sequence number as a cursor may hold it: a whole number the store's columns hold. */
+export const positionSequence = (min: number) => z.number().int().min(min).max(SEQUENCE_MAX);
+
 /** Lists in sequence order: the last row's sequence number. */
-export const NumberPosition = z.strictObject({ n: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
+export const NumberPosition = z.strictObject({ n: positionSequence(0) });
 /** Lists in time order: the last row's timestamp (`a` announced, `c` created) and id. */
 export const AnnouncedPosition = z.strictObject({ a: positionTime, id: positionId });
 export const CreatedPosition = z.strictObject({ c: positionTime, id: positionId });

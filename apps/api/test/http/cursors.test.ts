@@ -35,8 +35,15 @@ const BY_LIST: [string, string, unknown[]][] = [
       { a: null, id: 'iss_1' },
     ],
   ],
-  ['a score history', `/api/v1/scores/${WORKED_ID}/history`, [{ n: -1 }, { n: 1.5 }, { n: '1' }, { n: 2 ** 60 }]],
-  ['the change feed', '/api/public/changelog', [{ n: -1 }, { n: '\u0000' }, { n: 1, m: 2 }]],
+  [
+    'a score history',
+    `/api/v1/scores/${WORKED_ID}/history`,
+    [{ n: -1 }, { n: 1.5 }, { n: '1' }, { n: 2 ** 60 }, { n: 2 ** 31 }, { n: 2 ** 31, w: 1 }],
+  ],
+  // 2^31 is one more than PostgreSQL's integer holds: it was a 500 there ("value out of range") and a 200 on SQLite.
+  ['the change feed', '/api/public/changelog', [{ n: -1 }, { n: '\u0000' }, { n: 1, m: 2 }, { n: 2 ** 31 }]],
+  ['the rating actions', '/api/public/rating-actions', [{ n: -1 }, { n: 2 ** 31 }, { n: 2 ** 53 }]],
+  ['a provider\'s rating actions', `/api/public/rating-actions?provider_id=${WORKED_ID}`, [{ n: 2 ** 31 }]],
   [
     'the public list',
     '/api/public/scores',
@@ -76,6 +83,15 @@ describe.each(engines)('cursors are checked field by field on %s', (engine) => {
     ['too long', 'A'.repeat(2049)],
   ])('a cursor that is %s gets 400 naming query.cursor', async (_, cursor) => {
     await expectInvalid(await server.get(`/api/v1/scores?cursor=${cursor}`, { key }), ['query.cursor']);
+  });
+
+  it.each([
+    '/api/public/changelog',
+    '/api/public/rating-actions',
+    `/api/v1/scores/${WORKED_ID}/history`,
+  ])('%s: the largest position the store holds (2^31 - 1) is a cursor, answered 200', async (path) => {
+    const response = await server.get(`${path}?cursor=${cursorOf({ n: 2 ** 31 - 1 })}`, { key });
+    expect(response.status).toBe(200);
   });
 
   it('a cursor the list wrote still reads the next page', async () => {

@@ -212,6 +212,8 @@ describe.each(engines)('the get_rating_actions tool on %s', (engine) => {
       [{ since: '2026-06-01T12:00:00+02:00' }, 'since'],
       [{ cursor: 'W10' }, 'cursor'],
       [{ cursor: 'not a cursor!' }, 'cursor'],
+      // {"n":2147483648}: one more than the store's sequence column holds (a 500 on PostgreSQL before).
+      [{ cursor: Buffer.from(JSON.stringify({ n: 2 ** 31 })).toString('base64url') }, 'cursor'],
       [{ provider_name: '   ' }, 'provider_name'],
       [{ provider_id: idOf(SATS) }, 'provider_id'],
       [{ as_of: '2026-08-01' }, 'as_of'],

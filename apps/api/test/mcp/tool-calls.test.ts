@@ -214,10 +214,12 @@ describe.each(engines)('POST /api/mcp plain tool calls on %s', (engine) => {
           'body.input.limit',
         ]);
       }
-      await expectInvalid(
-        await callTool(server(), key, 'get_score_history', { provider_name: 'zurich', cursor: 'W10' }),
-        ['body.input.cursor'],
-      );
+      // W10 is no position; {"n":2147483648} one the store's sequence column cannot hold (a 500 on PostgreSQL before).
+      for (const cursor of ['W10', Buffer.from(JSON.stringify({ n: 2 ** 31 })).toString('base64url')]) {
+        await expectInvalid(await callTool(server(), key, 'get_score_history', { provider_name: 'zurich', cursor }), [
+          'body.input.cursor',
+        ]);
+      }
     });
   });
 

@@ -124,6 +124,10 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
     cursorOf({ name: '\u001b[2J', id: providerIds[0] }),
     cursorOf({ name: 'Credit Nord', id: '\u0000' }),
     cursorOf({ n: -1 }),
+    // Numbers past what the store's sequence columns hold (PostgreSQL integer): a 500 there once, a 200 on SQLite.
+    cursorOf({ n: 2 ** 31 }),
+    cursorOf({ n: 2 ** 31, w: 1 }),
+    cursorOf({ n: Number.MAX_SAFE_INTEGER }),
     cursorOf({ a: '2026-06-02T10:00:00.000Z\u0000', id: 'iss_1' }),
     cursorOf({ c: '2026-06-02T10:00:00.000Z', id: 'whd_\u0000' }),
   ];

@@ -62,6 +62,27 @@ export const REGRESSIONS: Regression[] = [
       code: 'invalid_request',
     }),
   ),
+  ...(
+    [
+      ['listRatingActions', '/api/public/rating-actions'],
+      ['getChangelog', '/api/public/changelog'],
+    ] as const
+  ).map(
+    ([operationId, path]): Regression => ({
+      // Found from outside: {"n":2147483648} was a 500 on PostgreSQL (out of range for integer), a 200 on SQLite.
+      rule: `${operationId} answers a cursor past what the store's sequence column holds with a 400 problem`,
+      draft: () => draft(operationId, 'GET', `${path}?cursor=eyJuIjoyMTQ3NDgzNjQ4fQ`, { key: 'absent' }),
+      status: 400,
+      code: 'invalid_request',
+    }),
+  ),
+  {
+    rule: 'getScoreHistory answers a cursor past what the store\'s sequence column holds with a 400 problem',
+    draft: (known) =>
+      draft('getScoreHistory', 'GET', `/api/v1/scores/${first(known, 'providerId')}/history?cursor=eyJuIjoyMTQ3NDgzNjQ4fQ`),
+    status: 400,
+    code: 'invalid_request',
+  },
   {
     rule: 'a coverage request naming a provider with a terminal escape gets a 400 problem, and is not stored',
     draft: () =>
