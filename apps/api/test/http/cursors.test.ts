@@ -43,7 +43,7 @@ const BY_LIST: [string, string, unknown[]][] = [
   // 2^31 is one more than PostgreSQL's integer holds: it was a 500 there ("value out of range") and a 200 on SQLite.
   ['the change feed', '/api/public/changelog', [{ n: -1 }, { n: '\u0000' }, { n: 1, m: 2 }, { n: 2 ** 31 }]],
   ['the rating actions', '/api/public/rating-actions', [{ n: -1 }, { n: 2 ** 31 }, { n: 2 ** 53 }]],
-  ['a provider\'s rating actions', `/api/public/rating-actions?provider_id=${WORKED_ID}`, [{ n: 2 ** 31 }]],
+  ["a provider's rating actions", `/api/public/rating-actions?provider_id=${WORKED_ID}`, [{ n: 2 ** 31 }]],
   [
     'the public list',
     '/api/public/scores',
@@ -85,14 +85,13 @@ describe.each(engines)('cursors are checked field by field on %s', (engine) => {
     await expectInvalid(await server.get(`/api/v1/scores?cursor=${cursor}`, { key }), ['query.cursor']);
   });
 
-  it.each([
-    '/api/public/changelog',
-    '/api/public/rating-actions',
-    `/api/v1/scores/${WORKED_ID}/history`,
-  ])('%s: the largest position the store holds (2^31 - 1) is a cursor, answered 200', async (path) => {
-    const response = await server.get(`${path}?cursor=${cursorOf({ n: 2 ** 31 - 1 })}`, { key });
-    expect(response.status).toBe(200);
-  });
+  it.each(['/api/public/changelog', '/api/public/rating-actions', `/api/v1/scores/${WORKED_ID}/history`])(
+    '%s: the largest position the store holds (2^31 - 1) is a cursor, answered 200',
+    async (path) => {
+      const response = await server.get(`${path}?cursor=${cursorOf({ n: 2 ** 31 - 1 })}`, { key });
+      expect(response.status).toBe(200);
+    },
+  );
 
   it('a cursor the list wrote still reads the next page', async () => {
     await publish(server, example('low-band'));

@@ -77,9 +77,13 @@ export const REGRESSIONS: Regression[] = [
     }),
   ),
   {
-    rule: 'getScoreHistory answers a cursor past what the store\'s sequence column holds with a 400 problem',
+    rule: "getScoreHistory answers a cursor past what the store's sequence column holds with a 400 problem",
     draft: (known) =>
-      draft('getScoreHistory', 'GET', `/api/v1/scores/${first(known, 'providerId')}/history?cursor=eyJuIjoyMTQ3NDgzNjQ4fQ`),
+      draft(
+        'getScoreHistory',
+        'GET',
+        `/api/v1/scores/${first(known, 'providerId')}/history?cursor=eyJuIjoyMTQ3NDgzNjQ4fQ`,
+      ),
     status: 400,
     code: 'invalid_request',
   },
