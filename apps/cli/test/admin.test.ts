@@ -10,7 +10,7 @@ import {
   svcJsonIn,
   withoutOpenModeWarning,
 } from './operations.js';
-import { STACK_FRAME, WORKED_EXAMPLE } from './svc.js';
+import { pins, STACK_FRAME, WORKED_EXAMPLE } from './svc.js';
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
 const UNKNOWN_ID = '0f0f0f0f-0000-4000-8000-000000000000';
@@ -29,7 +29,7 @@ async function withStoreOf<T>(vars: Env, work: (store: Store) => Promise<T>): Pr
 function publishWorked(vars: Env): void {
   for (const args of [
     ['inputs', 'import', WORKED_EXAMPLE, '--by', 'alice'],
-    ['inputs', 'approve', WORKED_ID, '--by', 'bob'],
+    ['inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob'],
     ['publish', WORKED_ID],
   ]) {
     const run = svcIn(vars, ...args);

@@ -2,7 +2,7 @@ import type { AuditEntry, Store } from '@svc/api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, expectFailed, LOW_ID, WORKED_ID, withStoreOf } from './governance-support.js';
 import { type Env, svcIn, svcJsonIn } from './operations.js';
-import { folderOf } from './svc.js';
+import { folderOf, pins } from './svc.js';
 
 /**
  * Issue 13: `svc audit list` and `svc audit verify` over a trail written by the CLI, then edited in the store
@@ -57,7 +57,7 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
     const dir = await folderOf(['worked-example.json', 'low-band.json']);
     for (const args of [
       ['inputs', 'import', dir, '--by', 'alice'],
-      ['inputs', 'approve', WORKED_ID, LOW_ID, '--by', 'Bob'],
+      ['inputs', 'approve', WORKED_ID, LOW_ID, ...pins(WORKED_ID, LOW_ID), '--by', 'Bob'],
       ['publish', '--all'],
       ['workspace', 'create', 'Risk desk'],
       ['provider', 'withdraw', LOW_ID, '--reason', 'no longer lends'],

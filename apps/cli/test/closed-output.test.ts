@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { afterOpenModeWarning, childEnv, type Env, embedded, svcIn } from './operations.js';
-import { BIN, STACK_FRAME, WORKED_EXAMPLE } from './svc.js';
+import { BIN, pins, STACK_FRAME, WORKED_EXAMPLE } from './svc.js';
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
 
@@ -88,7 +88,11 @@ describe('svc: a closed standard output ends the command quietly', () => {
     const vars = await embedded();
     const openMode = { openMode: true };
     expectQuietEnd(await intoClosedPipe(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice'), 'import', openMode);
-    expectQuietEnd(await intoClosedPipe(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob'), 'approve', openMode);
+    expectQuietEnd(
+      await intoClosedPipe(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob'),
+      'approve',
+      openMode,
+    );
     expectQuietEnd(await intoClosedPipe(vars, 'publish', WORKED_ID), 'publish', openMode);
     expectQuietEnd(await intoClosedPipe(vars, 'provider', 'withdraw', WORKED_ID), 'withdraw', openMode);
     // The work was done although nobody read the output.

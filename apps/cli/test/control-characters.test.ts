@@ -10,7 +10,7 @@ import {
   svcIn,
   svcJsonIn,
 } from './operations.js';
-import { readExample, STACK_FRAME, WORKED_EXAMPLE, writeTemp } from './svc.js';
+import { pins, readExample, STACK_FRAME, WORKED_EXAMPLE, writeTemp } from './svc.js';
 
 /**
  * Issue 11 item 4: the CLI refuses free text with control characters, and shows any text a store
@@ -86,7 +86,7 @@ describe.each(stores)('control characters in the CLI on %s', (_name, storeVars) 
     const vars = await storeVars();
     for (const args of [
       ['inputs', 'import', WORKED_EXAMPLE, '--by', 'alice'],
-      ['inputs', 'approve', WORKED_ID, '--by', 'bob'],
+      ['inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob'],
       ['publish', WORKED_ID],
     ]) {
       const run = svcIn(vars, ...args);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, type Env, embedded, svcIn, withoutOpenModeWarning } from './operations.js';
-import { BIN, type Run, readExample, STACK_FRAME, svc, tempDir, WORKED_EXAMPLE, writeTemp } from './svc.js';
+import { BIN, pins, type Run, readExample, STACK_FRAME, svc, tempDir, WORKED_EXAMPLE, writeTemp } from './svc.js';
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
 const UNKNOWN_ID = '0f0f0f0f-0000-4000-8000-000000000000';
@@ -53,7 +53,7 @@ beforeAll(async () => {
   workspaceId = (JSON.parse(workspace.stdout) as { workspace_id: string }).workspace_id;
   for (const args of [
     ['inputs', 'import', WORKED_EXAMPLE, '--by', 'alice'],
-    ['inputs', 'approve', WORKED_ID, '--by', 'bob'],
+    ['inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob'],
     ['publish', WORKED_ID],
     ['inputs', 'import', WORKED_EXAMPLE, '--by', 'alice'],
   ]) {
@@ -88,8 +88,8 @@ const CASES: Case[] = [
   { args: ['audit', 'verify'], exit: 0 },
   // 1: the work was refused, or did not reproduce
   { args: ['verify', at('tampered.package.json')], exit: 1, code: 'does_not_reproduce' },
-  { args: ['inputs', 'approve', WORKED_ID, '--by', 'alice'], exit: 1, code: 'refused' },
-  { args: ['inputs', 'approve', UNKNOWN_ID, '--by', 'bob'], exit: 1, code: 'not_found' },
+  { args: ['inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'alice'], exit: 1, code: 'refused' },
+  { args: ['inputs', 'approve', UNKNOWN_ID, '--sha256', '0'.repeat(64), '--by', 'bob'], exit: 1, code: 'not_found' },
   { args: ['inputs', 'show', UNKNOWN_ID], exit: 1, code: 'not_found' },
   { args: ['publish', UNKNOWN_ID], exit: 1, code: null },
   { args: ['provider', 'withdraw', UNKNOWN_ID], exit: 1, code: 'not_found' },
@@ -122,7 +122,7 @@ const CASES: Case[] = [
   { args: ['operator', 'add', 'Bob', '--role', 'wizard'], exit: 2, code: 'invalid_value' },
   { args: ['audit', 'list', '--limit', '0'], exit: 2, code: 'usage' },
   { args: ['audit', 'list', '--since', 'yesterday'], exit: 2, code: 'invalid_value' },
-  { args: ['inputs', 'approve', WORKED_ID, '--by', '   '], exit: 2, code: 'invalid_value' },
+  { args: ['inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', '   '], exit: 2, code: 'invalid_value' },
   { args: ['inputs', 'approve', '--all-pending', '--by', 'bob'], exit: 2, code: 'usage' },
   { args: ['provider', 'withdraw', WORKED_ID, '--reason', ' '], exit: 2, code: 'invalid_value' },
   { args: ['provider', 'withdraw', 'not-a-uuid'], exit: 2, code: 'usage' },

@@ -12,7 +12,7 @@ import {
   withToken,
 } from './governance-support.js';
 import { afterOpenModeWarning, type Env, svcIn, svcJsonIn } from './operations.js';
-import { EXAMPLES, folderOf, WORKED_EXAMPLE } from './svc.js';
+import { EXAMPLES, folderOf, pins, WORKED_EXAMPLE } from './svc.js';
 
 /**
  * Issue 13 (shared/DESIGN-record.md section 1): operators with roles. In open mode (no operator at all) the
@@ -90,7 +90,11 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
       // The command, the actions it appends, and the name the trail records.
       const steps: [() => string[], string[], string | null][] = [
         [() => ['inputs', 'import', dir, '--by', 'alice'], ['inputs.imported', 'inputs.imported'], 'alice'],
-        [() => ['inputs', 'approve', WORKED_ID, LOW_ID, '--by', 'bob'], ['inputs.approved', 'inputs.approved'], 'bob'],
+        [
+          () => ['inputs', 'approve', WORKED_ID, LOW_ID, ...pins(WORKED_ID, LOW_ID), '--by', 'bob'],
+          ['inputs.approved', 'inputs.approved'],
+          'bob',
+        ],
         [() => ['publish', '--all'], ['indicator.published', 'indicator.published'], null],
         [() => ['provider', 'withdraw', LOW_ID, '--reason', 'no longer lends'], ['provider.withdrawn'], null],
         [
@@ -142,9 +146,9 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
       ok(vars, 'inputs', 'import', join(EXAMPLES, 'multiple-caps.json'), '--by', 'carol');
       const run = await refusedUnchanged(
         vars,
-        ['inputs', 'approve', CAPS_ID, '--by', 'Carol'],
+        ['inputs', 'approve', CAPS_ID, ...pins(CAPS_ID), '--by', 'Carol'],
         1,
-        `provider ${CAPS_ID}: Carol submitted these inputs and cannot approve them; another analyst must`,
+        `provider ${CAPS_ID}: Carol submitted these inputs and cannot approve them; another operator with the approver role must`,
       );
       expect(afterOpenModeWarning(run.stderr)).toMatch(/^error: /);
     });
@@ -249,7 +253,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         actions: ['inputs.imported'],
       },
       {
-        args: () => ['inputs', 'approve', WORKED_ID],
+        args: () => ['inputs', 'approve', WORKED_ID, ...pins(WORKED_ID)],
         role: 'approver',
         right: 'Bob',
         wrong: 'Carol',
@@ -500,16 +504,16 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
       ok(as('Alice'), 'inputs', 'import', join(EXAMPLES, 'multiple-caps.json'));
       await refusedUnchanged(
         as('Alice'),
-        ['inputs', 'approve', CAPS_ID],
+        ['inputs', 'approve', CAPS_ID, ...pins(CAPS_ID)],
         1,
-        `error: provider ${CAPS_ID}: Alice submitted these inputs and cannot approve them; another analyst must`,
+        `error: provider ${CAPS_ID}: Alice submitted these inputs and cannot approve them; another operator with the approver role must`,
       );
       const all = await refusedUnchanged(as('Alice'), ['inputs', 'approve', '--all-pending', '--yes', '--json'], 1, '');
       expect(JSON.parse(all.stdout)).toMatchObject({
         approved: [],
         refused: [expect.objectContaining({ provider_id: CAPS_ID, status: 'PENDING' })],
       });
-      ok(as('Bob'), 'inputs', 'approve', CAPS_ID);
+      ok(as('Bob'), 'inputs', 'approve', CAPS_ID, ...pins(CAPS_ID));
       const trail = svcJsonIn<AuditEntry[]>(vars, 'audit', 'list', '--action', 'inputs.');
       expect(trail.status, trail.stderr).toBe(0);
       const ofCaps = trail.json.filter((e) => e.details.provider_id === CAPS_ID);

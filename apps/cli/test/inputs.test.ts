@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { afterOpenModeWarning, contentsOf, embedded, storeOf, svcIn, svcJsonIn } from './operations.js';
-import { folderOf, readExample, STACK_FRAME, tempDir, WORKED_EXAMPLE, writeTemp } from './svc.js';
+import { folderOf, pins, readExample, STACK_FRAME, tempDir, WORKED_EXAMPLE, writeTemp } from './svc.js';
 
 interface Submission {
   id: string;
@@ -40,7 +40,9 @@ describe('svc inputs', () => {
     const dir = await folderOf(['worked-example.json', 'low-band.json', 'multiple-caps.json']);
     const run = svcIn(vars, 'inputs', 'import', dir, '--by', 'alice');
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^3 submissions by alice, pending approval by another analyst:\n/);
+    expect(run.stdout).toMatch(
+      /^3 submissions by alice, pending approval by another operator with the approver role:\n/,
+    );
     expect(run.stdout).toContain('Example Sats Lending');
     expect(run.stdout).toContain('PENDING');
     const listed = svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending');
@@ -112,12 +114,12 @@ describe('svc inputs', () => {
   it('approve by the submitter is refused (exit 1); by another analyst it is approved', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-    const own = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'alice');
+    const own = svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'alice');
     expect(own.status).toBe(1);
     expect(afterOpenModeWarning(own.stderr)).toBe(
-      `error: provider ${WORKED_ID}: alice submitted these inputs and cannot approve them; another analyst must\n`,
+      `error: provider ${WORKED_ID}: alice submitted these inputs and cannot approve them; another operator with the approver role must\n`,
     );
-    const approved = svcJsonIn<Submission[]>(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+    const approved = svcJsonIn<Submission[]>(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
     expect(approved.status, approved.stderr).toBe(0);
     expect(approved.json[0]).toMatchObject({ status: 'APPROVED', submitted_by: 'alice', approved_by: 'bob' });
     expect(svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending').json).toEqual([]);
@@ -130,14 +132,14 @@ describe('svc inputs', () => {
   it('nothing pending, or an unknown provider: a clear error, exit 1', async () => {
     const vars = await embedded();
     expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob').status).toBe(0);
-    const again = svcJsonIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob').status).toBe(0);
+    const again = svcJsonIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
     expect(again.status).toBe(1);
     expect(again.json).toEqual({
       error: `provider ${WORKED_ID} has no pending submission to approve`,
       code: 'not_found',
     });
-    const unknown = svcIn(vars, 'inputs', 'approve', UNKNOWN_PROVIDER, '--by', 'bob');
+    const unknown = svcIn(vars, 'inputs', 'approve', UNKNOWN_PROVIDER, '--sha256', '0'.repeat(64), '--by', 'bob');
     expect(unknown.status).toBe(1);
     expect(afterOpenModeWarning(unknown.stderr)).toBe(`error: no provider ${UNKNOWN_PROVIDER}\n`);
     // Not a provider id at all: a usage error before any work, naming the argument.
@@ -156,7 +158,7 @@ describe('svc inputs', () => {
     expect(listed.find((s) => s.id === first[0]?.id)?.status).toBe('SUPERSEDED');
     expect(listed.find((s) => s.id === second[0]?.id)?.status).toBe('PENDING');
     // carol's submission now needs someone else: alice may approve it.
-    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'alice').status).toBe(0);
+    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'alice').status).toBe(0);
   });
 
   it('in open mode --by is required (exit 2, naming --by); an empty folder exits 2', async () => {
@@ -164,7 +166,7 @@ describe('svc inputs', () => {
     const nameless = svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE);
     expect(nameless.status).toBe(2);
     expect(afterOpenModeWarning(nameless.stderr)).toMatch(/^error: name the submitter with --by NAME/);
-    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID).status).toBe(2);
+    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID)).status).toBe(2);
     expect(svcJsonIn(vars, 'inputs', 'list').json).toEqual([]);
     const empty = join(await tempDir(), 'empty');
     await mkdir(empty);
@@ -199,7 +201,7 @@ describe('svc inputs approve --all-pending', () => {
     expect(approvedPart).toContain(LOW_ID);
     expect(approvedPart).not.toContain(CAPS_ID);
     expect(refusedPart).toMatch(
-      /^1 submission not approved: Bob submitted it, so another analyst must approve \(maker-checker\):/,
+      /^1 submission not approved: Bob submitted it, so another operator with the approver role must approve \(maker-checker\):/,
     );
     expect(refusedPart).toContain(CAPS_ID);
 
@@ -247,7 +249,7 @@ describe('svc inputs approve --all-pending', () => {
       expect.objectContaining({
         provider_id: WORKED_ID,
         status: 'PENDING',
-        reason: 'alice submitted these inputs and cannot approve them; another analyst must',
+        reason: 'alice submitted these inputs and cannot approve them; another operator with the approver role must',
       }),
     ]);
   });

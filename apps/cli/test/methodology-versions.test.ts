@@ -2,7 +2,7 @@ import type { Store } from '@svc/api';
 import { describe, expect, it } from 'vitest';
 import { draft11 } from './draft-framework.js';
 import { type Env, embedded, freshSchema, postgresAvailable, storeOf, svcIn, svcJsonIn } from './operations.js';
-import { EXAMPLES, folderOf, svc, svcJson, WORKED_EXAMPLE, writeTemp } from './svc.js';
+import { EXAMPLES, folderOf, pins, svc, svcJson, WORKED_EXAMPLE, writeTemp } from './svc.js';
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
 
@@ -92,7 +92,7 @@ describe('svc methodology publish VERSION --signed-off-by NAME', () => {
     const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', EXAMPLES, '--by', 'alice');
     expect(imported.status, imported.stderr).toBe(0);
     const ids = imported.json.map((s) => s.provider_id);
-    expect(svcIn(vars, 'inputs', 'approve', ...ids, '--by', 'bob').status).toBe(0);
+    expect(svcIn(vars, 'inputs', 'approve', ...ids, ...pins(...ids), '--by', 'bob').status).toBe(0);
 
     const run = svcJsonIn<PublishJson>(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
     // The examples hold documents below the confidence threshold: refused, so exit 1 as `svc publish`.
@@ -194,7 +194,7 @@ describe.each(STORES)('svc methodology publish, then show, on %s', (_name, fresh
       const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', dir, '--by', 'alice');
       expect(imported.status, imported.stderr).toBe(0);
       const ids = imported.json.map((s) => s.provider_id);
-      expect(svcIn(vars, 'inputs', 'approve', ...ids, '--by', 'bob').status).toBe(0);
+      expect(svcIn(vars, 'inputs', 'approve', ...ids, ...pins(...ids), '--by', 'bob').status).toBe(0);
       const publish = svcIn(vars, 'publish', '--all', '--dry-run');
       expect(publish.status).toBe(1);
 
@@ -207,7 +207,7 @@ describe.each(STORES)('svc methodology publish, then show, on %s', (_name, fresh
 
       const clean = await embedded();
       expect(svcIn(clean, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-      expect(svcIn(clean, 'inputs', 'approve', WORKED_ID, '--by', 'bob').status).toBe(0);
+      expect(svcIn(clean, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob').status).toBe(0);
       expect(svcIn(clean, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk').status).toBe(0);
     } finally {
       await drop();

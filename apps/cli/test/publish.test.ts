@@ -39,10 +39,19 @@ const UNKNOWN_PROVIDER = '0f0f0f0f-0000-4000-8000-000000000000';
 
 /** Submits by alice and approves by bob: the documents' providers have approved inputs. */
 function importAndApprove(vars: Env, path: string): string[] {
-  const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', path, '--by', 'alice');
+  const imported = svcJsonIn<{ provider_id: string; inputs_sha256: string }[]>(
+    vars,
+    'inputs',
+    'import',
+    path,
+    '--by',
+    'alice',
+  );
   expect(imported.status, imported.stderr).toBe(0);
   const ids = imported.json.map((s) => s.provider_id);
-  const approved = svcIn(vars, 'inputs', 'approve', ...ids, '--by', 'bob');
+  // Pinned to what was imported, as an approver pins what `svc inputs show` printed.
+  const shown = imported.json.flatMap((s) => ['--sha256', s.inputs_sha256]);
+  const approved = svcIn(vars, 'inputs', 'approve', ...ids, ...shown, '--by', 'bob');
   expect(approved.status, approved.stderr).toBe(0);
   return ids;
 }

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, type Env, embedded, svcIn, svcJsonIn } from './operations.js';
-import { BIN, EXAMPLES, readExample, STACK_FRAME, WORKED_EXAMPLE, writeTemp } from './svc.js';
+import { BIN, EXAMPLES, pins, readExample, STACK_FRAME, WORKED_EXAMPLE, writeTemp } from './svc.js';
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
 const LOW_ID = '6102dd70-63e8-440e-9dd8-904f07489671';
@@ -33,7 +33,7 @@ function ok(vars: Env, ...args: string[]): void {
 async function publishedThenChanged(): Promise<Env> {
   const vars = await embedded();
   ok(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
-  ok(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+  ok(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
   ok(vars, 'publish', WORKED_ID);
   ok(vars, 'inputs', 'import', await underCollateralised(), '--by', 'carol');
   return vars;
@@ -119,7 +119,7 @@ describe('svc inputs show and diff', () => {
     }
     const fresh = await embedded();
     ok(fresh, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
-    ok(fresh, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+    ok(fresh, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
     for (const verb of ['show', 'diff']) {
       const none = svcJsonIn(fresh, 'inputs', verb, WORKED_ID);
       expect(none.status).toBe(1);
@@ -228,4 +228,117 @@ describe('svc inputs approve --all-pending reviews first', () => {
     expect(yes.stdout).toContain('1 submission approved by bob');
     expect(pendingIds(vars)).toEqual([]);
   });
+});
+
+describe('svc inputs approve pins the content the approver saw', () => {
+  const showSha = (vars: Env) =>
+    svcJsonIn<{ inputs_sha256: string }>(vars, 'inputs', 'show', WORKED_ID).json.inputs_sha256;
+
+  it('a pending submission other than the one named is refused (exit 1) and nothing is approved; the shown one approves', async () => {
+    const vars = await publishedThenChanged();
+    const seen = showSha(vars);
+    // Another analyst replaces the pending submission after the approver looked at it.
+    const doc = await readExample();
+    Object.assign(doc.inputs.collateral_coverage_ratio as object, { value: 1.1, as_of: '2026-06-20' });
+    ok(vars, 'inputs', 'import', await writeTemp('replaced.json', doc), '--by', 'dave');
+    const replaced = showSha(vars);
+    expect(replaced).not.toBe(seen);
+
+    const run = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--sha256', seen, '--by', 'bob');
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      `error: provider ${WORKED_ID}: the pending submission has inputs sha256 ${replaced} (submitted by dave at `,
+    );
+    expect(run.stderr).toContain('which is not the one named; nothing was approved');
+    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+    expect(showSha(vars)).toBe(replaced);
+
+    // Its first 12 hex digits name it, in capitals too.
+    const approved = svcJsonIn<{ inputs_sha256: string; status: string }[]>(
+      vars,
+      'inputs',
+      'approve',
+      WORKED_ID,
+      '--sha256',
+      replaced.slice(0, 12).toUpperCase(),
+      '--by',
+      'bob',
+    );
+    expect(approved.status, approved.stderr).toBe(0);
+    expect(approved.json).toEqual([expect.objectContaining({ inputs_sha256: replaced, status: 'APPROVED' })]);
+    expect(pendingIds(vars)).toEqual([]);
+  });
+
+  it('a pin shorter than 12 hex digits, not hex, or not one per provider is bad input (exit 2) and approves nothing', async () => {
+    const vars = await publishedThenChanged();
+    const sha = showSha(vars);
+    for (const [pins, message] of [
+      [['--sha256', sha.slice(0, 11)], /sha256 "[0-9a-f]{11}" must be the inputs_sha256 of the pending submission/],
+      [['--sha256', `${sha.slice(0, 20)}zz`], /must be the inputs_sha256 of the pending submission or its first 12/],
+      [['--sha256', sha, '--sha256', sha], /2 sha256 values for 1 provider: name one inputs_sha256 for each provider/],
+    ] as const) {
+      const run = svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins, '--by', 'bob');
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toMatch(STACK_FRAME);
+    }
+    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+  });
+
+  it('off a terminal, or with --json, without --sha256 it is bad usage (exit 2) saying how to pin; --sha256 is not for --all-pending', async () => {
+    const vars = await publishedThenChanged();
+    const run = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(
+      'error: not on a terminal, nobody is shown what would be approved: pin each submission with --sha256 HASH, the inputs sha256 that `svc inputs show PROVIDER_ID` printed (12 hex digits or more); nothing was approved\n',
+    );
+    const json = svcJsonIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+    expect(json.status).toBe(2);
+    expect(json.json).toMatchObject({ code: 'usage' });
+    const all = svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--sha256', showSha(vars), '--by', 'bob');
+    expect(all.status).toBe(2);
+    expect(all.stderr).toMatch(/^error: --sha256 goes with named providers/);
+    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+  });
+
+  it('show prints the command that approves exactly what it showed', async () => {
+    const vars = await publishedThenChanged();
+    const sha = showSha(vars);
+    const run = svcIn(vars, 'inputs', 'show', WORKED_ID);
+    expect(run.stdout).toContain(
+      `Approve exactly this submission with: svc inputs approve ${WORKED_ID} --sha256 ${sha.slice(0, 12)}\n`,
+    );
+  });
+
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+
+  it.skipIf(!hasScript)(
+    'on a terminal without --sha256 it shows the submission and asks: n approves nothing (exit 1); y approves what it showed',
+    async () => {
+      const vars = await publishedThenChanged();
+      const sha = showSha(vars);
+      const atTerminal = (answer: string) =>
+        spawnSync(
+          'script',
+          ['-qec', `'${process.execPath}' '${BIN}' inputs approve ${WORKED_ID} --by bob`, '/dev/null'],
+          {
+            input: answer,
+            encoding: 'utf8',
+            timeout: 30_000,
+            env: childEnv(vars),
+          },
+        );
+      const no = atTerminal('n\n');
+      expect(no.status).toBe(1);
+      expect(no.stdout).toContain(`Inputs sha256 ${sha}`);
+      expect(no.stdout).toContain('Approve this submission, exactly as shown? [y/N] ');
+      expect(no.stdout).toContain('error: not confirmed; nothing was approved');
+      expect(pendingIds(vars)).toEqual([WORKED_ID]);
+      const yes = atTerminal('y\n');
+      expect(yes.status, yes.stdout).toBe(0);
+      expect(yes.stdout).toContain('1 submission approved by bob');
+      expect(pendingIds(vars)).toEqual([]);
+    },
+  );
 });

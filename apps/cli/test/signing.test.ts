@@ -7,7 +7,7 @@ import { canonicalJson } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, expectFailed, withStoreOf, withToken } from './governance-support.js';
 import { type Env, type Served, serve, svcIn, svcJsonIn } from './operations.js';
-import { EXAMPLES, STACK_FRAME, tempDir } from './svc.js';
+import { EXAMPLES, pins, STACK_FRAME, tempDir } from './svc.js';
 
 /**
  * Issue 14 from the command line: a demo store's statements checked with `svc verify --statement --keys` against a
@@ -96,7 +96,7 @@ function opensslKey(): { pem: string; kid: string } {
 function publishExample(vars: Env, file: string, providerId: string): void {
   for (const args of [
     ['inputs', 'import', join(EXAMPLES, file), '--by', 'alice'],
-    ['inputs', 'approve', providerId, '--by', 'Bob'],
+    ['inputs', 'approve', providerId, ...pins(providerId), '--by', 'Bob'],
     ['publish', '--all'],
   ]) {
     const run = svcIn(vars, ...args);
@@ -397,7 +397,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     // Garbage in the variable: refused before anything is published, exit 2, naming the variable.
     for (const args of [
       ['inputs', 'import', join(EXAMPLES, 'low-band.json'), '--by', 'alice'],
-      ['inputs', 'approve', LOW_ID, '--by', 'Bob'],
+      ['inputs', 'approve', LOW_ID, ...pins(LOW_ID), '--by', 'Bob'],
     ]) {
       expect(svcIn(vars, ...args).status).toBe(0);
     }
@@ -438,7 +438,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     };
     for (const args of [
       ['inputs', 'import', join(EXAMPLES, 'multiple-caps.json'), '--by', 'alice'],
-      ['inputs', 'approve', caps.provider.id, '--by', 'Bob'],
+      ['inputs', 'approve', caps.provider.id, ...pins(caps.provider.id), '--by', 'Bob'],
     ]) {
       expect(svcIn(vars, ...args).status).toBe(0);
     }

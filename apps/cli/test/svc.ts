@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { InputsDocument } from '@svc/methodology';
+import { canonicalJson, type InputsDocument, readJson, sha256Hex } from '@svc/methodology';
 import { afterAll } from 'vitest';
 
 /** The built CLI: the tests run it as users do and build nothing (turbo's test task depends on build). */
@@ -21,6 +21,31 @@ export const EXAMPLE_INPUTS = [
 ] as const;
 
 export const WORKED_EXAMPLE = join(EXAMPLES, 'worked-example.json');
+
+/** The inputs_sha256 of an approved-inputs document's text: what `svc inputs show` prints for its submission. */
+export function inputsSha256(text: string): string {
+  return sha256Hex(canonicalJson(readJson(text)));
+}
+
+/** Each example document's inputs_sha256, by its provider id. */
+const EXAMPLE_SHA256 = new Map(
+  EXAMPLE_INPUTS.map((name) => {
+    const text = readFileSync(join(EXAMPLES, name), 'utf8');
+    return [(JSON.parse(text) as InputsDocument).provider.id, inputsSha256(text)] as const;
+  }),
+);
+
+/**
+ * `--sha256 HASH` for each named provider's example document, as an approver pins what `svc inputs show` showed
+ * (`svc inputs approve ID... ...pins(ID...)`); a provider with no example document is a mistake in the test.
+ */
+export function pins(...providerIds: string[]): string[] {
+  return providerIds.flatMap((id) => {
+    const sha = EXAMPLE_SHA256.get(id);
+    if (sha === undefined) throw new Error(`no example document for provider ${id}: pin its own document's hash`);
+    return ['--sha256', sha];
+  });
+}
 
 export interface Run {
   status: number | null;

@@ -123,10 +123,18 @@ function deliveryOf(receiver: Receiver, type: string, providerId?: string): Prom
 
 /** Submits by alice, approves by bob, publishes: returns the provider id. */
 async function publishDocument(vars: Env, path: string): Promise<string> {
-  const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', path, '--by', 'alice');
+  const imported = svcJsonIn<{ provider_id: string; inputs_sha256: string }[]>(
+    vars,
+    'inputs',
+    'import',
+    path,
+    '--by',
+    'alice',
+  );
   expect(imported.status, imported.stderr).toBe(0);
   const providerId = imported.json[0]?.provider_id as string;
-  const approved = svcIn(vars, 'inputs', 'approve', providerId, '--by', 'bob');
+  const sha256 = imported.json[0]?.inputs_sha256 as string;
+  const approved = svcIn(vars, 'inputs', 'approve', providerId, '--sha256', sha256, '--by', 'bob');
   expect(approved.status, approved.stderr).toBe(0);
   const published = await svcAsync(vars, 'publish', providerId, '--json');
   expect(published.status, published.stderr).toBe(0);

@@ -23,7 +23,7 @@ import { frameworkInForce } from './frameworks.js';
 import { newId } from './ids.js';
 import { actingPerson, samePerson } from './operators.js';
 
-/** Maker-checker: an analyst submits approved-inputs documents (PENDING), another analyst approves them. */
+/** Maker-checker: an analyst submits approved-inputs documents (PENDING), an approver who did not submit them approves them. */
 
 export type SubmissionStatus = 'PENDING' | 'APPROVED' | 'SUPERSEDED';
 
@@ -146,16 +146,20 @@ export async function submitInputs(
 /**
  * Approves each named provider's pending submission, in one transaction (all
  * or none). The approver must not be its submitter; the provider's previously
- * approved submission becomes SUPERSEDED.
+ * approved submission becomes SUPERSEDED. An approval certifies content: given
+ * `inputsSha256` (one inputs_sha256 or a prefix of it, at least 12 hex digits,
+ * for each provider, in any order), a pending submission that is not one of
+ * them is refused and nothing is approved. The CLI always pins them.
  */
 export async function approveInputs(
   ctx: ServiceContext,
-  approval: { providerIds: readonly string[] },
+  approval: { providerIds: readonly string[]; inputsSha256?: readonly string[] },
 ): Promise<SubmissionRecord[]> {
   const { store, clock } = ctx;
   const by = await actingPerson(ctx, 'approver', 'approving inputs', 'approver');
   const ids = [...new Set(approval.providerIds)];
   if (ids.length === 0) throw new ServiceError('invalid_value', 'no provider to approve');
+  const pins = approval.inputsSha256 === undefined ? null : pinsOf(approval.inputsSha256, ids.length);
   return store.db.transaction().execute(async (tx) => {
     const now = isoNow(clock);
     const records: SubmissionRecord[] = [];
@@ -163,6 +167,7 @@ export async function approveInputs(
       if (!(await findProvider(tx, id))) throw new ServiceError('not_found', `no provider ${id}`);
       const pending = await latestPending(tx, id);
       if (!pending) throw new ServiceError('not_found', `provider ${id} has no pending submission to approve`);
+      if (pins) takePin(pins, pending);
       const future = futureDatedProblems(parse(pending.document), clock.now());
       if (future.length > 0) {
         throw new ServiceError(
@@ -174,11 +179,11 @@ export async function approveInputs(
       if (samePerson({ name: pending.submitted_by, id: pending.submitted_by_id }, by)) {
         throw new ServiceError(
           'refused',
-          `provider ${id}: ${by.name} submitted these inputs and cannot approve them; another analyst must`,
+          `provider ${id}: ${by.name} submitted these inputs and cannot approve them; another operator with the approver role must`,
         );
       }
       await supersede(tx, id, 'APPROVED');
-      await markApproved(tx, pending.id, by, now);
+      await approvePending(tx, pending, by, now);
       records.push(
         recordOf({ ...pending, status: 'APPROVED', approved_by: by.name, approved_at: now }, parse(pending.document)),
       );
@@ -188,10 +193,63 @@ export async function approveInputs(
   });
 }
 
+/** How few hex digits of an inputs_sha256 name a submission: 48 bits, which no two submissions share by chance. */
+export const SHA256_PIN_MIN = 12;
+const PIN = new RegExp(`^[0-9a-f]{${SHA256_PIN_MIN},64}$`);
+
+/** The pins of an approval, checked: one per provider, each 12 to 64 hex digits. */
+function pinsOf(given: readonly string[], providers: number): string[] {
+  const pins = given.map((pin) => pin.trim().toLowerCase());
+  const bad = pins.findIndex((pin) => !PIN.test(pin));
+  if (bad >= 0) {
+    const message = `must be the inputs_sha256 of the pending submission or its first ${SHA256_PIN_MIN} hex digits or more`;
+    throw new ServiceError('invalid_value', `sha256 ${JSON.stringify(given[bad])} ${message}`, [
+      { path: 'sha256', message },
+    ]);
+  }
+  if (pins.length !== providers) {
+    throw new ServiceError(
+      'invalid_value',
+      `${pins.length} sha256 ${pins.length === 1 ? 'value' : 'values'} for ${providers} ${plural(providers, 'provider')}: name one inputs_sha256 for each provider approved; nothing was approved`,
+    );
+  }
+  return pins;
+}
+
+/** Takes the pin the pending submission matches out of `pins`; a submission no pin names is refused. */
+function takePin(
+  pins: string[],
+  pending: { provider_id: string; inputs_sha256: string; submitted_by: string; submitted_at: string },
+) {
+  const at = pins.findIndex((pin) => pending.inputs_sha256.startsWith(pin));
+  if (at < 0) {
+    throw new ServiceError(
+      'refused',
+      `provider ${pending.provider_id}: the pending submission has inputs sha256 ${pending.inputs_sha256} (submitted by ${pending.submitted_by} at ${pending.submitted_at}), which is not the one named; nothing was approved. Review it with: svc inputs show ${pending.provider_id}`,
+    );
+  }
+  pins.splice(at, 1);
+}
+
+/** Marks the pending submission approved; one replaced or approved by someone else meanwhile is refused. */
+async function approvePending(
+  tx: Parameters<typeof markApproved>[0],
+  pending: { id: string; provider_id: string },
+  by: { id: string | null; name: string },
+  now: string,
+): Promise<void> {
+  if (!(await markApproved(tx, pending.id, by, now))) {
+    throw new ServiceError(
+      'refused',
+      `provider ${pending.provider_id}: its pending submission changed while it was being approved; nothing was approved`,
+    );
+  }
+}
+
 export interface PendingApproval {
   /** The submissions approved, by provider name. */
   approved: SubmissionRecord[];
-  /** The pending submissions the approver submitted: still pending, for another analyst (maker-checker). */
+  /** The pending submissions the approver submitted: still pending, for another approver (maker-checker). */
   refused: (SubmissionRecord & { reason: string })[];
   /** The pending submissions not among those named (they arrived after the review): still pending. */
   unreviewed: SubmissionRecord[];
@@ -224,12 +282,12 @@ export async function approveAllPending(
         continue;
       }
       if (samePerson({ name: pending.submitted_by, id: pending.submitted_by_id }, by)) {
-        const reason = `${by.name} submitted these inputs and cannot approve them; another analyst must`;
+        const reason = `${by.name} submitted these inputs and cannot approve them; another operator with the approver role must`;
         refused.push({ ...recordOf(pending, document), reason });
         continue;
       }
       await supersede(tx, id, 'APPROVED');
-      await markApproved(tx, pending.id, by, now);
+      await approvePending(tx, pending, by, now);
       approved.push(recordOf({ ...pending, status: 'APPROVED', approved_by: by.name, approved_at: now }, document));
     }
     await recordAudit(ctx, tx, approved.map(approvedNote));

@@ -75,6 +75,33 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     expect((await listInputs(ctxOf(store), { pendingOnly: true })).map((r) => r.status)).toEqual(['PENDING']);
   });
 
+  it('an approval pinned to inputs_sha256 approves only that content: another pending one is refused, nothing written', async () => {
+    clock.set(AFTER_EXAMPLES);
+    const shaOf = (record: { inputs_sha256: string } | undefined) => record?.inputs_sha256 ?? '';
+    const [seen] = await submit('alice', example('worked-example'), example('low-band'));
+    const [replaced] = await submit('carol', withInput(example('worked-example'), 'collateral_coverage_ratio', 1.2));
+    const low = (await listInputs(ctxOf(store), { pendingOnly: true })).find((r) => r.provider_id !== WORKED_ID);
+    const pinned = (...pins: string[]) =>
+      approveInputs(ctxOf(store, { clock, by: 'bob' }), {
+        providerIds: [low?.provider_id ?? '', WORKED_ID],
+        inputsSha256: pins,
+      });
+    const before = await storeContents(store);
+    const refused = await pinned(shaOf(low), shaOf(seen)).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'refused' });
+    expect((refused as Error).message).toContain(`the pending submission has inputs sha256 ${shaOf(replaced)}`);
+    for (const pins of [['abc'], [shaOf(seen).slice(0, 11), 'f'.repeat(12)], ['x'.repeat(12), 'f'.repeat(12)]]) {
+      await expect(pinned(...pins)).rejects.toMatchObject({ code: 'invalid_value' });
+    }
+    expect(await storeContents(store)).toEqual(before);
+    // Any order, and a prefix of 12 hex digits in any case, names each one.
+    const approved = await pinned(shaOf(replaced).slice(0, 12).toUpperCase(), shaOf(low));
+    expect(approved.map((r) => [r.provider_id, r.inputs_sha256, r.status])).toEqual([
+      [low?.provider_id, shaOf(low), 'APPROVED'],
+      [WORKED_ID, shaOf(replaced), 'APPROVED'],
+    ]);
+  });
+
   it('another analyst approves; an unknown provider or one with nothing pending is not_found', async () => {
     await submit('alice', example('worked-example'));
     clock.advance(1000);

@@ -27,6 +27,7 @@ interface ByOptions extends InputsOptions {
 interface ApproveOptions extends ByOptions {
   allPending?: boolean;
   yes?: boolean;
+  sha256: string[];
 }
 
 interface ListOptions extends InputsOptions {
@@ -39,7 +40,9 @@ const SHA_SHOWN = 12;
 export function registerInputs(program: Command, env: Environment): void {
   const group = program
     .command('inputs')
-    .description('approved inputs, maker-checker: one analyst submits documents, another approves them');
+    .description(
+      'approved inputs, maker-checker: an analyst submits documents, an approver who did not submit them approves them',
+    );
   withOutputOptions(
     group
       .command('import')
@@ -62,6 +65,12 @@ export function registerInputs(program: Command, env: Environment): void {
       )
       .argument('[provider_id...]', 'the providers whose pending submissions to approve', providerIdsArgument)
       .option(
+        '--sha256 <hash>',
+        'the inputs_sha256 that `svc inputs show` printed (12 hex digits or more), once for each provider: a pending submission that is not one of them is refused and nothing is approved; without it a terminal shows each submission and asks',
+        (value: string, previous: string[]) => [...previous, value],
+        [],
+      )
+      .option(
         '--all-pending',
         'every pending submission: shows the review (changes, score and band old -> new), asks, approves exactly those shown; those the approver submitted, or that arrived after the review, stay pending (exit 1)',
       )
@@ -78,6 +87,12 @@ export function registerInputs(program: Command, env: Environment): void {
       throw new CliError('usage', 'name the providers whose submissions to approve, or --all-pending');
     }
     if (options.yes && !options.allPending) throw new CliError('usage', '--yes goes with --all-pending');
+    if (options.allPending && options.sha256.length > 0) {
+      throw new CliError(
+        'usage',
+        '--sha256 goes with named providers; --all-pending approves exactly the review it shows',
+      );
+    }
     if (options.allPending) process.exitCode = await approveAllPending(env, options);
     else await approveInputs(env, providerIds, options);
   });
@@ -123,9 +138,9 @@ async function importInputs(env: Environment, path: string, options: ByOptions):
   }
   const by = records[0]?.submitted_by ?? options.by ?? 'the submitter';
   printLines(
-    `${records.length} ${plural(records.length, 'submission')} by ${by}, pending approval by another analyst:`,
+    `${records.length} ${plural(records.length, 'submission')} by ${by}, pending approval by another operator with the approver role:`,
     submissionsTable(records),
-    'Approve with: svc inputs approve PROVIDER_ID... (by another operator, with the approver role)',
+    'Review with: svc inputs show PROVIDER_ID; approve with: svc inputs approve PROVIDER_ID --sha256 INPUTS_SHA256 (by another operator, with the approver role)',
   );
 }
 
@@ -160,12 +175,28 @@ async function readAll(ops: Operations, path: string, files: readonly string[]):
   );
 }
 
-async function approveInputs(env: Environment, providerIds: readonly string[], options: ByOptions): Promise<void> {
+/**
+ * Approves the named providers' pending submissions, pinned to the content the approver saw: the inputs_sha256 given
+ * with --sha256, or, on a terminal, each submission shown and confirmed. Off a terminal without --sha256 nobody has
+ * seen what would be approved, so it is bad usage and nothing is approved.
+ */
+async function approveInputs(env: Environment, providerIds: readonly string[], options: ApproveOptions): Promise<void> {
+  const asking = options.sha256.length === 0;
+  if (asking && (options.json || !atTerminal())) {
+    throw new CliError(
+      'usage',
+      `${options.json ? 'with --json' : 'not on a terminal'}, nobody is shown what would be approved: pin each submission with --sha256 HASH, the inputs sha256 that \`svc inputs show PROVIDER_ID\` printed (${SHA_SHOWN} hex digits or more); nothing was approved`,
+    );
+  }
   const ops = await operations(env);
-  const records = await withOperator(ops, (ctx) => ops.api.approveInputs(ctx, { providerIds }), {
-    by: options.by,
-    changes: true,
-  });
+  const records = await withOperator(
+    ops,
+    async (ctx) => {
+      const pins = asking ? await confirmShown(ops, ctx, providerIds) : options.sha256;
+      return ops.api.approveInputs(ctx, { providerIds, inputsSha256: pins });
+    },
+    { by: options.by, changes: true },
+  );
   if (options.json) {
     printJson(records);
     return;
@@ -174,6 +205,25 @@ async function approveInputs(env: Environment, providerIds: readonly string[], o
     `${records.length} ${plural(records.length, 'submission')} approved by ${records[0]?.approved_by ?? options.by}; publish with: svc publish PROVIDER_ID... (or --all)`,
     submissionsTable(records),
   );
+}
+
+/** On a terminal: shows each provider's pending submission as `inputs show` does, asks, and returns the hashes shown. */
+async function confirmShown(
+  ops: Operations,
+  ctx: Parameters<Operations['api']['showPending']>[0],
+  providerIds: readonly string[],
+): Promise<string[]> {
+  // Refused before anything is shown to someone who could not approve it.
+  await ops.api.authorise(ctx, 'approver', 'approving inputs');
+  const shown: string[] = [];
+  for (const providerId of new Set(providerIds)) {
+    const pending = await ops.api.showPending(ctx, { providerId });
+    printLines(...pendingLines(pending), '');
+    shown.push(pending.inputs_sha256);
+  }
+  const question = `Approve ${shown.length === 1 ? 'this submission' : `these ${shown.length} submissions`}, exactly as shown? [y/N] `;
+  if (!(await confirmed(question))) throw new CliError('refused', 'not confirmed; nothing was approved');
+  return shown;
 }
 
 /**
@@ -227,7 +277,7 @@ function printApproval(outcome: PendingApproval, name: string | null): void {
   if (approved.length > 0) printLines(submissionsTable(approved));
   if (refused.length > 0) {
     printLines(
-      `${refused.length} ${plural(refused.length, 'submission')} not approved: ${by} submitted ${refused.length === 1 ? 'it' : 'them'}, so another analyst must approve (maker-checker):`,
+      `${refused.length} ${plural(refused.length, 'submission')} not approved: ${by} submitted ${refused.length === 1 ? 'it' : 'them'}, so another operator with the approver role must approve (maker-checker):`,
       submissionsTable(refused),
     );
   }
@@ -264,12 +314,19 @@ async function showPending(env: Environment, providerId: string, options: Inputs
     return;
   }
   printLines(
+    ...pendingLines(pending),
+    `Approve exactly this submission with: svc inputs approve ${pending.provider_id} --sha256 ${pending.inputs_sha256.slice(0, SHA_SHOWN)}`,
+  );
+}
+
+function pendingLines(pending: PendingSubmission): string[] {
+  return [
     `Pending submission ${pending.id} for ${pending.provider_name} (${pending.provider_id})`,
     `Submitted by ${pending.submitted_by} at ${pending.submitted_at}`,
     `Inputs sha256 ${pending.inputs_sha256}`,
     `Evaluation date ${pending.document.evaluation_date}`,
     pendingInputsTable(pending),
-  );
+  ];
 }
 
 function pendingInputsTable(pending: PendingSubmission): string {

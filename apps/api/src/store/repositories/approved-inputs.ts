@@ -42,19 +42,20 @@ export async function supersede(db: Kysely<Database>, providerId: string, status
   return Number(result.numUpdatedRows);
 }
 
-/** Records an approval of a pending submission. */
+/** Records an approval of a pending submission; false when it was no longer pending (replaced or approved meanwhile). */
 export async function markApproved(
   db: Kysely<Database>,
   id: string,
   approvedBy: { id: string | null; name: string },
   approvedAt: string,
-) {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('approved_inputs')
     .set({ status: 'APPROVED', approved_by: approvedBy.name, approved_by_id: approvedBy.id, approved_at: approvedAt })
     .where('id', '=', id)
     .where('status', '=', 'PENDING')
-    .execute();
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** Submissions without their documents, oldest first; only the pending ones when asked. */
