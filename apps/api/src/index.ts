@@ -106,6 +106,7 @@ export {
 export { loadMasterKey, MasterKeyError, type SecretBox, secretBox } from './services/secrets.js';
 export { type StandaloneOptions, standaloneContext } from './services/services.js';
 export {
+  admitSigner,
   generateSigner,
   kidOf,
   listSigningKeys,
@@ -125,10 +126,9 @@ export {
   publicationStatement,
   type SignedStatement,
   type Statement,
-  type StatementsVerification,
   signPastPublications,
-  verifyStatements,
 } from './services/statements.js';
+export { type StatementsVerification, verifyStatements } from './services/statements-verification.js';
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
 export { type EndpointSummary, listEndpointSummaries, registerWebhook } from './services/webhooks/endpoints.js';
 export { parseDuration } from './services/webhooks/schedule.js';

@@ -104,7 +104,10 @@ export function withOperator<T>(
     await ops.api.authorise(context({}), signs.role, signs.doing);
     const box = options.box ?? masterSecretBox(ops);
     const signer = await ops.api.resolveSigner(store, { configured: ops.config.signingKey, box });
-    return work(context({ box, signer }));
+    const signing = context({ box, signer });
+    // A key new to the store comes into use only as an administrator's act, recorded; anyone else stops here.
+    await ops.api.admitSigner(signing, signer);
+    return work(signing);
   });
 }
 

@@ -105,6 +105,62 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
     expect(svcIn(vars, 'status').stdout).toContain(`audit trail: head seq ${last.seq} hash ${last.hash}`);
   });
 
+  it('verify --statements: exit 0 when every record is stated; 1 naming a statement deleted or relabelled, writing nothing', async () => {
+    const intact = svcIn(vars, 'audit', 'verify', '--statements');
+    expect(intact.status, intact.stderr).toBe(0);
+    expect(intact.stdout).toMatch(
+      /\nstatements: all \d+ verify, name entries of this trail, and state every publication, withdrawal and rating action\n$/,
+    );
+    const saved = await withStoreOf(vars, (store) =>
+      store.db.selectFrom('statements').selectAll().orderBy('id').execute(),
+    );
+    const last = saved.at(-1);
+    try {
+      await withStoreOf(vars, (store) =>
+        store.db
+          .deleteFrom('statements')
+          .where('id', '=', last?.id ?? -1)
+          .execute(),
+      );
+      const deleted = svcIn(vars, 'audit', 'verify', '--statements');
+      expect(deleted.status).toBe(1);
+      expect(deleted.stderr).toMatch(
+        /^statements incomplete \(provider [0-9a-f-]{36}, ri_[0-9a-f]{24}\): .* has no signed statement\n$/,
+      );
+      const json = svcJsonIn<{ statements: { broken: { statement_sha256: null; reason: string } } }>(
+        vars,
+        'audit',
+        'verify',
+        '--statements',
+      );
+      expect(json.status).toBe(1);
+      expect(json.json.statements.broken).toMatchObject({ statement_sha256: null });
+      await withStoreOf(vars, async (store) => {
+        await store.db
+          .insertInto('statements')
+          .values(last as NonNullable<typeof last>)
+          .execute();
+        await store.db
+          .updateTable('statements')
+          .set({ risk_indicator_id: 'ri_000000000000000000000000' })
+          .where('id', '=', saved[0]?.id ?? -1)
+          .execute();
+      });
+      const relabelled = svcIn(vars, 'audit', 'verify', '--statements');
+      expect(relabelled.status).toBe(1);
+      expect(relabelled.stderr).toContain(`statement ${saved[0]?.statement_sha256} (provider `);
+      expect(relabelled.stderr).toContain(
+        'does not hold: its risk_indicator_id column says "ri_000000000000000000000000"',
+      );
+    } finally {
+      await withStoreOf(vars, async (store) => {
+        await store.db.deleteFrom('statements').execute();
+        for (const row of saved) await store.db.insertInto('statements').values(row).execute();
+      });
+    }
+    expect(svcIn(vars, 'audit', 'verify', '--statements').status).toBe(0);
+  });
+
   it('list filters by --since, --actor (name in any case, or id), --action (one, or a family), --limit', () => {
     const list = (...args: string[]) => {
       const run = svcJsonIn<AuditEntry[]>(vars, 'audit', 'list', ...args);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { canonicalJson } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, expectFailed, withStoreOf, withToken } from './governance-support.js';
-import { type Env, type Served, serve, svcIn, svcJsonIn } from './operations.js';
+import { contentsOf, type Env, type Served, serve, svcIn, svcJsonIn } from './operations.js';
 import { EXAMPLES, pins, STACK_FRAME, tempDir } from './svc.js';
 
 /**
@@ -387,12 +387,10 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     expect(run.stdout).toContain(`signed by key ${rotated.json.kid} (active)`);
   });
 
-  it('with SVC_SIGNING_KEY set: rotate is refused; a PEM from openssl genpkey signs with its kid; garbage is refused naming the variable', async () => {
+  it('with SVC_SIGNING_KEY set: a PEM from openssl genpkey comes into use recorded as a rotation and signs with its kid; rotating to it again is refused; garbage is refused naming the variable', async () => {
     const key = opensslKey();
     const withKey = { ...vars, SVC_SIGNING_KEY: key.pem };
     const dump = svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list').json;
-    expectFailed(svcIn(withKey, 'signing-key', 'rotate'), 1, /SVC_SIGNING_KEY is set/);
-    expect(svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list').json).toEqual(dump);
 
     // Garbage in the variable: refused before anything is published, exit 2, naming the variable.
     for (const args of [
@@ -407,8 +405,26 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     expect(await packagesOf(vars)).toHaveLength(packages.length);
     expect(await currentIdOf(vars, LOW_ID)).toBe('');
 
+    // Open mode: whoever runs the command is the administrator, and bringing the key into use is recorded.
     const published = svcIn(withKey, 'publish', '--all');
     expect(published.status, published.stderr).toBe(0);
+    const introduced = svcJsonIn<{ action: string; subject: { id: string }; details: unknown }[]>(
+      vars,
+      'audit',
+      'list',
+      '--action',
+      'signing_key.',
+    ).json;
+    expect(introduced.at(-1)).toMatchObject({
+      action: 'signing_key.rotated',
+      subject: { id: key.kid },
+      details: { retired: [dump[1]?.kid], held: 'environment' },
+    });
+    expectFailed(
+      svcIn(withKey, 'signing-key', 'rotate'),
+      1,
+      /SVC_SIGNING_KEY holds signing key [0-9a-f]{16}, which is already the active key/,
+    );
     const id = await currentIdOf(vars, LOW_ID);
     packages = await packagesOf(vars);
     const signed = await getJson<SignedStatement>(statementUrl(id));
@@ -461,6 +477,9 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     ).toBe(0);
   });
 
+  /** The operators' tokens, once the test below has added them. */
+  let tokens = { admin: '', alan: '' };
+
   // Last: once the store has operators, every command that changes the records needs a token.
   it('once operators exist, signing-key rotate needs an administrator: no token and a non-admin token are refused', async () => {
     const admin = svcJsonIn<{ token: string }>(vars, 'operator', 'add', 'Ada', '--role', 'admin');
@@ -474,6 +493,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       'analyst,approver',
     );
     expect(analyst.status, analyst.stderr).toBe(0);
+    tokens = { admin: admin.json.token, alan: analyst.json.token };
     const keys = svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list').json;
     expectFailed(svcIn(vars, 'signing-key', 'rotate'), 1, 'this store has operators: set SVC_OPERATOR_TOKEN');
     expectFailed(
@@ -494,10 +514,50 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     expect(entries.map((e) => [e.action, e.actor.name])).toEqual([
       ['signing_key.rotated', null],
       ['signing_key.rotated', null],
+      ['signing_key.rotated', null],
       ['signing_key.rotated', 'Ada'],
     ]);
     expect(svcIn(vars, 'audit', 'verify').stdout).toMatch(/^audit trail intact/);
     expect(svcIn(withToken(vars, admin.json.token), 'signing-key', 'list').stderr).not.toMatch(STACK_FRAME);
+  });
+
+  it("once operators exist, a key new to the store is an admin's to bring into use: anyone else's command with it is refused before any write", async () => {
+    const admin = withToken(vars, tokens.admin);
+    const key = opensslKey();
+    const alanWithKey = { ...withToken(vars, tokens.alan), SVC_SIGNING_KEY: key.pem };
+    const before = await withStoreOf(vars, contentsOf);
+    const keys = svcJsonIn<KeySummary[]>(admin, 'signing-key', 'list').json;
+    for (const args of [
+      ['publish', '--all'],
+      ['provider', 'withdraw', WORKED_ID, '--reason', 'test'],
+    ]) {
+      const run = svcIn(alanWithKey, ...args);
+      expectFailed(run, 1, new RegExp(`SVC_SIGNING_KEY holds signing key ${key.kid}, which this store does not know`));
+      expect(run.stderr).toContain("bringing a new key into use is an administrator's act");
+      expect(run.stderr).toContain('needs the admin role, which Alan does not hold');
+    }
+    expect(await withStoreOf(vars, contentsOf)).toEqual(before);
+    expect(svcJsonIn<KeySummary[]>(admin, 'signing-key', 'list').json).toEqual(keys);
+
+    const rotated = svcJsonIn<KeySummary>({ ...admin, SVC_SIGNING_KEY: key.pem }, 'signing-key', 'rotate');
+    expect(rotated.status, rotated.stderr).toBe(0);
+    expect(rotated.json).toMatchObject({ kid: key.kid, status: 'active', held: 'environment' });
+    const entry = svcJsonIn<{ action: string; actor: { name: string }; details: unknown }[]>(
+      admin,
+      'audit',
+      'list',
+      '--action',
+      'signing_key.',
+    ).json.at(-1);
+    expect(entry).toMatchObject({
+      action: 'signing_key.rotated',
+      actor: { name: 'Ada' },
+      details: { held: 'environment' },
+    });
+    // Now the store's active key, it signs for anyone with the role.
+    const run = svcIn(alanWithKey, 'publish', '--all');
+    expect(run.status, run.stderr).toBe(0);
+    expect(svcIn(vars, 'audit', 'verify').stdout).toMatch(/^audit trail intact/);
   });
 });
 

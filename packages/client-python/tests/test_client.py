@@ -416,6 +416,13 @@ class RatingActions(unittest.TestCase):
         statement = anonymous.rating_action_statement(watched["id"])
         self.assertEqual(statement["statement"]["type"], "rating_action")
         self.assertEqual(statement["statement"]["action"]["id"], watched["id"])
+        # Any statement by its hash; the provider's chain walks back through prev_statement_sha256 to its first.
+        self.assertEqual(anonymous.statement(statement["statement_sha256"]), statement)
+        walked = statement
+        while walked["statement"]["prev_statement_sha256"] is not None:
+            walked = anonymous.statement(walked["statement"]["prev_statement_sha256"])
+            self.assertEqual(walked["statement"]["provider_id"], watched["provider_id"])
+        self.assertEqual(walked["statement"]["type"], "publication")
         self.assertIn("<feed", anonymous.rating_actions_atom())
         # The forms carry the outlook and watch in force.
         detail = client().score(watched["provider_id"])

@@ -186,6 +186,14 @@ export class SvcClient {
     return this.#http.json(get(path`/api/public/publications/${riskIndicatorId}`), options);
   }
 
+  /**
+   * GET /api/public/statements/{statementSha256}: any signed statement (a publication's, a withdrawal's, a rating
+   * action's) by the SHA-256 of its RFC 8785 bytes, e.g. a statement's `prev_statement_sha256`. No key needed.
+   */
+  statement(statementSha256: string, options?: RequestOptions): Promise<SignedStatementResponse> {
+    return this.#http.json(get(path`/api/public/statements/${statementSha256}`), options);
+  }
+
   /** GET /.well-known/svc-signing-keys.json: the public keys statements are signed with (a JWKS). No key needed. */
   signingKeys(options?: RequestOptions): Promise<SigningKeysResponse> {
     return this.#http.json(get('/.well-known/svc-signing-keys.json'), options);

@@ -119,6 +119,26 @@ describe('public endpoints, without a key', () => {
     expect(feed.data[0]).toMatchObject({ provider_id: WORKED.id, change_type: expect.stringMatching(/_CHANGE$/) });
   });
 
+  it("publicationStatement, ratingActionStatement and statement answer signed statements; statement walks a provider's chain back to its first", async () => {
+    const [latest] = (await anonymous.ratingActions({ provider_id: WORKED.id, limit: 1 })).data;
+    const signed = await anonymous.ratingActionStatement(latest?.id ?? '');
+    conforms('getRatingActionStatement', signed);
+    expect(await anonymous.statement(signed.statement_sha256)).toEqual(signed);
+    const types: string[] = [];
+    for (let at: string | null = signed.statement_sha256; at !== null; ) {
+      const step = await anonymous.statement(at);
+      conforms('getStatement', step);
+      expect(step.statement.provider_id).toBe(WORKED.id);
+      types.unshift(step.statement.type);
+      at = step.statement.prev_statement_sha256;
+    }
+    // Two publications, each followed by its rating action (NEW, then UPGRADE or AFFIRM).
+    expect(types).toEqual(['publication', 'rating_action', 'publication', 'rating_action']);
+    const first = await anonymous.publicationStatement(latest?.risk_indicator_id ?? '');
+    conforms('getPublicationStatement', first);
+    expect(await anonymous.statement(first.statement_sha256)).toEqual(first);
+  });
+
   it('changelogAtom returns the feed as Atom text', async () => {
     const atom = await anonymous.changelogAtom();
     expect(atom).toMatch(/^<\?xml/);

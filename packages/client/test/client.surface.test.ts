@@ -21,6 +21,7 @@ const METHOD_OF: Record<EndpointName, keyof SvcClient> = {
   getScoreRequest: 'scoreRequestStatus',
   getPublicationStatement: 'publicationStatement',
   getSigningKeys: 'signingKeys',
+  getStatement: 'statement',
   getTransitionStatistics: 'transitions',
   getBandStatistics: 'bandCounts',
   listRatingActions: 'ratingActions',

@@ -49,7 +49,12 @@ import {
   ScoresListResponseSchema,
   ScoresQuerySchema,
 } from './scores.js';
-import { PublicationParamsSchema, SignedStatementSchema, SigningKeysResponseSchema } from './statements.js';
+import {
+  PublicationParamsSchema,
+  SignedStatementSchema,
+  SigningKeysResponseSchema,
+  StatementParamsSchema,
+} from './statements.js';
 import {
   BandsQuerySchema,
   BandsResponseSchema,
@@ -381,6 +386,23 @@ export const endpoints = withTransportErrors({
     tag: 'Public',
     limit: 'public_records',
     params: PublicationParamsSchema,
+    success: { status: 200, description: 'The signed statement.', contentType: json, schema: SignedStatementSchema },
+    errors: ['invalid_request', 'not_found', 'rate_limited', 'unavailable'],
+  },
+  getStatement: {
+    operationId: 'getStatement',
+    method: 'get',
+    path: '/api/public/statements/{statementSha256}',
+    summary: 'Any signed statement, by its hash (public)',
+    description:
+      'Every statement the service has signed, of every type (a publication, a withdrawal, a rating action), by the ' +
+      'SHA-256 of its RFC 8785 bytes: the `prev_statement_sha256` of the next statement of its provider, or the ' +
+      '`statement_sha256` a served indicator or action carries. Following `prev_statement_sha256` from any statement ' +
+      "walks the provider's chain back to its first (docs/auditing.md). Statements are never rewritten, so the answer " +
+      'may be kept for ever. Rate limited per client IP (120/minute).',
+    tag: 'Public',
+    limit: 'public_records',
+    params: StatementParamsSchema,
     success: { status: 200, description: 'The signed statement.', contentType: json, schema: SignedStatementSchema },
     errors: ['invalid_request', 'not_found', 'rate_limited', 'unavailable'],
   },

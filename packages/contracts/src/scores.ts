@@ -166,7 +166,7 @@ export const IndicatorSignatureSchema = z
     value: z.string().meta({ description: 'base64url of the Ed25519 signature over the statement.' }),
     statement_sha256: z.string().meta({
       description:
-        'SHA-256 of the RFC 8785 bytes of the statement signed: GET /api/public/publications/{risk_indicator_id} for an indicator, GET /api/public/rating-actions/{ratingActionId}/statement for a rating action.',
+        'SHA-256 of the RFC 8785 bytes of the statement signed: GET /api/public/statements/{statement_sha256} answers it (also GET /api/public/publications/{risk_indicator_id} for an indicator, GET /api/public/rating-actions/{ratingActionId}/statement for a rating action).',
     }),
   })
   .nullable()

@@ -86,6 +86,13 @@ export const SignedStatementSchema = z
 
 export const PublicationParamsSchema = z.strictObject({ riskIndicatorId: RiskIndicatorIdSchema });
 
+export const StatementParamsSchema = z.strictObject({
+  statementSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be a statement_sha256: 64 lowercase hex digits')
+    .meta({ description: 'The SHA-256 of the RFC 8785 bytes of the statement, 64 lowercase hex digits.' }),
+});
+
 export const SigningKeysResponseSchema = z
   .object({
     keys: z.array(

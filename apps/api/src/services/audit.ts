@@ -149,6 +149,9 @@ export type AuditVerification =
       head: { seq: number; hash: string } | null;
     };
 
+/** The action of the first entry of every trail, written by migration 0009 with the state it found. */
+const GENESIS_ACTION = 'audit.started';
+
 /** The bounds of the seq column (a 32-bit integer on PostgreSQL). */
 const LOWEST_SEQ = -2_147_483_648;
 const HIGHEST_SEQ = 2_147_483_647;
@@ -184,6 +187,9 @@ export async function verifyAudit(ctx: ServiceContext): Promise<AuditVerificatio
       if (entry.seq !== expectedSeq) {
         return broken(expectedSeq, `entry ${expectedSeq} is missing (the next entry is ${entry.seq})`);
       }
+      if (expectedSeq === 1 && (entry.action !== GENESIS_ACTION || entry.actor.type !== 'system')) {
+        return broken(1, `entry 1 is not the trail's genesis entry (${GENESIS_ACTION}, by the system)`);
+      }
       if (entry.prev_hash !== prev) {
         return broken(expectedSeq, `entry ${expectedSeq} does not name the hash of entry ${expectedSeq - 1}`);
       }
@@ -197,6 +203,8 @@ export async function verifyAudit(ctx: ServiceContext): Promise<AuditVerificatio
     if (rows.length < VERIFY_PAGE) break;
   }
   const last = expectedSeq - 1;
+  // Every store's trail starts with its genesis entry (migration 0009): a trail without one was emptied.
+  if (last === 0) return broken(1, `the trail is empty: its genesis entry (${GENESIS_ACTION}) is missing`);
   if (!head) return broken(Math.max(last, 1), 'the recorded head of the trail is missing');
   if (head.seq > last) return broken(last + 1, `entry ${last + 1} is missing (the recorded head is entry ${head.seq})`);
   if (head.seq < last)

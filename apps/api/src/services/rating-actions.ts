@@ -25,7 +25,7 @@ import {
   type RatingActionRow,
   type SignedActionRow,
 } from '../store/repositories/rating-actions.js';
-import { actionStatementOf } from '../store/repositories/statements.js';
+import { actionStatementsOf } from '../store/repositories/statements.js';
 import type { Database, RatingActionsTable } from '../store/schema.js';
 import { type AuditNote, auditActorOf, recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
@@ -35,7 +35,7 @@ import { actingPerson, samePerson } from './operators.js';
 import { decodeCursor, NumberPosition, pageOf } from './paging.js';
 import { actionFormOf, type RatingActionForm } from './rating-action-form.js';
 import { DEFAULT_OUTLOOK, watchOf } from './served.js';
-import { ensureStatements, type SignedStatement, signActionStatement, signedOf } from './statements.js';
+import { ensureStatements, type SignedStatement, signActionStatement, signedOf, statingRow } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
 
 /**
@@ -517,7 +517,8 @@ export async function ratingActionStatement(
   ctx: ServiceContext,
   input: { ratingActionId: string },
 ): Promise<SignedStatement> {
-  const row = await actionStatementOf(ctx.store.db, input.ratingActionId);
+  const rows = await actionStatementsOf(ctx.store.db, input.ratingActionId);
+  const row = statingRow(rows, { type: 'rating_action', ratingActionId: input.ratingActionId });
   if (!row) throw new ServiceError('not_found', `no effective rating action ${input.ratingActionId}`);
   return signedOf(row);
 }

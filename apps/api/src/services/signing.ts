@@ -96,9 +96,11 @@ export function signerOf(ctx: ServiceContext): Signer {
 }
 
 /**
- * Makes sure the signer's key is the store's active key, inside the signing transaction: a key never seen is
- * recorded and becomes the active one (the others retire now); a retired key is refused, so nothing it signs can
- * postdate its retirement. Answers when the key started signing.
+ * Makes sure the signer's key is the store's active key, inside the signing transaction: a retired key is refused,
+ * so nothing it signs can postdate its retirement. A store's first key is recorded here and becomes the active one.
+ * A key the store does not know while another is active is refused: bringing it into use retires the store's key,
+ * which is an administrator's act recorded in the audit trail (admitSigner, rotateSigningKey), never a side effect of
+ * signing. Answers when the key started signing.
  *
  * Processes on several machines do not share a clock: a key starts (and its predecessor retires) no earlier than
  * the latest statement signed, so every statement's `signed_at` stays within its key's life whatever the skew
@@ -120,6 +122,17 @@ export async function registerSigner(
     }
     return row.not_before;
   }
+  const active = (await listKeyRows(tx)).find((k) => k.not_after === null);
+  if (active) throw new ServiceError('refused', unknownKeyMessage(signer.kid, active.kid));
+  return startKey(tx, signer, now, box);
+}
+
+function unknownKeyMessage(kid: string, activeKid: string): string {
+  return `${SIGNING_KEY_VARIABLE} holds signing key ${kid}, which this store does not know, while ${activeKid} is its active key: bringing a new key into use is an administrator's act (svc signing-key rotate with ${SIGNING_KEY_VARIABLE} set to it); nothing was written`;
+}
+
+/** Records the key as the active one from now (or the latest statement's time) and retires every other. */
+async function startKey(tx: Kysely<Database>, signer: Signer, now: string, box?: SecretBox): Promise<string> {
   const latest = await latestSignedAt(tx);
   const from = latest !== null && latest > now ? latest : now;
   await insertSigningKey(tx, {
@@ -131,6 +144,41 @@ export async function registerSigner(
   });
   await retireOtherKeys(tx, signer.kid, from);
   return from;
+}
+
+/**
+ * Before a command signs anything: a key the store does not know, while another is active, comes into use only as an
+ * administrator's act, recorded in the audit trail as a rotation (`signing_key.rotated`) in a transaction of its own.
+ * Anyone else is refused here, before any write. The store's own keys, and its first key, pass unchanged.
+ */
+export async function admitSigner(ctx: ServiceContext, signer: Signer): Promise<void> {
+  if (await findSigningKey(ctx.store.db, signer.kid)) return;
+  const active = (await listKeyRows(ctx.store.db)).find((k) => k.not_after === null);
+  if (!active) return;
+  try {
+    await authorise(ctx, 'admin', `bringing signing key ${signer.kid} of ${SIGNING_KEY_VARIABLE} into use`);
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    throw new ServiceError('refused', `${unknownKeyMessage(signer.kid, active.kid)} (${error.message})`);
+  }
+  await introduceKey(ctx, signer, ctx.box);
+}
+
+/** Makes `signer` the active key and retires the others, recorded as a rotation by the acting operator. */
+async function introduceKey(ctx: ServiceContext, signer: Signer, box: SecretBox | undefined) {
+  return ctx.store.db.transaction().execute(async (tx) => {
+    await lockAuditHead(tx);
+    if (await findSigningKey(tx, signer.kid))
+      throw new ServiceError('refused', `signing key ${signer.kid} is already this store's`);
+    // Key lifetimes are on the machine's clock, as the statements' signed_at (services/statements.ts).
+    const retired = (await listKeyRows(tx)).filter((k) => k.not_after === null).map((k) => k.kid);
+    const from = await startKey(tx, signer, new Date().toISOString(), box);
+    const held: SigningKeySummary['held'] = signer.pem === null ? 'environment' : 'store';
+    await recordAudit(ctx, tx, [
+      { action: 'signing_key.rotated', subject: { type: 'signing_key', id: signer.kid }, details: { retired, held } },
+    ]);
+    return { kid: signer.kid, status: 'active' as const, not_before: from, not_after: null, held };
+  });
 }
 
 /**
@@ -225,30 +273,29 @@ export async function signingJwks(ctx: { store: Store }): Promise<{ keys: Signin
 }
 
 /**
- * Generates a new signing key, seals it under the master key and makes it the active one; the previous key retires
- * now and stays published. An administrator's act, refused while SVC_SIGNING_KEY is set (that key would keep signing).
+ * Brings a new signing key into use, an administrator's act recorded in the audit trail (`signing_key.rotated`): the
+ * key of SVC_SIGNING_KEY when it is set and new to the store, otherwise a key generated here and sealed under the
+ * master key. The previous key retires now and stays published, so what it signed keeps verifying.
  */
 export async function rotateSigningKey(
   ctx: ServiceContext,
-  input: { configured: boolean },
+  input: { configured: string | null },
 ): Promise<SigningKeySummary> {
-  if (input.configured) {
-    throw new ServiceError(
-      'refused',
-      `${SIGNING_KEY_VARIABLE} is set, and that key signs: rotate by setting it to a new key (openssl genpkey -algorithm ed25519); the previous one retires when the new one first signs`,
-    );
+  if (input.configured !== null) {
+    const signer = signerFromText(input.configured);
+    await authorise(ctx, 'admin', 'rotating the signing key');
+    const row = await findSigningKey(ctx.store.db, signer.kid);
+    if (row) {
+      throw new ServiceError(
+        'refused',
+        row.not_after === null
+          ? `${SIGNING_KEY_VARIABLE} holds signing key ${signer.kid}, which is already the active key: rotate by setting it to a new key (openssl genpkey -algorithm ed25519)`
+          : `${SIGNING_KEY_VARIABLE} holds signing key ${signer.kid}, which was retired at ${row.not_after} and signs no more: set it to a new key`,
+      );
+    }
+    return introduceKey(ctx, signer, undefined);
   }
   const box = boxOf(ctx);
   await authorise(ctx, 'admin', 'rotating the signing key');
-  const signer = generateSigner();
-  return ctx.store.db.transaction().execute(async (tx) => {
-    await lockAuditHead(tx);
-    // Key lifetimes are on the machine's clock, as the statements' signed_at (services/statements.ts).
-    const retired = (await listKeyRows(tx)).filter((k) => k.not_after === null).map((k) => k.kid);
-    const now = await registerSigner(tx, signer, new Date().toISOString(), box);
-    await recordAudit(ctx, tx, [
-      { action: 'signing_key.rotated', subject: { type: 'signing_key', id: signer.kid }, details: { retired } },
-    ]);
-    return { kid: signer.kid, status: 'active', not_before: now, not_after: null, held: 'store' };
-  });
+  return introduceKey(ctx, generateSigner(), box);
 }

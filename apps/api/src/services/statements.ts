@@ -1,6 +1,5 @@
 import { canonicalJson, readJson, sha256Hex } from '@svc/methodology';
 import type { Kysely } from 'kysely';
-import { auditHashesAt } from '../store/repositories/audit.js';
 import { increment, PUBLICATION_VERSION, readMeta, setMeta } from '../store/repositories/meta.js';
 import { PUBLICATION_ACTION_TYPES } from '../store/repositories/providers.js';
 import {
@@ -8,10 +7,9 @@ import {
   insertStatement,
   latestStatementOf,
   latestStatementsOf,
-  listSigningKeys,
-  publicationStatementOf,
+  publicationStatementsOf,
   type StatementRow,
-  statementsAfter,
+  statementsByHash,
 } from '../store/repositories/statements.js';
 import type { Database, RatingActionsTable } from '../store/schema.js';
 import type { Store } from '../store/store.js';
@@ -299,81 +297,52 @@ export interface CheckedStatement {
   keyStatus: 'active' | 'retired' | 'unknown';
 }
 
+/**
+ * The first of `rows` whose signed text states what it was looked up as (its type, and its indicator or action), so a
+ * row whose columns were changed is never served as another record's statement; undefined when none does.
+ */
+export function statingRow(
+  rows: readonly StatementRow[],
+  expected: { type: Statement['type']; riskIndicatorId?: string; ratingActionId?: string },
+): StatementRow | undefined {
+  return rows.find((row) => {
+    let statement: Statement;
+    try {
+      statement = readJson(row.statement) as Statement;
+    } catch {
+      return false;
+    }
+    if (statement?.type !== expected.type) return false;
+    if (expected.riskIndicatorId !== undefined && statement.risk_indicator_id !== expected.riskIndicatorId)
+      return false;
+    return (
+      expected.ratingActionId === undefined ||
+      (statement.type === 'rating_action' && statement.action?.id === expected.ratingActionId)
+    );
+  });
+}
+
 /** The latest publication statement of an indicator, its signature checked; null when it has none. */
 export async function checkedPublicationStatement(
   ctx: ServiceContext,
   input: { riskIndicatorId: string },
 ): Promise<CheckedStatement | null> {
-  const row = await publicationStatementOf(ctx.store.db, input.riskIndicatorId);
+  const row = await latestPublicationStatement(ctx.store.db, input.riskIndicatorId);
   if (!row) return null;
   const key = await findSigningKey(ctx.store.db, row.kid);
   return {
     signed: signedOf(row),
-    verifies: key !== undefined && signatureVerifies(Buffer.from(row.statement, 'utf8'), row.signature, key.public_key),
+    verifies:
+      key !== undefined &&
+      sha256Hex(row.statement) === row.statement_sha256 &&
+      signatureVerifies(Buffer.from(row.statement, 'utf8'), row.signature, key.public_key),
     keyStatus: !key ? 'unknown' : key.not_after === null ? 'active' : 'retired',
   };
 }
 
-export interface StatementsVerification {
-  /** How many statements were checked. */
-  checked: number;
-  /** The first statement that does not hold, in the order signed; null when all do. */
-  broken: { statement_sha256: string; provider_id: string; risk_indicator_id: string; reason: string } | null;
-}
-
-/** How many statements are read at a time. */
-const STATEMENTS_PAGE = 2000;
-
-/**
- * Checks every statement, in the order signed: its hash is its text's, its signature verifies under its key, it was
- * signed within that key's life, it names its provider's previous statement, and the audit entry it names as its
- * head is in the trail with that hash (`svc audit verify --statements`).
- */
-export async function verifyStatements(ctx: ServiceContext): Promise<StatementsVerification> {
-  const { db } = ctx.store;
-  const keys = new Map((await listSigningKeys(db)).map((k) => [k.kid, k]));
-  const lastOf = new Map<string, string>();
-  let checked = 0;
-  for (let after = 0; ; ) {
-    const rows = await statementsAfter(db, after, STATEMENTS_PAGE);
-    if (rows.length === 0) break;
-    const parsed = rows.map((row) => ({ row, statement: readJson(row.statement) as Statement }));
-    const hashes = await auditHashesAt(db, [...new Set(parsed.map((p) => Number(p.statement.audit_head?.seq)))]);
-    for (const { row, statement } of parsed) {
-      const fail = (reason: string): StatementsVerification => ({
-        checked,
-        broken: {
-          statement_sha256: row.statement_sha256,
-          provider_id: row.provider_id,
-          risk_indicator_id: row.risk_indicator_id,
-          reason,
-        },
-      });
-      const key = keys.get(row.kid);
-      if (sha256Hex(row.statement) !== row.statement_sha256 || canonicalJson(statement) !== row.statement) {
-        return fail('its text was changed after it was signed (its hash does not match)');
-      }
-      if (!key) return fail(`its key ${row.kid} is not among the signing keys`);
-      if (!signatureVerifies(Buffer.from(row.statement, 'utf8'), row.signature, key.public_key)) {
-        return fail(`its signature does not verify under key ${row.kid}`);
-      }
-      if (statement.signed_at < key.not_before || (key.not_after !== null && statement.signed_at > key.not_after)) {
-        return fail(`it says it was signed at ${statement.signed_at}, outside the life of key ${row.kid}`);
-      }
-      if ((statement.prev_statement_sha256 ?? null) !== (lastOf.get(row.provider_id) ?? null)) {
-        return fail(`it does not name the previous statement of provider ${row.provider_id}`);
-      }
-      const head = statement.audit_head;
-      if (hashes.get(Number(head?.seq)) !== head?.hash) {
-        return fail(`the audit entry it names (seq ${head?.seq}) is not in the trail with that hash`);
-      }
-      lastOf.set(row.provider_id, row.statement_sha256);
-      checked++;
-    }
-    after = rows[rows.length - 1]?.id ?? after;
-    if (rows.length < STATEMENTS_PAGE) break;
-  }
-  return { checked, broken: null };
+/** An indicator's latest publication statement, by what it signed. */
+async function latestPublicationStatement(db: Kysely<Database>, riskIndicatorId: string) {
+  return statingRow(await publicationStatementsOf(db, riskIndicatorId), { type: 'publication', riskIndicatorId });
 }
 
 /** The signed statement of an indicator's publication (its latest, when it was published again after a withdrawal). */
@@ -381,8 +350,22 @@ export async function publicationStatement(
   ctx: ServiceContext,
   input: { riskIndicatorId: string },
 ): Promise<SignedStatement> {
-  const row = await publicationStatementOf(ctx.store.db, input.riskIndicatorId);
+  const row = await latestPublicationStatement(ctx.store.db, input.riskIndicatorId);
   if (!row) throw new ServiceError('not_found', `no published indicator ${input.riskIndicatorId}`);
+  return signedOf(row);
+}
+
+/**
+ * Any statement, by the SHA-256 of its bytes (GET /api/public/statements/{statement_sha256}): the one whose text has
+ * that hash, whatever its type, so a provider's chain can be walked back through `prev_statement_sha256`.
+ */
+export async function statementByHash(
+  ctx: ServiceContext,
+  input: { statementSha256: string },
+): Promise<SignedStatement> {
+  const rows = await statementsByHash(ctx.store.db, input.statementSha256);
+  const row = rows.find((r) => sha256Hex(r.statement) === input.statementSha256);
+  if (!row) throw new ServiceError('not_found', `no statement with SHA-256 ${input.statementSha256}`);
   return signedOf(row);
 }
 

@@ -294,11 +294,81 @@ describe.each(engines)('signed statements over HTTP on %s', (engine) => {
     }
   });
 
+  it("GET /api/public/statements/{sha256}: every statement of every type by its hash; each provider's chain walks back to its first", async () => {
+    const s = server();
+    const rows = await s.services.store.db
+      .selectFrom('statements')
+      .select(['statement_sha256', 'type', 'provider_id'])
+      .orderBy('id')
+      .execute();
+    expect(new Set(rows.map((r) => r.type))).toEqual(new Set(['publication', 'withdrawal', 'rating_action']));
+    const byHash = new Map<string, { prev: string | null; provider: string }>();
+    for (const row of rows) {
+      const res = await s.get(`/api/public/statements/${row.statement_sha256}`);
+      const body = await expectJson(res, StrictSignedSchema);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(body.statement_sha256).toBe(row.statement_sha256);
+      expect(sha256(Buffer.from(canonicalJson(body.statement), 'utf8'))).toBe(row.statement_sha256);
+      expect(body.statement.type).toBe(row.type);
+      byHash.set(row.statement_sha256, { prev: body.statement.prev_statement_sha256, provider: row.provider_id });
+    }
+    // From each provider's latest statement, prev_statement_sha256 leads through every one of its statements.
+    for (const provider of new Set(rows.map((r) => r.provider_id))) {
+      const own = rows.filter((r) => r.provider_id === provider).map((r) => r.statement_sha256);
+      const walked: string[] = [];
+      for (let at: string | null = own.at(-1) ?? null; at !== null; at = byHash.get(at)?.prev ?? null) {
+        walked.unshift(at);
+      }
+      expect(walked).toEqual(own);
+    }
+  });
+
+  it('GET /api/public/statements/{sha256}: an unknown hash is 404, anything but 64 lowercase hex digits is 400', async () => {
+    const s = server();
+    await expectProblem(await s.get(`/api/public/statements/${'0'.repeat(64)}`), 'not_found');
+    const [row] = await s.services.store.db.selectFrom('statements').select('statement_sha256').limit(1).execute();
+    const sha = row?.statement_sha256 ?? '';
+    for (const bad of [sha.toUpperCase(), sha.slice(1), `${sha}0`, 'g'.repeat(64), 'x'.repeat(5000)]) {
+      await expectInvalid(await s.get(`/api/public/statements/${bad}`), ['path.statementSha256']);
+    }
+  });
+
+  it("a statement row whose unsigned columns were changed is not served as another indicator's, nor shown as verifying", async () => {
+    const s = server();
+    const { db } = s.services.store;
+    // `first` signed after `second`: a lookup by column alone would find the newer, relabelled row first.
+    const publications = await db
+      .selectFrom('statements')
+      .select('risk_indicator_id')
+      .where('type', '=', 'publication')
+      .orderBy('id', 'desc')
+      .execute();
+    const first = publications[0]?.risk_indicator_id ?? '';
+    const second = publications.find((p) => p.risk_indicator_id !== first)?.risk_indicator_id ?? '';
+    const moved = (await db.selectFrom('statements').select('id').where('risk_indicator_id', '=', first).execute()).map(
+      (r) => r.id,
+    );
+    const before = (await getStatement(s, first)).body;
+    // The first indicator's statements now carry the second's id in the column beside their signed text.
+    await db.updateTable('statements').set({ risk_indicator_id: second }).where('id', 'in', moved).execute();
+    try {
+      const served = await getStatement(s, second);
+      expect(served.body.statement.type === 'publication' && served.body.statement.risk_indicator_id).toBe(second);
+      await expectProblem(await s.get(`/api/public/publications/${first}`), 'not_found');
+      const page = await (await s.get(`/verify/${second}`)).text();
+      expect(page).toContain(served.body.statement_sha256);
+      expect(page).not.toContain(before.statement_sha256);
+    } finally {
+      await db.updateTable('statements').set({ risk_indicator_id: first }).where('id', 'in', moved).execute();
+    }
+    expect((await getStatement(s, first)).body).toEqual(before);
+  });
+
   // Last: it adds a key to the server's store.
   it('after a rotation the JWKS has both keys, the old statements still verify, and the retired key shows when it stopped', async () => {
     const s = server();
     const box = secretBox(Buffer.from(TEST_MASTER_KEY, 'hex'));
-    const rotated = await rotateSigningKey(ctxOf(s.services.store, { box }), { configured: false });
+    const rotated = await rotateSigningKey(ctxOf(s.services.store, { box }), { configured: null });
     const { body } = await getKeys(s);
     expect(body.keys.map((k) => [k.kid, k.status])).toEqual([
       [TEST_SIGNER.kid, 'retired'],

@@ -99,9 +99,19 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
     'GET',
     '/api/public/rating-actions?limit=1',
   );
-  const actionIds = (await api<{ data: { id: string }[] }>('GET', '/api/public/rating-actions?limit=500')).data.map(
-    (a) => a.id,
-  );
+  const actionList = (
+    await api<{ data: { id: string; signature: { statement_sha256: string } | null }[] }>(
+      'GET',
+      '/api/public/rating-actions?limit=500',
+    )
+  ).data;
+  const actionIds = actionList.map((a) => a.id);
+  // Every statement's hash (each action's, and each publication's through its own), and some that name none.
+  const statementHashes = [
+    ...actionList.flatMap((a) => (a.signature ? [a.signature.statement_sha256] : [])),
+    '0'.repeat(64),
+    'A'.repeat(64),
+  ];
   const deliveries = await api<{ next_cursor: string | null }>(
     'GET',
     `/api/v1/webhooks/${webhookIds[0]}/deliveries?limit=1`,
@@ -158,6 +168,7 @@ export async function seedDataset(server: TestServer, receiver: Receiver, planne
     id: riIds,
     webhookId: webhookIds,
     ratingActionId: actionIds,
+    statementSha256: statementHashes,
     deliveryId: deliveryIds,
     ids: [
       `${idOf(SATS)},${idOf(SOCIETE)}`,

@@ -325,6 +325,14 @@ describe.each(engines)('no key, secret or hash in a log line or an answer, on %s
     },
     getPublicationStatement: () => ({ method: 'GET', path: `/api/public/publications/${RI_ID}` }),
     getSigningKeys: () => ({ method: 'GET', path: '/.well-known/svc-signing-keys.json' }),
+    getStatement: async () => {
+      const { statement_sha256 } = await server()
+        .services.store.db.selectFrom('statements')
+        .select('statement_sha256')
+        .orderBy('id')
+        .executeTakeFirstOrThrow();
+      return { method: 'GET', path: `/api/public/statements/${statement_sha256}` };
+    },
     getTransitionStatistics: () => ({ method: 'GET', path: '/api/public/statistics/transitions?from=2026-04-01' }),
     getBandStatistics: () => ({ method: 'GET', path: '/api/public/statistics/bands' }),
     listRatingActions: () => ({ method: 'GET', path: '/api/public/rating-actions' }),

@@ -603,6 +603,37 @@ describe.each(engines)('the audit trail on %s', (engine) => {
       expect(await verifyAudit(system())).toMatchObject({ intact: false, broken_seq: last });
     });
 
+    it('finds the whole trail emptied, even with the recorded head set back to before the first entry', async () => {
+      await fullCycle();
+      await store.db.deleteFrom('audit_log').execute();
+      await store.db
+        .updateTable('audit_head')
+        .set({ seq: 0, hash: '0'.repeat(64) })
+        .where('id', '=', 1)
+        .execute();
+      expect(await verifyAudit(system())).toMatchObject({
+        intact: false,
+        entries: 0,
+        broken_seq: 1,
+        reason: 'the trail is empty: its genesis entry (audit.started) is missing',
+      });
+      await store.db.deleteFrom('audit_head').execute();
+      expect(await verifyAudit(system())).toMatchObject({ intact: false, broken_seq: 1 });
+    });
+
+    it('finds a trail that does not start with its genesis entry (audit.started, by the system)', async () => {
+      const rows = await fullCycle();
+      const first = rows[0];
+      expect(first?.action).toBe('audit.started');
+      // The genesis entry's action changed: the rule names it before its hash does.
+      await store.db.updateTable('audit_log').set({ action: 'operator.added' }).where('seq', '=', 1).execute();
+      expect(await verifyAudit(system())).toMatchObject({
+        intact: false,
+        broken_seq: 1,
+        reason: "entry 1 is not the trail's genesis entry (audit.started, by the system)",
+      });
+    });
+
     it('cannot see the tail cut off together with the recorded head: why signed statements carry the head', async () => {
       // Inside the store nothing tells a trail cut short, rows and head together, from a shorter trail. The signed
       // statements of the next issue name the head they were written with, so the cut shows against them.

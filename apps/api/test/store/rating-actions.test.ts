@@ -22,7 +22,8 @@ import {
 } from '../../src/services/rating-actions.js';
 import { currentIndicator } from '../../src/services/scores.js';
 import { secretBox } from '../../src/services/secrets.js';
-import { signPastPublications, verifyStatements } from '../../src/services/statements.js';
+import { signPastPublications } from '../../src/services/statements.js';
+import { verifyStatements } from '../../src/services/statements-verification.js';
 import { latestActionAt } from '../../src/store/repositories/rating-actions.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf, TEST_SIGNER } from '../support/context.js';

@@ -9,6 +9,7 @@ import { withdrawProvider } from '../../src/services/providers.js';
 import { publishIndicator } from '../../src/services/publishing.js';
 import { secretBox } from '../../src/services/secrets.js';
 import {
+  admitSigner,
   generateSigner,
   kidOf,
   listSigningKeys,
@@ -19,6 +20,7 @@ import {
   signingJwks,
 } from '../../src/services/signing.js';
 import { signPastPublications } from '../../src/services/statements.js';
+import { verifyStatements } from '../../src/services/statements-verification.js';
 import type { Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf, TEST_SIGNER } from '../support/context.js';
@@ -356,6 +358,124 @@ describe.each(engines)('signed statements on %s', (engine) => {
     });
   });
 
+  describe('verifyStatements (svc audit verify --statements)', () => {
+    /** Publications of three providers, a second one of the first, and a withdrawal: each with its rating action. */
+    async function record(): Promise<StoredStatement[]> {
+      await publish(exampleDocument('worked-example'));
+      await publish(exampleDocument('low-band'));
+      await publish(exampleDocument('multiple-caps'));
+      clock.advance(60_000);
+      await publish(exampleDocument('worked-example', { values: MORE_COLLATERAL }));
+      await withdrawProvider(ctxOf(store, { clock }), { providerId: exampleDocument('low-band').provider.id });
+      const statements = await storedStatements(store);
+      expect(new Set(statements.map((s) => s.type))).toEqual(new Set(['publication', 'withdrawal', 'rating_action']));
+      expect(await verifyStatements(ctxOf(store))).toEqual({ checked: statements.length, broken: null });
+      return statements;
+    }
+    const verdict = async () => (await verifyStatements(ctxOf(store))).broken;
+
+    it('finds every statement deleted: the first publication has none', async () => {
+      await record();
+      await store.db.deleteFrom('statements').execute();
+      expect(await verdict()).toEqual({
+        statement_sha256: null,
+        provider_id: exampleDocument('worked-example').provider.id,
+        risk_indicator_id: expect.stringMatching(/^ri_/),
+        reason: 'publication 1 has no signed statement',
+      });
+    });
+
+    it("finds two statements deleted (a withdrawal's and a rating action's)", async () => {
+      const statements = await record();
+      const withdrawal = statements.find((s) => s.type === 'withdrawal');
+      const action = statements.filter((s) => s.type === 'rating_action').at(0);
+      await store.db
+        .deleteFrom('statements')
+        .where('id', 'in', [withdrawal?.id ?? -1, action?.id ?? -1])
+        .execute();
+      // The statement after each gap no longer names its predecessor; a gap at a chain's end is found by its record.
+      const broken = await verdict();
+      expect(broken?.reason).toMatch(/does not name the previous statement|has no signed statement/);
+    });
+
+    it('finds a statement whose only statement was deleted at the end of its chain (nothing after it to notice)', async () => {
+      const statements = await record();
+      const last = statements.at(-1);
+      await store.db
+        .deleteFrom('statements')
+        .where('id', '=', last?.id ?? -1)
+        .execute();
+      expect((await verdict())?.reason).toMatch(
+        /^(rating action ra_[0-9a-f]+|the withdrawal of publication \d+) has no signed statement$/,
+      );
+    });
+
+    it.each([
+      ['risk_indicator_id', 'ri_000000000000000000000000'],
+      ['provider_id', '00000000-0000-4000-8000-000000000000'],
+      ['type', 'withdrawal'],
+      ['signed_at', '2020-01-01T00:00:00.000Z'],
+    ] as const)('finds the unsigned column %s changed beside the signed text', async (column, value) => {
+      const statements = await record();
+      const target = statements.find((s) => s.type === 'publication');
+      await store.db
+        .updateTable('statements')
+        .set({ [column]: value })
+        .where('id', '=', target?.id ?? -1)
+        .execute();
+      const broken = await verdict();
+      expect(broken?.statement_sha256).toBe(target?.statement_sha256);
+      expect(broken?.reason).toBe(
+        `its ${column} column says ${JSON.stringify(value)} where its signed text says ${JSON.stringify(
+          (target?.statement as Record<string, unknown>)[column],
+        )}`,
+      );
+    });
+
+    it("finds a rating action's statement relabelled to another action", async () => {
+      const statements = await record();
+      const [a, b] = statements.filter((s) => s.type === 'rating_action');
+      await store.db
+        .updateTable('statements')
+        .set({ rating_action_id: 'ra_000000000000000000000000' })
+        .where('id', '=', a?.id ?? -1)
+        .execute();
+      expect((await verdict())?.reason).toMatch(
+        /^its rating_action_id column says "ra_0+" where its signed text says "ra_/,
+      );
+      expect(b).toBeDefined();
+    });
+
+    it('finds a withdrawal taken out of the record with its statements, by its audit entry', async () => {
+      const statements = await record();
+      const withdrawn = statements.filter(
+        (s) =>
+          s.type === 'withdrawal' ||
+          (s.type === 'rating_action' && (s.statement as { action: { type: string } }).action.type === 'WITHDRAW'),
+      );
+      const action = withdrawn.find((s) => s.type === 'rating_action');
+      const actionId = (action?.statement as { action: { id: string } }).action.id;
+      await store.db
+        .updateTable('changelog')
+        .set({ rating_action_id: null })
+        .where('rating_action_id', '=', actionId)
+        .execute();
+      await store.db
+        .deleteFrom('statements')
+        .where(
+          'id',
+          'in',
+          withdrawn.map((s) => s.id),
+        )
+        .execute();
+      await store.db.deleteFrom('rating_actions').where('id', '=', actionId).execute();
+      await store.db.deleteFrom('withdrawals').execute();
+      expect((await verdict())?.reason).toMatch(
+        /^audit entry \d+ \(provider\.withdrawn\) records what no statement states$/,
+      );
+    });
+  });
+
   describe('keys', () => {
     it("a rotation racing with publications by the old key: no statement postdates its key's retirement", async () => {
       await publish(exampleDocument('worked-example'));
@@ -364,7 +484,7 @@ describe.each(engines)('signed statements on %s', (engine) => {
       );
       const outcomes = await Promise.allSettled([
         ...docs.slice(0, 3).map((d) => publish(d)),
-        rotateSigningKey(ctxOf(store, { box }), { configured: false }),
+        rotateSigningKey(ctxOf(store, { box }), { configured: null }),
         ...docs.slice(3).map((d) => publish(d)),
       ]);
       expect(outcomes[3]?.status).toBe('fulfilled');
@@ -391,12 +511,12 @@ describe.each(engines)('signed statements on %s', (engine) => {
 
     it('after a rotation new statements use the new kid, old ones verify with the retired key, and the retired key signs nothing', async () => {
       const first = await publish(exampleDocument('worked-example'));
-      const rotated = await rotateSigningKey(ctxOf(store, { box }), { configured: false });
+      const rotated = await rotateSigningKey(ctxOf(store, { box }), { configured: null });
       expect(rotated).toMatchObject({ status: 'active', not_after: null, held: 'store' });
       expect(rotated.kid).not.toBe(TEST_SIGNER.kid);
       const rotation = await auditEntryOf(store, 'signing_key.rotated');
       expect(rotation.subject).toEqual({ type: 'signing_key', id: rotated.kid });
-      expect(rotation.details).toEqual({ retired: [TEST_SIGNER.kid] });
+      expect(rotation.details).toEqual({ retired: [TEST_SIGNER.kid], held: 'store' });
 
       const keys = await listSigningKeys(ctxOf(store));
       expect(keys).toEqual([
@@ -451,11 +571,15 @@ describe.each(engines)('signed statements on %s', (engine) => {
       expect((await verifyAudit(ctxOf(store))).intact).toBe(true);
     });
 
-    it('rotation is refused while SVC_SIGNING_KEY is set, and without the master key box; neither writes anything', async () => {
+    it('rotation to the active key of SVC_SIGNING_KEY is refused, and rotation without the master key box; neither writes anything', async () => {
       await publish(exampleDocument('worked-example'));
       const before = await storeContents(store);
-      await refusal(rotateSigningKey(ctxOf(store, { box }), { configured: true }), 'refused', /SVC_SIGNING_KEY is set/);
-      await expect(rotateSigningKey(ctxOf(store), { configured: false })).rejects.toThrow();
+      await refusal(
+        rotateSigningKey(ctxOf(store, { box }), { configured: TEST_SIGNER.pem ?? '' }),
+        'refused',
+        /SVC_SIGNING_KEY holds signing key [0-9a-f]{16}, which is already the active key/,
+      );
+      await expect(rotateSigningKey(ctxOf(store), { configured: null })).rejects.toThrow();
       expect(await storeContents(store)).toEqual(before);
     });
 
@@ -472,6 +596,23 @@ describe.each(engines)('signed statements on %s', (engine) => {
       expect(signer.pem).toBeNull();
 
       clock.advance(60_000);
+      // A key new to the store does not retire the active one as a side effect of signing: nothing is written.
+      const before = await storeContents(store);
+      await refusal(
+        publish(exampleDocument('worked-example', { values: LONGER_HISTORY }), signer),
+        'refused',
+        new RegExp(
+          `signing key ${signer.kid}, which this store does not know, while ${TEST_SIGNER.kid} is its active key`,
+        ),
+      );
+      expect(await storeContents(store)).toEqual(before);
+      // An administrator's act brings it into use, recorded in the audit trail as a rotation.
+      await admitSigner(ctxOf(store, { clock, by: 'ada' }), signer);
+      expect(await auditEntryOf(store, 'signing_key.rotated')).toMatchObject({
+        actor: { type: 'operator', name: 'ada' },
+        subject: { type: 'signing_key', id: signer.kid },
+        details: { retired: [TEST_SIGNER.kid], held: 'environment' },
+      });
       expect((await publish(exampleDocument('worked-example', { values: LONGER_HISTORY }), signer)).status).toBe(
         'published',
       );

@@ -76,7 +76,7 @@ export function registerAudit(program: Command, env: Environment): void {
       )
       .option(
         '--statements',
-        "also check every signed statement: its signature, its provider's chain, and that the audit entry it names is in the trail with that hash",
+        "also check every signed statement (its signature, its provider's chain, the audit entry it names, the columns stored beside it) and that every publication, withdrawal and rating action, and every audit entry recording one, has its statement",
       ),
   ).action(async (options: VerifyOptions) => {
     const ops = await operations(env);
@@ -96,11 +96,16 @@ export function registerAudit(program: Command, env: Environment): void {
       }
       if (statements?.broken) {
         const b = statements.broken;
+        const about = [b.provider_id && `provider ${b.provider_id}`, b.risk_indicator_id].filter(Boolean).join(', ');
         process.stderr.write(
-          `statement ${b.statement_sha256} (provider ${b.provider_id}, ${b.risk_indicator_id}) does not hold: ${b.reason}\n`,
+          b.statement_sha256 === null
+            ? `statements incomplete${about ? ` (${about})` : ''}: ${b.reason}\n`
+            : `statement ${b.statement_sha256} (${about}) does not hold: ${b.reason}\n`,
         );
       } else if (statements) {
-        printLines(`statements: all ${statements.checked} verify and name entries of this trail`);
+        printLines(
+          `statements: all ${statements.checked} verify, name entries of this trail, and state every publication, withdrawal and rating action`,
+        );
       }
     }
     process.exitCode = result.intact && statementsHold ? 0 : 1;

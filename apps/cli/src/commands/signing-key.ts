@@ -32,17 +32,22 @@ export function registerSigningKey(program: Command, env: Environment): void {
     group
       .command('rotate')
       .description(
-        "generate a new signing key, sealed in the store under the master key, and make it the active one; the previous key retires now and stays published, so what it signed keeps verifying (an admin's act)",
+        "bring a new signing key into use: the key of SVC_SIGNING_KEY when it is set and new to the store, otherwise one generated here and sealed under the master key; the previous key retires now and stays published, so what it signed keeps verifying (an admin's act, recorded in the audit trail)",
       ),
   ).action(async (options: SigningKeyOptions) => {
     const ops = await operations(env);
     const rotated = await withOperator(
       ops,
-      (ctx) => ops.api.rotateSigningKey(ctx, { configured: ops.config.signingKey !== null }),
-      { changes: true, box: masterSecretBox(ops) },
+      (ctx) => ops.api.rotateSigningKey(ctx, { configured: ops.config.signingKey }),
+      { changes: true, ...(ops.config.signingKey === null ? { box: masterSecretBox(ops) } : {}) },
     );
     if (options.json) printJson(rotated);
-    else printLines(`signing key ${rotated.kid} is active from ${rotated.not_before}; the previous key is retired`);
+    else {
+      const where = rotated.held === 'store' ? 'sealed in the store' : `held in ${ops.api.SIGNING_KEY_VARIABLE}`;
+      printLines(
+        `signing key ${rotated.kid} (${where}) is active from ${rotated.not_before}; the previous key is retired`,
+      );
+    }
   });
 }
 

@@ -141,6 +141,9 @@ class AsyncClient:
     async def publication_statement(self, risk_indicator_id: str) -> SignedStatement:
         return await self._run(self._client.publication_statement, risk_indicator_id)
 
+    async def statement(self, statement_sha256: str) -> SignedStatement:
+        return await self._run(self._client.statement, statement_sha256)
+
     async def signing_keys(self) -> SigningKeys:
         return await self._run(self._client.signing_keys)
 

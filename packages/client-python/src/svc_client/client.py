@@ -187,6 +187,12 @@ class Client:
         path = f"/api/public/publications/{path_segment(risk_indicator_id)}"
         return cast(SignedStatement, self._get_json(path, {}))
 
+    def statement(self, statement_sha256: str) -> SignedStatement:
+        """Any signed statement (a publication's, a withdrawal's, a rating action's) by the SHA-256 of its RFC 8785
+        bytes, e.g. a statement's ``prev_statement_sha256``: a provider's chain walks back to its first. No key."""
+        path = f"/api/public/statements/{path_segment(statement_sha256)}"
+        return cast(SignedStatement, self._get_json(path, {}))
+
     def transitions(self, from_: str, to: Optional[str] = None) -> TransitionsResponse:
         """The band transition matrix of the providers rated at ``from_`` (a date, meaning the end of that day UTC,
         or an RFC 3339 timestamp) against their band at ``to`` (the present when ``None``) or WITHDRAWN. No key."""

@@ -19,6 +19,7 @@ import getScoreHistory from './get-score-history.js';
 import getScoreMemo from './get-score-memo.js';
 import getScoreRequest from './get-score-request.js';
 import getSigningKeys from './get-signing-keys.js';
+import getStatement from './get-statement.js';
 import { getBandStatistics, getTransitionStatistics } from './get-statistics.js';
 import getStatus from './get-status.js';
 import listDeliveries from './list-deliveries.js';
@@ -61,6 +62,7 @@ export const routes: RouteModule[] = [
   getScoreRequest,
   getPublicationStatement,
   getSigningKeys,
+  getStatement,
   getTransitionStatistics,
   getBandStatistics,
   listRatingActions,

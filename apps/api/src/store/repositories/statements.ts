@@ -72,19 +72,18 @@ export async function latestStatementsOf(
   return new Map(rows.map((r) => [r.provider_id, r.statement_sha256]));
 }
 
-/** The latest publication statement of an indicator (an indicator published again after a withdrawal has several). */
-export async function publicationStatementOf(
-  db: Kysely<Database>,
-  riskIndicatorId: string,
-): Promise<StatementRow | undefined> {
+/**
+ * The publication statements stored under an indicator, newest first (an indicator published again after a withdrawal
+ * has several): the caller takes the first whose signed text states that indicator (services/statements.ts).
+ */
+export async function publicationStatementsOf(db: Kysely<Database>, riskIndicatorId: string): Promise<StatementRow[]> {
   return db
     .selectFrom('statements')
     .selectAll()
     .where('risk_indicator_id', '=', riskIndicatorId)
     .where('type', '=', 'publication')
     .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .execute();
 }
 
 /** Statements after `afterId`, in the order signed, up to `limit` (a reader of every statement pages through them). */
@@ -92,10 +91,22 @@ export async function statementsAfter(db: Kysely<Database>, afterId: number, lim
   return db.selectFrom('statements').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
 }
 
-/** The statement of a rating action. */
-export async function actionStatementOf(
-  db: Kysely<Database>,
-  ratingActionId: string,
-): Promise<StatementRow | undefined> {
-  return db.selectFrom('statements').selectAll().where('rating_action_id', '=', ratingActionId).executeTakeFirst();
+/** The statements stored under a rating action id: the caller takes the one whose signed text states that action. */
+export async function actionStatementsOf(db: Kysely<Database>, ratingActionId: string): Promise<StatementRow[]> {
+  return db
+    .selectFrom('statements')
+    .selectAll()
+    .where('rating_action_id', '=', ratingActionId)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** The statements stored under a statement_sha256 (one, unless the store was tampered with). */
+export async function statementsByHash(db: Kysely<Database>, statementSha256: string): Promise<StatementRow[]> {
+  return db
+    .selectFrom('statements')
+    .selectAll()
+    .where('statement_sha256', '=', statementSha256)
+    .orderBy('id')
+    .execute();
 }
