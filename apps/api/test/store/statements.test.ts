@@ -427,7 +427,7 @@ describe.each(engines)('signed statements on %s', (engine) => {
       expect(broken?.statement_sha256).toBe(target?.statement_sha256);
       expect(broken?.reason).toBe(
         `its ${column} column says ${JSON.stringify(value)} where its signed text says ${JSON.stringify(
-          (target?.statement as Record<string, unknown>)[column],
+          (target?.statement as Record<string, unknown> | undefined)?.[column],
         )}`,
       );
     });
@@ -454,7 +454,7 @@ describe.each(engines)('signed statements on %s', (engine) => {
           (s.type === 'rating_action' && (s.statement as { action: { type: string } }).action.type === 'WITHDRAW'),
       );
       const action = withdrawn.find((s) => s.type === 'rating_action');
-      const actionId = (action?.statement as { action: { id: string } }).action.id;
+      const actionId = (action?.statement as { action: { id: string } } | undefined)?.action.id ?? '';
       await store.db
         .updateTable('changelog')
         .set({ rating_action_id: null })

@@ -1,8 +1,10 @@
 """``python3 -m svc_client.verify PACKAGE [--framework FILE|URL] [--keys FILE|URL] [--statement FILE|URL] [--json]``
 
-Exit codes: 0 everything reproduces (and the statement, when given, names the package and its signature is not
-invalid); 1 something does not (the first difference is named); 2 a file or URL is unreadable, not JSON, or not what
-it should be (a package, a framework definition, a statement, a JWKS).
+Exit codes: 0 everything reproduces (and the statement, when given, names the package and its signature verifies);
+1 something does not (the first difference, or the rule of docs/auditing.md section 8 that fails, is named); 2 bad
+usage, or a file or URL that is unreadable, not JSON, or not what it should be (a package, a framework definition, a
+statement, a JWKS); 3 the statement's signature cannot be checked here (the Python module ``cryptography`` is
+missing). ``packages/client-python/svc_verify.py`` runs this from a checkout and answers 3 when ``svc_client`` itself cannot be found.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
         prog="python3 -m svc_client.verify",
         description="Recompute a computation package from its inputs and the framework definition (DCRF), "
         "independently of the service, and check a signed statement about it.",
-        epilog="Exit codes: 0 reproduced; 1 a difference (the first is named); 2 unreadable or not a package. "
+        epilog="Exit codes: 0 reproduced (and the statement verifies); 1 a difference or a statement rule that fails "
+        "(named); 2 bad usage, unreadable or not a package; 3 the signature cannot be checked here (no cryptography). "
         "A URL with no path is the service's base URL: the framework, statement and keys are then fetched "
         f"from {FRAMEWORKS_PATH}{{version}}, {PUBLICATIONS_PATH}{{risk_indicator_id}} and {KEYS_PATH}.",
     )
@@ -46,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
         help="the framework definition; default: framework-VERSION.json or framework.json beside the package",
     )
     p.add_argument("--statement", metavar="FILE|URL", help="a signed statement naming the package")
-    p.add_argument("--keys", metavar="FILE|URL", help="the service's signing keys (JWKS) for the statement")
+    p.add_argument("--keys", metavar="FILE|URL", help="the service's signing keys (JWKS); needed with --statement")
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     return p
 
@@ -104,8 +107,8 @@ def check(args: argparse.Namespace) -> Dict[str, Any]:
     except NotJson as error:
         raise Refused(f"{args.package}: {error}") from None
     outcome: Dict[str, Any] = {"verification": verification, "framework_source": framework_from, "statement": None}
-    if args.keys and not args.statement:
-        raise Refused("--keys checks a statement's signature: give --statement too")
+    if bool(args.keys) != bool(args.statement):
+        raise Refused("--statement and --keys go together: the statement is checked against the keys")
     if args.statement:
         outcome["statement"] = statement_outcome(args, package, verification)
     outcome["seconds"] = time.perf_counter() - started
@@ -118,10 +121,8 @@ def statement_outcome(args: argparse.Namespace, package: Dict[str, Any], verific
     if is_base_url(source):
         source = endpoint(source, PUBLICATIONS_PATH + urllib.parse.quote(ri_id, safe=""))
     envelope = _json_of(source, "the statement")
-    keys = None
-    if args.keys:
-        keys_source = endpoint(args.keys, KEYS_PATH) if is_base_url(args.keys) else args.keys
-        keys = _json_of(keys_source, "the keys")
+    keys_source = endpoint(args.keys, KEYS_PATH) if is_base_url(args.keys) else args.keys
+    keys = _json_of(keys_source, "the keys")
     try:
         signed = canonical_bytes(envelope["statement"]) if isinstance(envelope, dict) and isinstance(envelope.get("statement"), dict) else b""
         return check_statement(envelope, keys, package, verification.package_sha256, signed)
@@ -132,9 +133,9 @@ def statement_outcome(args: argparse.Namespace, package: Dict[str, Any], verific
 def exit_code(outcome: Dict[str, Any]) -> int:
     verification: Verification = outcome["verification"]
     statement: Optional[StatementOutcome] = outcome["statement"]
-    if not verification.reproduced or (statement is not None and statement.exit_code != 0):
+    if not verification.reproduced:
         return 1
-    return 0
+    return 0 if statement is None else statement.exit_code
 
 
 def lines(outcome: Dict[str, Any]) -> List[str]:

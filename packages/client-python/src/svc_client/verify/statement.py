@@ -1,7 +1,8 @@
-"""A signed statement (design section 2) checked against a package: does it name this package, is its signature good.
+"""A signed statement (design section 2) checked against a package by the rules of ``docs/auditing.md`` section 8,
+the same rules ``svc verify --statement`` applies: both are tested against the corpus in ``examples/statements``.
 
-The standard library has no Ed25519: the signature is checked with the ``cryptography`` module when it can be
-imported, and otherwise the outcome says plainly that it was not checked (that alone does not fail verification).
+The standard library has no Ed25519: the signature is checked with the ``cryptography`` module. Without it the
+signature cannot be checked, and the outcome says so with exit code 3 (never 0 with the signature unchecked).
 """
 
 from __future__ import annotations
@@ -9,21 +10,26 @@ from __future__ import annotations
 import base64
 import datetime
 import hashlib
+import re
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from .compare import Difference, shown
 
-#: The statement's members that must name the package, and where the package holds each.
+#: The statement's members that must name the package (rule 7), and where the package holds each.
 NAMED = ("package_sha256", "risk_indicator_id", "inputs_sha256", "result_sha256", "framework_sha256")
+
+#: The exit code when the signature cannot be checked here (no ``cryptography``): not 0, not a verdict.
+CANNOT_CHECK = 3
 
 
 class StatementOutcome(NamedTuple):
-    #: 0 when the statement names the package and no signature check failed; 1 otherwise.
+    #: 0 when the statement names the package and its signature verifies; 1 when a rule fails; 3 when the
+    #: signature cannot be checked here.
     exit_code: int
     difference: Optional[Difference]
     #: "valid", "invalid", or "not checked".
     signature: str
-    #: Why the signature is what it is, in words.
+    #: Why the signature is what it is, in words, naming the rule that failed.
     note: str
     kid: Optional[str]
     statement_type: Optional[str]
@@ -33,30 +39,40 @@ class NotAStatement(ValueError):
     """The statement or keys document is not one: exit code 2."""
 
 
-def _b64url(text: Any, what: str) -> bytes:
-    if not isinstance(text, str):
-        raise NotAStatement(f"{what} is not base64url text")
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (ValueError, TypeError):
-        raise NotAStatement(f"{what} is not base64url text") from None
+_B64URL = re.compile(r"^[A-Za-z0-9_-]*$")
+_TIMESTAMP = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$")
 
 
-def _instant(text: Any) -> Optional[datetime.datetime]:
-    """An ISO 8601 UTC timestamp (``Z``, up to nine fraction digits) as an aware datetime, or None."""
-    if not isinstance(text, str) or not text.endswith("Z"):
+def _b64url(text: Any, length: int) -> Optional[bytes]:
+    """base64url without padding of exactly ``length`` bytes (rules 3 and 4), or None."""
+    if not isinstance(text, str) or not _B64URL.match(text):
         return None
-    body = text[:-1]
-    if "." in body:
-        whole, fraction = body.split(".", 1)
-        body = whole + "." + fraction[:6].ljust(6, "0")
     try:
-        return datetime.datetime.fromisoformat(body).replace(tzinfo=datetime.timezone.utc)
+        data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (ValueError, TypeError):
+        return None
+    if len(data) != length or base64.urlsafe_b64encode(data).rstrip(b"=").decode() != text:
+        return None
+    return data
+
+
+def instant_key(text: Any) -> Optional[str]:
+    """Rule 6: a UTC timestamp as the service writes it (``Z``, 0 to 9 fraction digits) as text that sorts by
+    instant (the fraction padded to nine digits); None for any other form, an offset such as ``+00:00`` included."""
+    match = _TIMESTAMP.match(text) if isinstance(text, str) else None
+    if match is None:
+        return None
+    try:
+        datetime.datetime.strptime(match.group(1), "%Y-%m-%dT%H:%M:%S")
     except ValueError:
         return None
+    return match.group(1) + "." + (match.group(2) or "").ljust(9, "0")
 
 
 def _named(statement: Dict[str, Any], package: Dict[str, Any], package_sha256: str) -> Optional[Difference]:
+    """Rule 7: a publication statement naming this package."""
+    if statement.get("type") != "publication":
+        return Difference("statement.type", shown("publication"), shown(statement.get("type")))
     values = {
         "package_sha256": package_sha256,
         "risk_indicator_id": package.get("risk_indicator_id"),
@@ -65,89 +81,115 @@ def _named(statement: Dict[str, Any], package: Dict[str, Any], package_sha256: s
         "framework_sha256": (package.get("framework") or {}).get("sha256"),
     }
     for name in NAMED:
-        if name == "framework_sha256" and name not in statement:
-            continue  # optional in a statement; named when present
         if statement.get(name) != values[name]:
             found = shown(statement[name]) if name in statement else "(absent)"
             return Difference(f"statement.{name}", shown(values[name]), found)
     return None
 
 
-def _key(keys: Any, kid: Any) -> Dict[str, Any]:
+def _key(keys: Any, kid: str) -> Dict[str, Any]:
+    """Rule 3: exactly one key has the kid; it is Ed25519, its x 32 bytes, the kid the first 16 hex digits of its
+    SHA-256. Raises NotAStatement for a document that is not a JWKS, LookupError naming a failed rule."""
     if not isinstance(keys, dict) or not isinstance(keys.get("keys"), list):
         raise NotAStatement('the keys document is not a JWKS ({"keys": [...]})')
-    for key in keys["keys"]:
-        if isinstance(key, dict) and key.get("kid") == kid:
-            return key
-    raise LookupError(f"no key with kid {kid} in the keys document")
+    found = [key for key in keys["keys"] if isinstance(key, dict) and key.get("kid") == kid]
+    if not found:
+        raise LookupError(f"no key with kid {kid} in the keys document (rule 3)")
+    if len(found) > 1:
+        raise LookupError(f"{len(found)} keys with kid {kid} in the keys document: which one signed is not known (rule 3)")
+    key = found[0]
+    if key.get("kty") != "OKP" or key.get("crv") != "Ed25519":
+        raise LookupError(f"the key {kid} is not an Ed25519 key (kty OKP, crv Ed25519) (rule 3)")
+    raw = _b64url(key.get("x"), 32)
+    if raw is None:
+        raise LookupError(f"the key {kid}'s x is not base64url of 32 bytes (rule 3)")
+    if hashlib.sha256(raw).hexdigest()[:16] != kid:
+        raise LookupError(f"the kid {kid} is not the first 16 hex digits of SHA-256 of its key (rule 3)")
+    return key
+
+
+def _life(statement: Dict[str, Any], key: Dict[str, Any], kid: str) -> Optional[str]:
+    """Rule 6: signed_at within the key's life, as instants. The reason it fails, or None."""
+    at = instant_key(statement.get("signed_at"))
+    if at is None:
+        return f"its signed_at {statement.get('signed_at')!r} is not a UTC timestamp ending in Z (rule 6)"
+    not_before = instant_key(key.get("not_before"))
+    not_after = instant_key(key.get("not_after")) if "not_after" in key else ""
+    if not_before is None or not_after is None:
+        return f"the key {kid}'s not_before or not_after is not a UTC timestamp ending in Z (rule 6)"
+    if at < not_before:
+        return f"signed before the key {kid} took effect ({key.get('not_before')}) (rule 6)"
+    if not_after and at > not_after:
+        return f"signed after the key {kid} was retired ({key.get('not_after')}) (rule 6)"
+    return None
 
 
 def _signature(envelope: Dict[str, Any], keys: Any, signed: bytes) -> StatementOutcome:
-    kid = envelope.get("kid")
+    kid = envelope["kid"]
     statement = envelope["statement"]
     kind = statement.get("type")
 
     def outcome(code: int, signature: str, note: str) -> StatementOutcome:
-        return StatementOutcome(code, None, signature, note, kid if isinstance(kid, str) else None, kind)
+        return StatementOutcome(code, None, signature, note, kid, kind)
 
-    if envelope.get("alg") != "EdDSA":
-        return outcome(1, "invalid", f"the statement's alg is {envelope.get('alg')!r}, not EdDSA")
+    if envelope["alg"] != "EdDSA":
+        return outcome(1, "invalid", f"the statement's alg is {envelope['alg']!r}, not EdDSA (rule 2)")
     try:
         key = _key(keys, kid)
     except LookupError as error:
         return outcome(1, "invalid", str(error))
-    if key.get("kty") != "OKP" or key.get("crv") != "Ed25519":
-        return outcome(1, "invalid", f"the key {kid} is not an Ed25519 key (kty OKP, crv Ed25519)")
-    raw = _b64url(key.get("x"), f"the key {kid}'s x")
-    if len(raw) != 32:
-        return outcome(1, "invalid", f"the key {kid}'s x is not 32 bytes")
-    if hashlib.sha256(raw).hexdigest()[:16] != kid:
-        return outcome(1, "invalid", f"the kid {kid} is not the first 16 hex digits of SHA-256 of its key")
-    signature = _b64url(envelope.get("signature"), "the signature")
-    at = _instant(statement.get("signed_at") or statement.get("published_at"))
-    not_before, not_after = _instant(key.get("not_before")), _instant(key.get("not_after"))
-    if at is not None and not_before is not None and at < not_before:
-        return outcome(1, "invalid", f"signed before the key {kid} took effect ({key.get('not_before')})")
-    if at is not None and not_after is not None and at > not_after:
-        return outcome(1, "invalid", f"signed after the key {kid} was retired ({key.get('not_after')})")
+    raw = _b64url(key["x"], 32)
+    assert raw is not None
     try:
         from cryptography.exceptions import InvalidSignature
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     except ImportError:
         return outcome(
-            0,
+            CANNOT_CHECK,
             "not checked",
             "the signature could not be checked: the Python module `cryptography` is not installed and the "
             "standard library has no Ed25519 (pip install cryptography, or check it with openssl pkeyutl -verify)",
         )
+    signature = _b64url(envelope["signature"], 64)
     try:
+        if signature is None:
+            raise InvalidSignature()
         Ed25519PublicKey.from_public_bytes(raw).verify(signature, signed)
     except InvalidSignature:
-        return outcome(1, "invalid", f"the signature does not verify with the key {kid}")
+        return outcome(1, "invalid", f"the signature does not verify with the key {kid} (rule 4)")
+    life = _life(statement, key, kid)
+    if life is not None:
+        return outcome(1, "invalid", life)
     return outcome(0, "valid", f"the Ed25519 signature verifies with the key {kid}")
 
 
 def check_statement(
-    envelope: Any, keys: Optional[Any], package: Dict[str, Any], package_sha256: str, signed_bytes: bytes
+    envelope: Any, keys: Any, package: Dict[str, Any], package_sha256: str, signed_bytes: bytes
 ) -> StatementOutcome:
-    """``envelope`` is ``{statement, signature, kid, alg}`` as ``GET /api/public/publications/{id}`` answers it;
-    ``signed_bytes`` the RFC 8785 bytes of its ``statement``. Raises NotAStatement (exit code 2)."""
-    if not isinstance(envelope, dict) or not isinstance(envelope.get("statement"), dict):
-        raise NotAStatement("not a signed statement ({statement, signature, kid, alg})")
+    """``envelope`` is ``{statement, signature, kid, alg, statement_sha256}`` as ``GET /api/public/publications/{id}``
+    answers it; ``signed_bytes`` the RFC 8785 bytes of its ``statement``; ``keys`` the JWKS. Raises NotAStatement
+    (exit code 2) for an envelope or keys document that is not one (rules 1 and 4)."""
+    if (
+        not isinstance(envelope, dict)
+        or not isinstance(envelope.get("statement"), dict)
+        or not all(isinstance(envelope.get(name), str) for name in ("signature", "kid", "alg", "statement_sha256"))
+    ):
+        raise NotAStatement("not a signed statement ({statement, signature, kid, alg, statement_sha256}) (rule 1)")
+    if not isinstance(keys, dict) or not isinstance(keys.get("keys"), list):
+        raise NotAStatement('the keys document is not a JWKS ({"keys": [...]}) (rule 3)')
     statement = envelope["statement"]
-    difference = _named(statement, package, package_sha256)
+    outcome = _signature(envelope, keys, signed_bytes)
+    if outcome.exit_code != 0:
+        return outcome
     statement_sha256 = hashlib.sha256(signed_bytes).hexdigest()
-    if difference is None and envelope.get("statement_sha256", statement_sha256) != statement_sha256:
+    if envelope["statement_sha256"] != statement_sha256:
         difference = Difference("statement_sha256", shown(statement_sha256), shown(envelope["statement_sha256"]))
-    kid = envelope.get("kid") if isinstance(envelope.get("kid"), str) else None
-    if difference:
-        note = "the statement names another package" if difference.path.startswith("statement.") else "the statement's hash is not of its bytes"
-        return StatementOutcome(1, difference, "not checked", note, kid, statement.get("type"))
-    if keys is None:
-        return StatementOutcome(
-            0, None, "not checked", "the signature was not checked: no --keys given", kid, statement.get("type")
-        )
-    return _signature(envelope, keys, signed_bytes)
+        note = outcome.note + "; the statement's hash is not of its bytes (rule 5)"
+        return outcome._replace(exit_code=1, difference=difference, note=note)
+    difference = _named(statement, package, package_sha256)
+    if difference is not None:
+        return outcome._replace(exit_code=1, difference=difference, note=outcome.note + "; the statement names another package (rule 7)")
+    return outcome
 
 
-__all__: List[str] = ["StatementOutcome", "NotAStatement", "check_statement"]
+__all__: List[str] = ["CANNOT_CHECK", "StatementOutcome", "NotAStatement", "check_statement", "instant_key"]
