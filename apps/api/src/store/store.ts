@@ -10,6 +10,7 @@ import {
   type MigrationProvider,
   Migrator,
   PostgresDialect,
+  type QueryResult,
   type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
@@ -79,7 +80,9 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
   const timeoutMs = options.timeoutMs ?? 2000;
   if (location.kind === 'sqlite') {
     if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true });
-    const database = new SQLite(location.file, { timeout: timeoutMs });
+    // SQLite's own busy wait blocks the event loop (better-sqlite3 is synchronous): a few milliseconds at most, then
+    // the driver waits for the lock with timers, up to the store timeout (AsyncBusyConnection below).
+    const database = new SQLite(location.file, { timeout: SYNCHRONOUS_BUSY_MS });
     database.pragma('journal_mode = WAL');
     // A commit returns once the WAL is on disk (decision 0044): under NORMAL a power loss could take publications,
     // audit entries and outbox rows that were committed, and whose events may already have been delivered.
@@ -89,11 +92,17 @@ export function openStore(location: StoreLocation, options: StoreOptions = {}): 
     // (10,000 providers, 1,000,000 history rows, 100,000 keys) stay in memory rather than being read again.
     database.pragma('cache_size = -65536');
     const statements = keepingStatements(database);
-    const dialect = new ImmediateSqliteDialect({ database: statements });
+    const dialect = new ImmediateSqliteDialect({ database: statements }, timeoutMs);
     const db = new Kysely<Database>({ dialect });
     readAtOnceWith(db, (query) => {
       if (dialect.connectionHeld()) return null;
-      return statements.prepare(query.sql).all(query.parameters as unknown[]) as unknown[];
+      try {
+        return statements.prepare(query.sql).all(query.parameters as unknown[]) as unknown[];
+      } catch (error) {
+        // The file locked (a checkpoint, a recovery): Kysely's path waits for it without holding the event loop.
+        if (isBusy(error)) return null;
+        throw error;
+      }
     });
     return {
       db,
@@ -176,6 +185,17 @@ function keepingStatements(database: SQLite.Database): SqliteDatabase {
   };
 }
 
+/** How long SQLite itself may wait for a lock, holding the event loop: then the driver's timers take over. */
+const SYNCHRONOUS_BUSY_MS = 5;
+/** The longest pause between two attempts to take a lock another process holds. */
+const BUSY_PAUSE_MAX_MS = 50;
+
+/** SQLITE_BUSY and its extended codes: another connection holds the lock. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
 /**
  * SQLite transactions that take the write lock at BEGIN. A deferred one that reads, then writes after
  * another process committed (a CLI command next to a dispatching `svc serve`), fails at once with
@@ -184,12 +204,15 @@ function keepingStatements(database: SQLite.Database): SqliteDatabase {
 class ImmediateSqliteDialect extends SqliteDialect {
   private driver: ImmediateSqliteDriver | null = null;
 
-  constructor(private readonly settings: SqliteDialectConfig) {
+  constructor(
+    private readonly settings: SqliteDialectConfig,
+    private readonly timeoutMs: number,
+  ) {
     super(settings);
   }
 
   override createDriver(): Driver {
-    this.driver = new ImmediateSqliteDriver(this.settings);
+    this.driver = new ImmediateSqliteDriver(this.settings, this.timeoutMs);
     return this.driver;
   }
 
@@ -199,9 +222,20 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-/** Also knows whether the connection is held, so a read may run at once when it is not (see store/prepared.ts). */
+/**
+ * Also knows whether the connection is held, so a read may run at once when it is not (see store/prepared.ts), and
+ * waits for a lock another process holds with timers, never by blocking the event loop (AsyncBusyConnection).
+ */
 class ImmediateSqliteDriver extends SqliteDriver {
   held = true;
+  private connection: AsyncBusyConnection | null = null;
+
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly timeoutMs: number,
+  ) {
+    super(config);
+  }
 
   override async init(): Promise<void> {
     await super.init();
@@ -211,7 +245,8 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     this.held = true;
-    return connection;
+    this.connection ??= new AsyncBusyConnection(connection, this.timeoutMs);
+    return this.connection;
   }
 
   override async releaseConnection(): Promise<void> {
@@ -221,6 +256,49 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    (connection as AsyncBusyConnection).inTransaction = true;
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
+    (connection as AsyncBusyConnection).inTransaction = false;
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    (connection as AsyncBusyConnection).inTransaction = false;
+    await super.rollbackTransaction(connection);
+  }
+}
+
+/**
+ * The one SQLite connection, waiting for a lock another process holds (a `BEGIN IMMEDIATE`, a write outside a
+ * transaction) by trying again after a pause on a timer, up to the store timeout, then failing with SQLITE_BUSY (a
+ * 503). SQLite's own busy wait is a few milliseconds: nothing else on the event loop (`/livez`, other requests, the
+ * webhook dispatcher's timers) waits behind a lock. Inside a transaction, which holds the write lock from its BEGIN,
+ * a statement is not tried again.
+ */
+class AsyncBusyConnection implements DatabaseConnection {
+  inTransaction = false;
+
+  constructor(
+    private readonly inner: DatabaseConnection,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const deadline = Date.now() + this.timeoutMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, BUSY_PAUSE_MAX_MS)) {
+      try {
+        return await this.inner.executeQuery<R>(query);
+      } catch (error) {
+        if (this.inTransaction || !isBusy(error) || Date.now() + pause > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
   }
 }
 

@@ -13,7 +13,7 @@ import { POSTGRES_URL } from '../support/environment.js';
 import { freePort } from '../support/ports.js';
 import { expectInvalid, expectJson, expectNoLimitHeaders, expectProblem } from '../support/responses.js';
 import { startTestServer, type TestServer, useServer } from '../support/server.js';
-import { lockSqliteStore } from '../support/sqlite-lock.js';
+import { holdSqliteWriteLock, lockSqliteStore } from '../support/sqlite-lock.js';
 import { engines } from '../support/stores.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
@@ -254,5 +254,62 @@ describe.skipIf(!engines.includes('sqlite'))('GET /readyz while the SQLite file 
     }
     await expectJson(await readyz(server), ReadySchema);
     await server.services.store.ping();
+  });
+});
+
+describe.skipIf(!engines.includes('sqlite'))('while another process holds the SQLite write lock', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    // The webhook dispatcher polls every 20 ms: each poll tries to take the lock while another process holds it.
+    server = await startTestServer('sqlite', {
+      env: { SVC_STORE_TIMEOUT_MS: '1500', SVC_WEBHOOK_POLL_INTERVAL: '20ms' },
+    });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('/livez answers at once all the while, the event loop never waits on the lock; a write waits, then succeeds', async () => {
+    if (server.location.kind !== 'sqlite') throw new Error('a SQLite store was expected');
+    const lock = await holdSqliteWriteLock(server.location.file);
+    let released = false;
+    try {
+      // A write of the server's own (a coverage request) waits for the lock without holding the loop.
+      const write = server.send('POST', '/api/public/score-request', { provider_name: 'Locked Lending' });
+      const delays: number[] = [];
+      for (let n = 0; n < 20; n++) {
+        const t = performance.now();
+        const res = await server.get('/livez');
+        expect(res.status).toBe(200);
+        delays.push(performance.now() - t);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      // Each answer is a loopback round trip; SQLite's own busy wait holds the loop at most a few milliseconds.
+      expect(Math.max(...delays), `livez took ${delays.map((d) => d.toFixed(1)).join(', ')} ms`).toBeLessThan(250);
+      await lock.release();
+      released = true;
+      const answered = await write;
+      expect(answered.status, await answered.clone().text()).toBe(202);
+    } finally {
+      if (!released) await lock.release();
+    }
+  });
+
+  it('a write that cannot have the lock within the store timeout is a 503, and the loop stays free meanwhile', async () => {
+    if (server.location.kind !== 'sqlite') throw new Error('a SQLite store was expected');
+    const lock = await holdSqliteWriteLock(server.location.file);
+    try {
+      const started = performance.now();
+      const write = server.send('POST', '/api/public/score-request', { provider_name: 'Locked Out Lending' });
+      const live = await server.get('/livez');
+      expect(live.status).toBe(200);
+      expect(performance.now() - started).toBeLessThan(500);
+      await expectProblem(await write, 'unavailable');
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
+    } finally {
+      await lock.release();
+    }
   });
 });

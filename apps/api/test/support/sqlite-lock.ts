@@ -45,6 +45,34 @@ export async function lockSqliteStore(file: string): Promise<SqliteLock> {
   };
 }
 
+const WRITER = `
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute('begin immediate')
+print('held', flush=True)
+sys.stdin.readline()
+connection.execute('rollback')
+connection.close()
+print('released', flush=True)
+`;
+
+/**
+ * Another process holding the store's write lock (`BEGIN IMMEDIATE` through Python's sqlite3), as a CLI command
+ * publishing next to a running `svc serve` does, until `release`. Readers go on (WAL); every writer must wait.
+ */
+export async function holdSqliteWriteLock(file: string): Promise<SqliteLock> {
+  const child = spawn('python3', ['-c', WRITER, file], { stdio: ['pipe', 'pipe', 'pipe'] });
+  await lineFrom(child, 'held');
+  return {
+    async release() {
+      const released = lineFrom(child, 'released');
+      child.stdin.write('\n');
+      await released;
+      await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+    },
+  };
+}
+
 function lineFrom(child: ChildProcessWithoutNullStreams, line: string): Promise<void> {
   return new Promise((resolve, reject) => {
     let out = '';
