@@ -70,7 +70,7 @@ export {
   revokeOperator,
   rotateOperatorToken,
 } from './services/operators.js';
-export { listProviders, providerStanding, withdrawProvider } from './services/providers.js';
+export { countProviders, listProviders, providerStanding, withdrawProvider } from './services/providers.js';
 export { publishRun, type RunOutcome, type RunReport } from './services/publication-run.js';
 export {
   type ChangeType,

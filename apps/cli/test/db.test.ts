@@ -101,6 +101,7 @@ describe('svc db migrate', () => {
         '0010-signed-statements',
         '0011-as-of-index',
         '0012-rating-actions',
+        '0013-audit-head-time',
       ],
       up_to_date: false,
       // Nothing was published before statements existed: nothing to sign after the fact.

@@ -121,6 +121,28 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
     expect(report.providers.map((p) => p.risk_band).sort()).toEqual(current.map((r) => r.risk_band).sort());
   });
 
+  it('the audit trail records who loaded the demo, when: never backdated to its fictional history, which its rows keep', async () => {
+    const store = await freshStore();
+    const started = new Date().toISOString();
+    await seedDemo(store, { signer, recordedBy: { kind: 'operator', id: null, name: 'Dana Loader' } });
+    const entries = await store.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();
+    const [genesis, ...seeded] = entries;
+    expect(genesis?.action).toBe('audit.started');
+    expect(seeded.length).toBeGreaterThan(20);
+    expect(new Set(seeded.map((e) => `${e.actor_type}:${e.actor_name}`))).toEqual(new Set(['operator:Dana Loader']));
+    const ats = entries.map((e) => e.at);
+    expect(ats).toEqual([...ats].sort());
+    expect(seeded.every((e) => e.at >= started)).toBe(true);
+    // The demo's own rows keep its dates and personas.
+    const actions = await store.db
+      .selectFrom('rating_actions')
+      .selectAll()
+      .where('proposed_by', 'is not', null)
+      .execute();
+    expect(actions.every((a) => (a.effective_at ?? '') < '2026-12-01')).toBe(true);
+    expect(new Set(actions.map((a) => a.proposed_by))).toEqual(new Set([DEMO_ANALYST]));
+  });
+
   it('writes a change feed with NEW for every provider, then SCORE_CHANGE and BAND_CHANGE, and two-entry histories', async () => {
     const store = await freshStore();
     await seedDemo(store, { signer });

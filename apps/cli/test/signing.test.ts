@@ -578,11 +578,17 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
       await store.db.deleteFrom('store_meta').where('key', '=', 'rating_action_seq').execute();
       await store.db.schema.dropTable('statements').execute();
       await store.db.schema.dropTable('signing_keys').execute();
+      await store.db.schema.alterTable('audit_head').dropColumn('at').execute();
       await store.db.deleteFrom('store_meta').where('key', '=', 'statements_backfilled').execute();
       const migrations = store.db.withTables<{ kysely_migration: { name: string; timestamp: string } }>();
       await migrations
         .deleteFrom('kysely_migration')
-        .where('name', 'in', ['0010-signed-statements', '0011-as-of-index', '0012-rating-actions'])
+        .where('name', 'in', [
+          '0010-signed-statements',
+          '0011-as-of-index',
+          '0012-rating-actions',
+          '0013-audit-head-time',
+        ])
         .execute();
     });
     const count = (table: 'indicator_history' | 'withdrawals') =>
@@ -605,7 +611,12 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
       'migrate',
     );
     expect(migrated.status, migrated.stderr).toBe(0);
-    expect(migrated.json.applied).toEqual(['0010-signed-statements', '0011-as-of-index', '0012-rating-actions']);
+    expect(migrated.json.applied).toEqual([
+      '0010-signed-statements',
+      '0011-as-of-index',
+      '0012-rating-actions',
+      '0013-audit-head-time',
+    ]);
     // Each publication's and each withdrawal's statement, and those of the rating actions derived from them (the
     // demo's analyst actions went with the table: a store before 0012 had none).
     expect(migrated.json.statements).toEqual({

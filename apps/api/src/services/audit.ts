@@ -45,8 +45,8 @@ export async function recordAudit(
   tx: Kysely<Database>,
   notes: readonly AuditNote[],
 ): Promise<AuditEntry[]> {
-  const at = isoNow(ctx.clock);
-  const actor = auditActorOf(ctx);
+  const at = isoNow(ctx.recording?.clock ?? ctx.clock);
+  const actor = auditActorOf(ctx.recording ? { ...ctx, actor: ctx.recording.actor } : ctx);
   const entries = await appendAudit(
     tx,
     notes.map((n) => ({ at, actor, action: n.action, subject: n.subject, details: n.details ?? {} })),
@@ -168,6 +168,7 @@ export async function verifyAudit(ctx: ServiceContext): Promise<AuditVerificatio
   const head = (await readAuditHead(db)) ?? null;
   let expectedSeq = 1;
   let prev = GENESIS_HASH;
+  let prevAt = '';
   const broken = (seq: number, reason: string): AuditVerification => ({
     intact: false,
     entries: expectedSeq - 1,
@@ -193,11 +194,18 @@ export async function verifyAudit(ctx: ServiceContext): Promise<AuditVerificatio
       if (entry.prev_hash !== prev) {
         return broken(expectedSeq, `entry ${expectedSeq} does not name the hash of entry ${expectedSeq - 1}`);
       }
+      if (entry.at < prevAt) {
+        return broken(
+          expectedSeq,
+          `entry ${expectedSeq} is dated ${entry.at}, before entry ${expectedSeq - 1} (${prevAt})`,
+        );
+      }
       // Details are stored in their RFC 8785 form: any other text was not written by the service.
       if (auditHash(entry) !== entry.hash || canonicalJson(entry.details) !== row.details) {
         return broken(expectedSeq, `entry ${expectedSeq} was changed after it was written (its hash does not match)`);
       }
       prev = entry.hash;
+      prevAt = entry.at;
       expectedSeq++;
     }
     if (rows.length < VERIFY_PAGE) break;

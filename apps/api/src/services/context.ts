@@ -53,6 +53,12 @@ export interface ServiceContext {
   signer?: Signer;
   /** Called after a transaction that queued webhook deliveries commits (wakes this process's dispatcher); optional. */
   wake?: () => void;
+  /**
+   * Who the audit trail records, and by which clock it is dated, when not this context's actor and clock: verbs that
+   * replay a fictional history (the demo, with its personas and its dates) keep those in their own rows, while the
+   * trail records the operator who ran them, when they ran.
+   */
+  recording?: { actor: Actor; clock: Clock };
 }
 
 /** The key's holder a keyed verb acts for; a verb that needs one and is given another actor is a programming error. */

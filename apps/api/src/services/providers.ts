@@ -5,6 +5,7 @@ import { insertChange } from '../store/repositories/changelog.js';
 import { increment, PUBLICATION_VERSION } from '../store/repositories/meta.js';
 import { findIndicator, findProvider, listProvidersWithIndicator } from '../store/repositories/providers.js';
 import { insertWithdrawal } from '../store/repositories/withdrawals.js';
+import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
@@ -12,6 +13,15 @@ import { authorise } from './operators.js';
 import { completeAction, recordWithdrawalAction } from './rating-actions.js';
 import { ensureStatements, signStatement } from './statements.js';
 import { emitEvent } from './webhooks/events.js';
+
+/** How many providers the store holds, in any state: whether it holds any data yet (`svc db seed --if-empty`). */
+export async function countProviders(store: Store): Promise<number> {
+  const row = await store.db
+    .selectFrom('providers')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
 
 /** Providers as operators see them: every one, published or not, and withdrawing one from coverage. */
 export interface ProviderSummary {

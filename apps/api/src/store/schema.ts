@@ -344,6 +344,8 @@ export interface AuditHeadTable {
   id: number;
   seq: number;
   hash: string;
+  /** When the head's entry was written: no later entry is dated before it. */
+  at: string;
 }
 
 /** An Ed25519 key that signs statements, or signed them until `not_after`. */

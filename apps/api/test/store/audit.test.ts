@@ -127,8 +127,10 @@ describe.each(engines)('the audit trail on %s', (engine) => {
         action: 'operator.added',
         subject: { type: 'operator', id: ada.operator_id },
         details: { name: 'Ada Admin', roles: ['analyst', 'admin'], first: true },
-        at: AFTER_EXAMPLES,
       });
+      // Dated by the verb's clock, but never before the entry it follows (the migration's, on the machine's clock).
+      const [genesis] = await listAudit(system(), { limit: 1 });
+      expect(first.entry.at).toBe(AFTER_EXAMPLES > (genesis?.at ?? '') ? AFTER_EXAMPLES : genesis?.at);
 
       const second = await one(() => addOperator(as(ada), { name: 'Bo Analyst', roles: ['analyst'] }));
       const bo = second.result;
@@ -603,6 +605,24 @@ describe.each(engines)('the audit trail on %s', (engine) => {
       expect(await verifyAudit(system())).toMatchObject({ intact: false, broken_seq: last });
     });
 
+    it('finds an entry dated before the entry it follows; a verb on a clock behind the trail dates its entry at the last one', async () => {
+      const rows = await fullCycle();
+      expect(rows.map((r) => r.at)).toEqual([...rows.map((r) => r.at)].sort());
+      // A verb whose clock is a year behind (another machine's, a replayed history): dated at the trail's last time.
+      const last = rows.at(-1);
+      const behind = manualClock('2025-01-01T00:00:00.000Z');
+      await addIssuance(ctxOf(store, { clock: behind }), ISSUANCE);
+      const [added] = await listAudit(system(), { afterSeq: Number(last?.seq) });
+      expect(added?.at).toBe(last?.at);
+      expect(await verifyAudit(system())).toMatchObject({ intact: true });
+      // Backdated behind the service's back (a rewritten row with its hash recomputed would need the whole chain).
+      const k = rows.findIndex((r) => r.action === 'inputs.approved') + 1;
+      const verdict = await expectBrokenAt(k, () =>
+        store.db.updateTable('audit_log').set({ at: '2020-01-01T00:00:00.000Z' }).where('seq', '=', k).execute(),
+      );
+      expect((verdict as { reason: string }).reason).toMatch(/was changed after it was written|is dated 2020-01-01/);
+    });
+
     it('finds the whole trail emptied, even with the recorded head set back to before the first entry', async () => {
       await fullCycle();
       await store.db.deleteFrom('audit_log').execute();
@@ -657,24 +677,25 @@ describe.each(engines)('the audit trail on %s', (engine) => {
   describe('listAudit', () => {
     it('filters by a date or an instant, by actor name (any case) or id, by action or family; bounds the limit', async () => {
       const t = await team();
-      clock.set('2026-08-02T10:00:00.000Z');
+      clock.set('2099-08-02T10:00:00.000Z');
       const doc = variantOf(example('worked-example'), 31);
       await submitInputs(as(t.analyst), { documents: [{ source: 'x.json', document: doc }] });
-      clock.set('2026-08-02T12:00:00.000Z');
+      clock.set('2099-08-02T12:00:00.000Z');
       await approveInputs(as(t.approver), { providerIds: [doc.provider.id] });
-      clock.set('2026-08-03T08:00:00.000Z');
+      clock.set('2099-08-03T08:00:00.000Z');
       await addIssuance(as(t.analyst), ISSUANCE);
       const ctx = system();
       const actions = (entries: AuditEntry[]) => entries.map((e) => e.action);
 
-      // The migration's first entry is dated by the real clock: left out by starting after it.
+      // The migration's first entry is dated by the real clock: left out by starting after it. The verbs run on a clock
+      // ahead of it (the trail's time never goes backwards: a clock behind its last entry dates at that entry's time).
       const since = (s: string) => listAudit(ctx, { since: s, afterSeq: 1 });
-      expect(actions(await since('2026-08-02'))).toEqual(['inputs.imported', 'inputs.approved', 'issuance.changed']);
-      expect(actions(await since('2026-08-02T11:00:00.000Z'))).toEqual(['inputs.approved', 'issuance.changed']);
-      expect(actions(await since('2026-08-02T13:30:00+02:00'))).toEqual(['inputs.approved', 'issuance.changed']);
-      expect(actions(await since('2026-08-03'))).toEqual(['issuance.changed']);
-      expect(await since('2026-08-04')).toEqual([]);
-      for (const bad of ['02/08/2026', '2026-13-01', 'yesterday', '2026-08-02T10:00']) {
+      expect(actions(await since('2099-08-02'))).toEqual(['inputs.imported', 'inputs.approved', 'issuance.changed']);
+      expect(actions(await since('2099-08-02T11:00:00.000Z'))).toEqual(['inputs.approved', 'issuance.changed']);
+      expect(actions(await since('2099-08-02T13:30:00+02:00'))).toEqual(['inputs.approved', 'issuance.changed']);
+      expect(actions(await since('2099-08-03'))).toEqual(['issuance.changed']);
+      expect(await since('2099-08-04')).toEqual([]);
+      for (const bad of ['02/08/2026', '2026-13-01', 'yesterday', '2099-08-02T10:00']) {
         await expect(listAudit(ctx, { since: bad }), bad).rejects.toMatchObject({ code: 'invalid_value' });
       }
 

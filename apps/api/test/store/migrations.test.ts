@@ -28,6 +28,7 @@ const MIGRATIONS = [
   '0010-signed-statements',
   '0011-as-of-index',
   '0012-rating-actions',
+  '0013-audit-head-time',
 ];
 
 const TABLES = [
@@ -285,6 +286,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0010-signed-statements',
       '0011-as-of-index',
       '0012-rating-actions',
+      '0013-audit-head-time',
     ]);
     expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
       {
@@ -334,6 +336,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0010-signed-statements',
       '0011-as-of-index',
       '0012-rating-actions',
+      '0013-audit-head-time',
     ]);
     expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
       {
@@ -401,6 +404,7 @@ describe.each(engines)('migrations on %s', (engine) => {
         '0010-signed-statements',
         '0011-as-of-index',
         '0012-rating-actions',
+        '0013-audit-head-time',
       ]);
       expect(await paths()).toEqual({ LOW: null, MEDIUM: now.MEDIUM });
       expect(await backfillNextBand(store)).toBe(1);
@@ -427,7 +431,11 @@ describe.each(engines)('migrations on %s', (engine) => {
     const withdrawn = clock.now().toISOString();
     await undo0011(store);
 
-    expect(await migrateBesideOtherTests(store)).toEqual(['0011-as-of-index', '0012-rating-actions']);
+    expect(await migrateBesideOtherTests(store)).toEqual([
+      '0011-as-of-index',
+      '0012-rating-actions',
+      '0013-audit-head-time',
+    ]);
     expect((await findInForce(store.db, WORKED_ID, published))?.published_at).toBe(published);
     expect(await findInForce(store.db, WORKED_ID, new Date(Date.parse(published) - 1).toISOString())).toBeUndefined();
     expect(

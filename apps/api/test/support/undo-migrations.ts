@@ -14,6 +14,7 @@ import { TEST_SIGNER } from './context.js';
  */
 export async function undo0012(store: Store, signer: Signer | null = TEST_SIGNER): Promise<void> {
   const { db } = store;
+  await undo0013(store);
   await db.schema.dropTable('rating_actions').execute();
   await db.deleteFrom('statements').where('type', '=', 'rating_action').execute();
   await db.schema.dropIndex('statements_rating_action').execute();
@@ -32,6 +33,12 @@ export async function undo0012(store: Store, signer: Signer | null = TEST_SIGNER
   }
   await db.deleteFrom('store_meta').where('key', '=', 'rating_action_seq').execute();
   await sql`delete from kysely_migration where name = '0012-rating-actions'`.execute(db);
+}
+
+/** Takes a store back to before migration 0013: its audit head does not know when its entry was written. */
+export async function undo0013(store: Store): Promise<void> {
+  await store.db.schema.alterTable('audit_head').dropColumn('at').execute();
+  await sql`delete from kysely_migration where name = '0013-audit-head-time'`.execute(store.db);
 }
 
 /** Each provider's statements, in the order signed, made to name the one before them again, and signed anew. */

@@ -5,6 +5,7 @@ import {
   type Environment,
   masterSecretBox,
   operations,
+  withMigratedStore,
   withOperator,
   withStore,
 } from '../operations.js';
@@ -12,6 +13,11 @@ import { printJson, printLines, renderTable, withOutputOptions } from '../output
 
 interface DbOptions {
   json?: boolean;
+}
+
+interface SeedOptions extends DbOptions {
+  ifEmpty?: boolean;
+  by?: string;
 }
 
 export function registerDb(program: Command, env: Environment): void {
@@ -27,8 +33,13 @@ export function registerDb(program: Command, env: Environment): void {
     group
       .command('seed')
       .description('load a data set into the store (migrating it first); running it again changes nothing')
-      .requiredOption('--demo', 'the fictional demo data set: providers, two scoring rounds, issuances'),
-  ).action(async (options: DbOptions) => {
+      .requiredOption('--demo', 'the fictional demo data set: providers, two scoring rounds, issuances')
+      .option(
+        '--if-empty',
+        'only into a store that holds no provider yet: one that holds data already (the demo, or your own) is left as it is, with no operator token needed (what pnpm main runs)',
+      )
+      .option('--by <name>', 'who loads it, in open mode (a store without operators; otherwise SVC_OPERATOR_TOKEN)'),
+  ).action(async (options: SeedOptions) => {
     await seedStore(env, options);
   });
 }
@@ -61,17 +72,32 @@ async function migrateStore(env: Environment, options: DbOptions): Promise<void>
   }
 }
 
-async function seedStore(env: Environment, options: DbOptions): Promise<void> {
+async function seedStore(env: Environment, options: SeedOptions): Promise<void> {
   const ops = await operations(env);
+  if (options.ifEmpty) {
+    const providers = await withMigratedStore(ops, (store) => ops.api.countProviders(store));
+    if (providers > 0) {
+      const where = describeStore(ops.config);
+      if (options.json) printJson({ store: ops.config.store.kind, changed: false, skipped: 'not_empty', providers });
+      else
+        printLines(
+          `${where}: holds ${providers} ${plural(providers, 'provider')} already; the demo data set is not loaded over them (--if-empty)`,
+        );
+      return;
+    }
+  }
   // The demo module imports the API; loaded here so other commands do not pay for it.
   const { seedDemo } = await import('../demo/seed.js');
-  // The demo publishes and records: on a store with operators, an administrator's act.
+  // The demo publishes and records: on a store with operators, an administrator's act, which the trail records.
   const report = await withOperator(
     ops,
     async (ctx) => {
-      return seedDemo(ctx.store, { signer: ops.api.signerOf(ctx) });
+      // In open mode without a name, the trail records the seed itself, as the system.
+      const named = ctx.actor.kind !== 'operator' || ctx.actor.id !== null || ctx.actor.name !== null;
+      const recordedBy = named ? ctx.actor : ({ kind: 'system', name: 'demo seed' } as const);
+      return seedDemo(ctx.store, { signer: ops.api.signerOf(ctx), recordedBy });
     },
-    { changes: true, signsAs: { role: 'admin', doing: 'loading the demo data set' } },
+    { by: options.by, changes: true, signsAs: { role: 'admin', doing: 'loading the demo data set' } },
   );
   if (options.json) printJson({ store: ops.config.store.kind, ...report });
   else printLines(headline(describeStore(ops.config), report), providersTable(report));

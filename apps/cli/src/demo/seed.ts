@@ -1,4 +1,5 @@
 import {
+  type Actor,
   approveRatingActions,
   type Clock,
   importIssuances,
@@ -12,6 +13,7 @@ import {
   type Signer,
   type Store,
   standaloneContext,
+  systemClock,
   withdrawProvider,
 } from '@svc/api';
 import { checkInputs, getFramework, type InputsDocument, type RiskIndicator, score } from '@svc/methodology';
@@ -68,11 +70,19 @@ interface Planned {
  * issuances. Idempotent: a provider whose current indicator is already one of
  * its demo indicators continues after it, so a second run writes nothing.
  * Publication times are fixed per round unless a clock is given; each publication's statement is signed with
- * `signer`.
+ * `signer`. The audit trail records `recordedBy` (the operator running the seed; the system's "demo seed" without
+ * one) at the machine's time, not the demo's personas and fictional dates, which its rows keep.
  */
-export async function seedDemo(store: Store, options: { signer: Signer; clock?: Clock }): Promise<SeedReport> {
+export async function seedDemo(
+  store: Store,
+  options: { signer: Signer; clock?: Clock; recordedBy?: Actor },
+): Promise<SeedReport> {
   const { signer, clock } = options;
-  const ctx = standaloneContext(store, { actor: { kind: 'system', name: 'demo seed' }, clock, signer });
+  const ctx: ServiceContext = {
+    ...standaloneContext(store, { actor: { kind: 'system', name: 'demo seed' }, clock, signer }),
+    // The demo's personas and dates stay in its rows; the audit trail records who loaded it, and when.
+    recording: { actor: options.recordedBy ?? { kind: 'system', name: 'demo seed' }, clock: systemClock },
+  };
   const framework = getFramework(DEMO_FRAMEWORK_VERSION);
   const sequences = new Map<string, Sequence>();
   const plan: Planned[] = [];

@@ -24,25 +24,29 @@ export async function appendAudit(db: Kysely<Database>, records: readonly AuditR
   const held = db.isTransaction ? heads.get(db) : undefined;
   let seq: number;
   let prev: string;
+  let prevAt: string;
   if (held) {
-    seq = held.seq;
-    prev = held.hash;
+    ({ seq, hash: prev, at: prevAt } = held);
   } else {
     const head = await db
       .updateTable('audit_head')
       .set({ seq: sql<number>`seq + ${sql.lit(records.length)}` })
       .where('id', '=', 1)
-      .returning(['seq', 'hash'])
+      .returning(['seq', 'hash', 'at'])
       .executeTakeFirstOrThrow();
     seq = Number(head.seq) - records.length;
     prev = head.hash;
+    prevAt = head.at;
   }
   const entries: AuditEntry[] = [];
   for (const r of records) {
     seq++;
+    // The trail's time never goes backwards: a clock behind the last entry's (another machine's, a replayed one)
+    // dates the entry at the last entry's time.
+    prevAt = r.at > prevAt ? r.at : prevAt;
     const body = {
       seq,
-      at: r.at,
+      at: prevAt,
       actor: r.actor,
       action: r.action,
       subject: r.subject,
@@ -54,9 +58,9 @@ export async function appendAudit(db: Kysely<Database>, records: readonly AuditR
     prev = hash;
   }
   await db.insertInto('audit_log').values(entries.map(rowOf)).execute();
-  const moved = held ? { seq, hash: prev } : { hash: prev };
+  const moved = held ? { seq, hash: prev, at: prevAt } : { hash: prev, at: prevAt };
   await db.updateTable('audit_head').set(moved).where('id', '=', 1).execute();
-  if (db.isTransaction) heads.set(db, { seq, hash: prev });
+  if (db.isTransaction) heads.set(db, { seq, hash: prev, at: prevAt });
   return entries;
 }
 
@@ -65,7 +69,7 @@ export async function appendAudit(db: Kysely<Database>, records: readonly AuditR
  * head with its row's lock (PostgreSQL) or inside SQLite's write lock, held until commit or rollback, and every
  * later change to the head in it goes through appendAudit. A transaction rolled back is not used again.
  */
-const heads = new WeakMap<Kysely<Database>, { seq: number; hash: string }>();
+const heads = new WeakMap<Kysely<Database>, { seq: number; hash: string; at: string }>();
 
 /**
  * Takes the head's write lock now, without moving it: a transaction that must not interleave with another of its
