@@ -71,7 +71,7 @@ export {
   rotateOperatorToken,
 } from './services/operators.js';
 export { countProviders, listProviders, providerStanding, withdrawProvider } from './services/providers.js';
-export { publishRun, type RunOutcome, type RunReport } from './services/publication-run.js';
+export { publishRun, type RunOutcome, type RunReport, RunStopped } from './services/publication-run.js';
 export {
   type ChangeType,
   PUBLICATION_BATCH,

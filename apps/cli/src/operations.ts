@@ -1,6 +1,6 @@
 import type { Config, OperatorRole, SecretBox, ServiceContext, Signer, Store } from '@svc/api';
 import type { ServiceErrorCode } from '@svc/contracts';
-import { CliError, type ErrorCode as CliErrorCode } from './errors.js';
+import { asCliError, CliError, type ErrorCode as CliErrorCode } from './errors.js';
 
 /** The process environment, handed over once by bin.ts; only the API's loadConfig reads it. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -152,6 +152,7 @@ export function describeStore(config: Config): string {
 /** The API's errors as the CLI reports them; anything else goes on to the shared error path unchanged. */
 export function explain(api: Api, error: unknown, config?: Config): unknown {
   if (error instanceof CliError) return error;
+  if (error instanceof api.RunStopped) return runStopped(api, error, config);
   if (error instanceof api.ConfigError) return new CliError('invalid_config', error.message, { cause: error });
   if (error instanceof api.ServiceError) {
     const problems = error.problems.map((p) => ({ file: p.source, path: p.path, message: p.message }));
@@ -160,6 +161,24 @@ export function explain(api: Api, error: unknown, config?: Config): unknown {
   if (config && api.isStoreUnavailable(error)) return storeUnavailable(config, error);
   if (config && error instanceof api.MasterKeyError) return masterKeyUnusable(config, error);
   return error;
+}
+
+/**
+ * A publishing run stopped partway: its cause's code and exit status, the message saying how far it got, and the
+ * report of what it did (published, unchanged, refused) and did not reach in the details (printed whole with --json;
+ * `svc publish` prints it as a table first).
+ */
+function runStopped(api: Api, error: InstanceType<Api['RunStopped']>, config?: Config): CliError {
+  const explained = explain(api, error.cause, config);
+  const cause = explained instanceof CliError ? explained : asCliError(explained);
+  const { report } = error;
+  const done = report.outcomes.length;
+  const total = done + report.not_attempted.length;
+  return new CliError(
+    cause.code,
+    `the run stopped after ${done} of ${total} providers (${report.counts.published} published, ${report.counts.unchanged} unchanged, ${report.counts.refused} refused; ${report.not_attempted.length} not attempted): ${cause.message}`,
+    { problems: cause.problems, details: { report }, cause: error },
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Store } from '@svc/api';
@@ -195,6 +195,54 @@ describe.skipIf(!postgresAvailable)('svc publish on PostgreSQL', () => {
     await withStoreOf(vars, async (store) => {
       expect((await contentsOf(store)).counts).toMatchObject({ indicator_history: 2, changelog: 2 });
     });
+  });
+});
+
+// ---- a run stopped partway ----
+
+describe('svc publish --all stopped partway by a store error', () => {
+  it('prints what it published, what it did not reach and why, exit 2; with --json the same in the error object', async () => {
+    const vars = await embedded();
+    const ids = importAndApprove(vars, await generatedDocuments(55));
+    const failing = [...ids].sort()[52] ?? '';
+    // The store refuses to record one provider's publication (a trigger, through Python's sqlite3): in the second
+    // batch of fifty.
+    const trigger = `create trigger refuse_history before insert on indicator_history when new.provider_id = '${failing}'
+      begin select raise(abort, 'the store refused the write'); end`;
+    const made = spawnSync('python3', [
+      '-c',
+      'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()',
+      join(vars.SVC_DATA_DIR, 'svc.db'),
+      trigger,
+    ]);
+    expect(made.status, String(made.stderr)).toBe(0);
+    const run = svcIn(vars, 'publish', '--all');
+    expect(run.status, run.stderr).toBe(2);
+    const order = [...ids].sort();
+    const at = order.indexOf(failing);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^Published under DCRF v1\\.0, each document's evaluation date\\.\npublished ${at}, unchanged 0, refused 0:\n`,
+      ),
+    );
+    for (const id of order.slice(0, at)) expect(run.stdout).toContain(id);
+    expect(run.stdout).toContain(
+      `Not attempted (the run stopped before them; nothing of theirs was written, run it again to publish them): ${ids.length - at}\n`,
+    );
+    for (const id of order.slice(at)) expect(run.stdout).toContain(`  ${id}\n`);
+    expect(afterOpenModeWarning(run.stderr)).toBe(
+      `error: the run stopped after ${at} of ${ids.length} providers (${at} published, 0 unchanged, 0 refused; ${ids.length - at} not attempted): unexpected failure: the store refused the write\n`,
+    );
+
+    const json = svcJsonIn<{ error: string; code: string; report: Report & { not_attempted: string[] } }>(
+      vars,
+      'publish',
+      '--all',
+    );
+    expect(json.status).toBe(2);
+    expect(json.json.code).toBe('internal');
+    expect(json.json.report.counts).toEqual({ published: 0, unchanged: at, refused: 0 });
+    expect(json.json.report.not_attempted).toEqual(order.slice(at));
   });
 });
 

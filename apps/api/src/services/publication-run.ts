@@ -24,6 +24,7 @@ import {
   changeOf,
   PUBLICATION_BATCH,
   type Publication,
+  PublicationsStopped,
   type PublishOutcome,
   preparePublication,
   publishingRole,
@@ -99,24 +100,50 @@ export async function publishRun(ctx: ServiceContext, request: PublishRunRequest
   if (request.dryRun !== true) await authorise(ctx, publishingRole(request), 'publishing');
   const ids = request.providers === 'all' ? await providersWithApproved(store.db) : [...new Set(request.providers)];
   const outcomes: RunOutcome[] = [];
+  const reportOf = (): RunReport => {
+    const count = (status: RunOutcome['status']) => outcomes.filter((o) => o.status === status).length;
+    return {
+      dry_run: request.dryRun === true,
+      framework_version: framework.definition.framework_version,
+      evaluation_date: request.date ?? null,
+      counts: { published: count('published'), unchanged: count('unchanged'), refused: count('refused') },
+      outcomes,
+    };
+  };
   // A batch of providers at a time, written in one transaction (decision 0039).
   for (let at = 0; at < ids.length; at += PUBLICATION_BATCH) {
     const batch = ids.slice(at, at + PUBLICATION_BATCH);
-    const staged: Staged[] = [];
-    for (const id of batch) staged.push(await stageOne(ctx, framework, id, request));
-    for (const outcome of await finish(ctx, staged, request)) {
-      outcomes.push(outcome);
-      request.onProgress?.(outcomes.length, ids.length, outcome.provider_id);
+    try {
+      const staged: Staged[] = [];
+      for (const id of batch) staged.push(await stageOne(ctx, framework, id, request));
+      for (const outcome of await finish(ctx, staged, request)) {
+        outcomes.push(outcome);
+        request.onProgress?.(outcomes.length, ids.length, outcome.provider_id);
+      }
+    } catch (error) {
+      // What was written before the error stays written (each provider whole); the rest is untouched.
+      const done = error instanceof FinishStopped ? error.outcomes : [];
+      outcomes.push(...done);
+      const cause = error instanceof FinishStopped ? error.cause : error;
+      throw new RunStopped({ ...reportOf(), not_attempted: ids.slice(at + done.length) }, cause);
     }
   }
-  const count = (status: RunOutcome['status']) => outcomes.filter((o) => o.status === status).length;
-  return {
-    dry_run: request.dryRun === true,
-    framework_version: framework.definition.framework_version,
-    evaluation_date: request.date ?? null,
-    counts: { published: count('published'), unchanged: count('unchanged'), refused: count('refused') },
-    outcomes,
-  };
+  return reportOf();
+}
+
+/**
+ * A run that stopped partway (the store went away, the operator was revoked meanwhile): the report of what it did
+ * before (every batch written before stays written, each provider whole) and the providers it did not reach, with
+ * the error that stopped it as its cause. Running it again publishes the rest.
+ */
+export class RunStopped extends Error {
+  override readonly name = 'RunStopped';
+  constructor(
+    readonly report: RunReport & { not_attempted: string[] },
+    cause: unknown,
+  ) {
+    super(`the run stopped: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
 }
 
 async function stageOne(
@@ -180,7 +207,13 @@ async function finish(
     'prepared' in r && r.prepared && !('status' in r.prepared) ? [r.prepared] : [],
   );
   // publishPrepared's outcomes are in toWrite's order, which is ready's: the next one is the next written.
-  const written = (await publishPrepared(ctx, toWrite)).values();
+  let stopped: PublicationsStopped | null = null;
+  const written = await publishPrepared(ctx, toWrite).catch((error: unknown) => {
+    if (!(error instanceof PublicationsStopped)) throw error;
+    stopped = error;
+    return error.written;
+  });
+  const next = written.values();
   const outcomes: RunOutcome[] = [];
   for (const r of ready) {
     if (!('prepared' in r)) {
@@ -193,11 +226,25 @@ async function finish(
         ? await preview(ctx.store, framework, document)
         : 'status' in r.prepared
           ? r.prepared
-          : written.next().value;
-    if (!outcome) throw new Error(`no outcome for ${r.providerId}`);
+          : next.next().value;
+    if (!outcome) {
+      // The publication that stopped the run: those before it are the batch's outcomes so far.
+      if (stopped) throw new FinishStopped(outcomes, (stopped as PublicationsStopped).cause);
+      throw new Error(`no outcome for ${r.providerId}`);
+    }
     outcomes.push({ ...outcomeOf(r.providerId, document, outcome), submission_id: r.submissionId });
   }
   return outcomes;
+}
+
+/** A batch of the run that stopped partway: the outcomes of its providers before the one that stopped it. */
+class FinishStopped extends Error {
+  constructor(
+    readonly outcomes: RunOutcome[],
+    override readonly cause: unknown,
+  ) {
+    super('a publication of the batch failed');
+  }
 }
 
 /** What publishIndicator would do, read without writing: the same checks in the same order. */

@@ -196,8 +196,28 @@ async function writeBatch(ctx: ServiceContext, batch: readonly PreparedPublicati
     // The store away or overloaded: one provider alone would only wait for it again; the caller hears it now.
     if (isStoreUnavailable(error)) throw error;
     const outcomes: PublishOutcome[] = [];
-    for (const b of batch) outcomes.push(await writeAlone(ctx, b));
+    for (const b of batch) {
+      try {
+        outcomes.push(await writeAlone(ctx, b));
+      } catch (failure) {
+        throw new PublicationsStopped(outcomes, failure);
+      }
+    }
     return outcomes;
+  }
+}
+
+/**
+ * Publications written one by one that stopped at one of them: the outcomes of those written before it (each
+ * committed, whole), and the error that stopped it as the cause.
+ */
+export class PublicationsStopped extends Error {
+  override readonly name = 'PublicationsStopped';
+  constructor(
+    readonly written: PublishOutcome[],
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
   }
 }
 

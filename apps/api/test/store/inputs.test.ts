@@ -1,10 +1,12 @@
+import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/services/errors.js';
 import { approveInputs, listInputs, submitInputs } from '../../src/services/inputs.js';
-import { publishRun } from '../../src/services/publication-run.js';
+import { publishRun, RunStopped } from '../../src/services/publication-run.js';
 import { PUBLICATION_BATCH } from '../../src/services/publishing.js';
 import { listChanges } from '../../src/store/repositories/changelog.js';
 import { findProvider, listCurrent, listPublicHeadlines } from '../../src/store/repositories/providers.js';
+import type { Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import {
@@ -162,6 +164,33 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     const again = await publishRun(ctxOf(store, { clock }), { providers: 'all' });
     expect(again.counts).toEqual({ published: 0, unchanged: 1, refused: 1 });
     expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toHaveLength(1);
+  });
+
+  it('a run stopped partway by a store error reports what it published, and the providers it did not reach stay untouched', async () => {
+    const docs = Array.from({ length: PUBLICATION_BATCH + 5 }, () => newProvider());
+    await submit('alice', ...(docs as unknown as InputsDoc[]));
+    await approve('bob', ...docs.map((d) => d.provider.id));
+    // The store refuses the write of the second batch's third provider (a trigger: a real failure of the store).
+    const failing = docs[PUBLICATION_BATCH + 2]?.provider.id ?? '';
+    await refuseHistoryOf(store, failing);
+    const ids = docs.map((d) => d.provider.id);
+    const stopped = await publishRun(ctxOf(store, { clock }), { providers: ids }).catch((e: unknown) => e);
+    expect(stopped).toBeInstanceOf(RunStopped);
+    const { report, cause } = stopped as RunStopped;
+    expect(String((cause as Error).message)).toContain('the store refused the write');
+    // The batch that failed is tried provider by provider: the two before the failing one are written alone, and
+    // the report says so; the failing one and those after it are not attempted.
+    expect(report.counts).toEqual({ published: PUBLICATION_BATCH + 2, unchanged: 0, refused: 0 });
+    expect(report.outcomes.map((o) => o.provider_id)).toEqual(ids.slice(0, PUBLICATION_BATCH + 2));
+    expect(report.not_attempted).toEqual(ids.slice(PUBLICATION_BATCH + 2));
+    const published = new Set(
+      (await store.db.selectFrom('indicator_history').select('provider_id').execute()).map((h) => h.provider_id),
+    );
+    expect(ids.filter((id) => published.has(id))).toEqual(ids.slice(0, PUBLICATION_BATCH + 2));
+    // Run again once the store takes it: the rest is published, the rest only.
+    await allowHistory(store);
+    const again = await publishRun(ctxOf(store, { clock }), { providers: ids });
+    expect(again.counts).toEqual({ published: 3, unchanged: PUBLICATION_BATCH + 2, refused: 0 });
   });
 
   it('a run over several batches publishes each provider once, in order, the progress counted one by one', async () => {
@@ -323,3 +352,26 @@ describe.each(engines)('approved inputs and publication runs on %s', (engine) =>
     expect(await store.db.selectFrom('indicator_history').selectAll().execute()).toEqual([]);
   });
 });
+
+/** Makes the store refuse to record a publication of `providerId` (a trigger), as a failing disk or constraint would. */
+async function refuseHistoryOf(store: Store, providerId: string): Promise<void> {
+  if (store.dialect === 'sqlite') {
+    await sql`create trigger refuse_history before insert on indicator_history when new.provider_id = ${sql.lit(providerId)}
+      begin select raise(abort, 'the store refused the write'); end`.execute(store.db);
+    return;
+  }
+  await sql`create function refuse_history() returns trigger language plpgsql as $$
+    begin
+      if new.provider_id = ${sql.lit(providerId)} then raise exception 'the store refused the write'; end if;
+      return new;
+    end $$`.execute(store.db);
+  await sql`create trigger refuse_history before insert on indicator_history for each row execute function refuse_history()`.execute(
+    store.db,
+  );
+}
+
+async function allowHistory(store: Store): Promise<void> {
+  await sql`drop trigger refuse_history${store.dialect === 'postgres' ? sql` on indicator_history` : sql``}`.execute(
+    store.db,
+  );
+}

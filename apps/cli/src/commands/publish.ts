@@ -46,10 +46,28 @@ async function publish(env: Environment, providerIds: readonly string[], options
         onProgress: progress.tick,
       }),
     options.dryRun === true ? {} : { changes: true, signsAs: { role: 'approver', doing: 'publishing' } },
-  ).finally(progress.stop);
+  )
+    .catch((error: unknown) => {
+      // A run that stopped partway says what it published before the error (--json: in the error's `report`).
+      const stopped = error instanceof CliError ? (error.details.report as StoppedReport | undefined) : undefined;
+      if (stopped && !options.json) printLines(...reportLines(stopped), ...notAttemptedLines(stopped));
+      throw error;
+    })
+    .finally(progress.stop);
   if (options.json) printJson(report);
   else printLines(...reportLines(report));
   return report.counts.refused > 0 ? 1 : 0;
+}
+
+type StoppedReport = RunReport & { not_attempted: string[] };
+
+/** The providers a stopped run did not reach: untouched, published by running it again. */
+function notAttemptedLines(report: StoppedReport): string[] {
+  if (report.not_attempted.length === 0) return [];
+  return [
+    `Not attempted (the run stopped before them; nothing of theirs was written, run it again to publish them): ${report.not_attempted.length}`,
+    ...report.not_attempted.map((id) => `  ${id}`),
+  ];
 }
 
 /** A progress bar on stderr, only for people watching a terminal and only when there is more than one provider. */
