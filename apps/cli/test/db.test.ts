@@ -101,7 +101,7 @@ describe('svc db migrate', () => {
         '0010-signed-statements',
         '0011-as-of-index',
         '0012-rating-actions',
-        '0013-audit-head-time',
+        '0013-audit-time-and-name-keys',
       ],
       up_to_date: false,
       // Nothing was published before statements existed: nothing to sign after the fact.

@@ -587,7 +587,7 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
           '0010-signed-statements',
           '0011-as-of-index',
           '0012-rating-actions',
-          '0013-audit-head-time',
+          '0013-audit-time-and-name-keys',
         ])
         .execute();
     });
@@ -615,7 +615,7 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
       '0010-signed-statements',
       '0011-as-of-index',
       '0012-rating-actions',
-      '0013-audit-head-time',
+      '0013-audit-time-and-name-keys',
     ]);
     // Each publication's and each withdrawal's statement, and those of the rating actions derived from them (the
     // demo's analyst actions went with the table: a store before 0012 had none).

@@ -2,6 +2,7 @@ import { canonicalJson } from '@svc/methodology';
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.js';
 import { type AuditActor, type AuditEntry, type AuditSubject, auditHash, GENESIS_HASH } from '../store/audit-chain.js';
+import { nameKey } from '../store/name-key.js';
 import { appendAudit, entryOf, listAuditRows, readAuditHead } from '../store/repositories/audit.js';
 import { findOperatorById } from '../store/repositories/operators.js';
 import type { Database } from '../store/schema.js';
@@ -113,6 +114,7 @@ export async function listAudit(ctx: ServiceContext, query: AuditQuery = {}): Pr
   const rows = await listAuditRows(ctx.store.db, {
     since,
     actor: query.actor,
+    actorKey: query.actor === undefined ? undefined : nameKey(query.actor),
     action: query.action,
     afterSeq,
     limit,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { controlCharacterProblem, sha256Hex } from '@svc/methodology';
+import { sha256Hex } from '@svc/methodology';
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.js';
+import { nameKey } from '../store/name-key.js';
 import { lockAuditHead } from '../store/repositories/audit.js';
 import {
   anyOperator,
@@ -19,6 +20,7 @@ import { recordAudit } from './audit.js';
 import type { Actor, ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { newId } from './ids.js';
+import { cleanName } from './person-names.js';
 
 /**
  * Operators, roles and who may change the record (decision 0025). An operator is a person of the risk team with
@@ -73,14 +75,9 @@ function rolesOf(row: OperatorRow): OperatorRole[] {
   return row.roles.split(',').filter((r): r is OperatorRole => (OPERATOR_ROLES as readonly string[]).includes(r));
 }
 
-/** A person's name as the record keeps it: trimmed, 1 to 100 characters, no control characters. */
+/** A person's name as the record keeps it (services/person-names.ts): NFC, trimmed, 1 to 100 characters. */
 export function personName(raw: string, what: string): string {
-  const trimmed = raw.trim();
-  if (trimmed.length < 1 || trimmed.length > 100)
-    throw new ServiceError('invalid_value', `${what} is 1 to 100 characters`);
-  const unreadable = controlCharacterProblem(raw);
-  if (unreadable) throw new ServiceError('invalid_value', `${what} ${unreadable}`);
-  return trimmed;
+  return cleanName(raw, what);
 }
 
 /** Roles as given ("analyst,approver"): known, at least one, each once, in the canonical order. */
@@ -167,17 +164,13 @@ export async function actingPerson(
   if (actor.kind === 'system') return { id: null, name: actor.name ?? 'system' };
   const name = actor.kind === 'operator' ? (actor.name ?? '') : '';
   const id = actor.kind === 'operator' ? actor.id : null;
-  const trimmed = name.trim();
-  if (trimmed.length === 0) {
+  if (name.trim().length === 0) {
     throw new ServiceError(
       'invalid_value',
       `name the ${what} with --by NAME (this store has no operators; once it has, SVC_OPERATOR_TOKEN says who you are)`,
     );
   }
-  if (trimmed.length > 200) throw new ServiceError('invalid_value', `the ${what}'s name (--by) is 1 to 200 characters`);
-  const unreadable = controlCharacterProblem(name);
-  if (unreadable) throw new ServiceError('invalid_value', `the ${what}'s name (--by) ${unreadable}`);
-  return { id, name: trimmed };
+  return { id, name: cleanName(name, `the ${what}'s name (--by)`, 200) };
 }
 
 /**
@@ -186,7 +179,7 @@ export async function actingPerson(
  */
 export function samePerson(maker: { id: string | null; name: string }, checker: Person): boolean {
   if (maker.id !== null && checker.id !== null) return maker.id === checker.id;
-  return maker.name.trim().toLowerCase() === checker.name.trim().toLowerCase();
+  return nameKey(maker.name) === nameKey(checker.name);
 }
 
 /**
@@ -273,13 +266,13 @@ export async function addOperator(
       );
     }
     if (!first) await authorise(ctx, 'admin', 'adding an operator', tx);
-    if (await findOperatorByName(tx, name))
+    if (await findOperatorByName(tx, nameKey(name)))
       throw new ServiceError('refused', `an operator named ${name} exists already`);
     const now = isoNow(ctx.clock);
     const row: OperatorRow = {
       id: newId('op'),
       name,
-      name_key: name.toLowerCase(),
+      name_key: nameKey(name),
       roles: roles.join(','),
       token_hash: hashToken(token),
       created_at: now,
@@ -310,7 +303,7 @@ export async function revokeOperator(ctx: ServiceContext, input: { name: string 
   return ctx.store.db.transaction().execute(async (tx) => {
     await lockAuditHead(tx);
     await authorise(ctx, 'admin', 'revoking an operator', tx);
-    const row = await findOperatorByName(tx, name);
+    const row = await findOperatorByName(tx, nameKey(name));
     if (!row) throw new ServiceError('not_found', `no operator named ${name}`);
     if (row.revoked_at !== null)
       throw new ServiceError('refused', `operator ${row.name} was revoked already, on ${row.revoked_at}`);
@@ -340,7 +333,7 @@ export async function rotateOperatorToken(ctx: ServiceContext, input: { name: st
   const token = newToken();
   return ctx.store.db.transaction().execute(async (tx) => {
     await lockAuditHead(tx);
-    const row = await findOperatorByName(tx, name);
+    const row = await findOperatorByName(tx, nameKey(name));
     const own = ctx.actor.kind === 'operator' && ctx.actor.id !== null && ctx.actor.id === row?.id;
     if (!own) await authorise(ctx, 'admin', "rotating another operator's token", tx);
     if (!row) throw new ServiceError('not_found', `no operator named ${name}`);

@@ -605,8 +605,10 @@ function rationaleOf(raw: string): string {
   const text = raw.trim();
   const fail = (message: string) =>
     new ServiceError('invalid_value', `rationale ${message}`, [{ path: 'rationale', message }]);
-  if (text.length === 0) throw fail('must not be empty: say why');
-  if (text.length > RATIONALE_MAX) throw fail(`must be at most ${RATIONALE_MAX} characters (${text.length} given)`);
+  // Characters as people count them (code points): an emoji or a CJK extension character is one, not two.
+  const length = [...text].length;
+  if (length === 0) throw fail('must not be empty: say why');
+  if (length > RATIONALE_MAX) throw fail(`must be at most ${RATIONALE_MAX} characters (${length} given)`);
   const unreadable = controlCharacterProblem(raw, 'multiline');
   if (unreadable) throw fail(unreadable);
   return text;

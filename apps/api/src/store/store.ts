@@ -32,7 +32,7 @@ import * as operatorsAndAudit from './migrations/0009-operators-and-audit.js';
 import * as signedStatements from './migrations/0010-signed-statements.js';
 import * as asOfIndex from './migrations/0011-as-of-index.js';
 import * as ratingActions from './migrations/0012-rating-actions.js';
-import * as auditHeadTime from './migrations/0013-audit-head-time.js';
+import * as auditTimeAndNameKeys from './migrations/0013-audit-time-and-name-keys.js';
 import { readAtOnceWith } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -316,7 +316,7 @@ const migrations: Record<string, { up(db: Kysely<unknown>, dialect: Dialect): Pr
   '0010-signed-statements': signedStatements,
   '0011-as-of-index': asOfIndex,
   '0012-rating-actions': ratingActions,
-  '0013-audit-head-time': auditHeadTime,
+  '0013-audit-time-and-name-keys': auditTimeAndNameKeys,
 };
 
 /** The migrations this code knows, oldest first. */

@@ -12,7 +12,7 @@ import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework, WORKED_ID } from '../support/documents.js';
 import { engines, freshLocation, freshStore, migrateBesideOtherTests, type TestLocation } from '../support/stores.js';
-import { undo0012 } from '../support/undo-migrations.js';
+import { undo0012, undo0013 } from '../support/undo-migrations.js';
 
 /** Every migration, in order: a fresh store runs them all. */
 const MIGRATIONS = [
@@ -28,7 +28,7 @@ const MIGRATIONS = [
   '0010-signed-statements',
   '0011-as-of-index',
   '0012-rating-actions',
-  '0013-audit-head-time',
+  '0013-audit-time-and-name-keys',
 ];
 
 const TABLES = [
@@ -286,7 +286,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0010-signed-statements',
       '0011-as-of-index',
       '0012-rating-actions',
-      '0013-audit-head-time',
+      '0013-audit-time-and-name-keys',
     ]);
     expect(await store.db.selectFrom('withdrawals').selectAll().execute()).toEqual([
       {
@@ -336,7 +336,7 @@ describe.each(engines)('migrations on %s', (engine) => {
       '0010-signed-statements',
       '0011-as-of-index',
       '0012-rating-actions',
-      '0013-audit-head-time',
+      '0013-audit-time-and-name-keys',
     ]);
     expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([
       {
@@ -404,7 +404,7 @@ describe.each(engines)('migrations on %s', (engine) => {
         '0010-signed-statements',
         '0011-as-of-index',
         '0012-rating-actions',
-        '0013-audit-head-time',
+        '0013-audit-time-and-name-keys',
       ]);
       expect(await paths()).toEqual({ LOW: null, MEDIUM: now.MEDIUM });
       expect(await backfillNextBand(store)).toBe(1);
@@ -412,6 +412,42 @@ describe.each(engines)('migrations on %s', (engine) => {
     } finally {
       await store.dispose();
     }
+  });
+
+  it('0013 dates the audit head, and keys each operator by its folded name; two that fold together keep their old keys', async () => {
+    const store = open(await place());
+    await migrateBesideOtherTests(store);
+    await undo0013(store);
+    // Operators as a store before 0013 keyed them: by their name's lower case alone.
+    const operator = (id: string, name: string) => ({
+      id,
+      name,
+      name_key: name.toLowerCase(),
+      roles: 'admin',
+      token_hash: `hash-${id}`,
+      created_at: `2026-07-0${id.slice(-1)}T00:00:00.000Z`,
+      token_issued_at: '2026-07-01T00:00:00.000Z',
+      revoked_at: null,
+    });
+    await store.db
+      .insertInto('operators')
+      .values([operator('op_1', 'Straße'), operator('op_2', 'STRASSE'), operator('op_3', 'Ｄｅｅ')])
+      .execute();
+    expect(await migrateBesideOtherTests(store)).toEqual(['0013-audit-time-and-name-keys']);
+    const keys = await store.db.selectFrom('operators').select(['id', 'name_key']).orderBy('id').execute();
+    // Straße folds to STRASSE's key, which is taken: both keep their keys, neither renamed nor refused.
+    expect(keys).toEqual([
+      { id: 'op_1', name_key: 'straße' },
+      { id: 'op_2', name_key: 'strasse' },
+      { id: 'op_3', name_key: 'dee' },
+    ]);
+    const head = await store.db.selectFrom('audit_head').selectAll().executeTakeFirstOrThrow();
+    const entry = await store.db
+      .selectFrom('audit_log')
+      .select('at')
+      .where('seq', '=', head.seq)
+      .executeTakeFirstOrThrow();
+    expect(head.at).toBe(entry.at);
   });
 
   it('0011 indexes the publications of a store made before it: each as of an instant is found through the index', async () => {
@@ -434,7 +470,7 @@ describe.each(engines)('migrations on %s', (engine) => {
     expect(await migrateBesideOtherTests(store)).toEqual([
       '0011-as-of-index',
       '0012-rating-actions',
-      '0013-audit-head-time',
+      '0013-audit-time-and-name-keys',
     ]);
     expect((await findInForce(store.db, WORKED_ID, published))?.published_at).toBe(published);
     expect(await findInForce(store.db, WORKED_ID, new Date(Date.parse(published) - 1).toISOString())).toBeUndefined();

@@ -386,6 +386,53 @@ describe.each(engines)('operators and roles on %s', (engine) => {
     ]);
   });
 
+  it('look-alike names are one name: NFC kept, format characters refused, unique by a case- and compatibility-folded key', async () => {
+    const ada = await addOperator(typed('Ada'), { name: 'Ada', roles: ['admin'] });
+    const bob = await addOperator(as(ada), { name: 'bob', roles: ['analyst'] });
+    // A zero-width space, a zero-width joiner, a soft hyphen, a left-to-right mark: invisible, each refused by name.
+    for (const [name, code] of [
+      ['bo\u200bb', 'U+200B'],
+      ['b\u200dob', 'U+200D'],
+      ['bo\u00adb', 'U+00AD'],
+      ['\u200ebob', 'U+200E'],
+    ] as const) {
+      await refusedUnchanged(
+        () => addOperator(as(ada), { name, roles: ['analyst'] }),
+        new RegExp(`must not hold format characters .*; found ${code.replace('+', '\\+')} at character`),
+      );
+    }
+    // José composed (NFC) is kept as typed; decomposed (NFD) it is the same name, and the same key.
+    const jose = await addOperator(as(ada), { name: 'Jos\u00e9', roles: ['approver'] });
+    await refusedUnchanged(() => addOperator(as(ada), { name: 'Jose\u0301', roles: ['approver'] }), /exists already/);
+    // Full-width letters, another case, and ß against SS: the same person by the folded key.
+    for (const name of ['\uff42\uff4f\uff42', 'BOB', 'Bob ']) {
+      await refusedUnchanged(() => addOperator(as(ada), { name, roles: ['approver'] }), /exists already/);
+    }
+    await addOperator(as(ada), { name: 'Strauß', roles: ['analyst'] });
+    await refusedUnchanged(() => addOperator(as(ada), { name: 'STRAUSS', roles: ['analyst'] }), /exists already/);
+    // A name given decomposed is stored composed, so every record (and every signed action) spells it one way.
+    const dee = await addOperator(as(ada), { name: 'Ame\u0301lie', roles: ['analyst'] });
+    expect(dee.name).toBe('Am\u00e9lie');
+    expect((await listOperators(as(ada))).map((o) => o.name)).toContain('Am\u00e9lie');
+    // Revoking and rotating find the operator by the same key.
+    await revokeOperator(as(ada), { name: 'JOSE\u0301' });
+    expect((await listOperators(as(ada))).find((o) => o.operator_id === jose.operator_id)?.status).toBe('revoked');
+    expect(bob.name).toBe('bob');
+  });
+
+  it('open mode compares typed names by the folded key: "Jose\u0301" cannot approve what "Jos\u00e9" submitted', async () => {
+    const doc = variantOf(example('worked-example'), 62);
+    await submitInputs(typed('Jos\u00e9'), { documents: [{ source: 'a.json', document: doc }] });
+    await refusedUnchanged(
+      () => approveInputs(typed('JOSE\u0301'), { providerIds: [doc.provider.id] }),
+      /cannot approve/,
+    );
+    await refusedUnchanged(
+      () => approveInputs(typed('Jos\u200b\u00e9'), { providerIds: [doc.provider.id] }),
+      /must not hold format characters/,
+    );
+  });
+
   it('refuses an unknown role, no role, a name with control characters and an empty name', async () => {
     await refusedUnchanged(
       () => addOperator(typed('Ada'), { name: 'Ada', roles: ['admin', 'root'] }),

@@ -695,7 +695,7 @@ describe.each(engines)('rating actions on %s', (engine) => {
     expect(await verifyStatements(system())).toMatchObject({ broken: null });
     const auditBefore = await verifyAudit(system());
     expect(auditBefore.intact).toBe(true);
-    expect(await migrateBesideOtherTests(store)).toEqual(['0012-rating-actions', '0013-audit-head-time']);
+    expect(await migrateBesideOtherTests(store)).toEqual(['0012-rating-actions', '0013-audit-time-and-name-keys']);
 
     // The same actions (ids, facts, order), unsigned until a process that can sign comes.
     const derived = await feed();

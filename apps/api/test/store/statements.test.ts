@@ -718,7 +718,7 @@ describe.each(engines)('statements of publications made before migration 0010 on
       '0010-signed-statements',
       '0011-as-of-index',
       '0012-rating-actions',
-      '0013-audit-head-time',
+      '0013-audit-time-and-name-keys',
     ]);
     return { store, original };
   }

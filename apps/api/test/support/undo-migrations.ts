@@ -38,7 +38,7 @@ export async function undo0012(store: Store, signer: Signer | null = TEST_SIGNER
 /** Takes a store back to before migration 0013: its audit head does not know when its entry was written. */
 export async function undo0013(store: Store): Promise<void> {
   await store.db.schema.alterTable('audit_head').dropColumn('at').execute();
-  await sql`delete from kysely_migration where name = '0013-audit-head-time'`.execute(store.db);
+  await sql`delete from kysely_migration where name = '0013-audit-time-and-name-keys'`.execute(store.db);
 }
 
 /** Each provider's statements, in the order signed, made to name the one before them again, and signed anew. */

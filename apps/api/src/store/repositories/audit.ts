@@ -125,6 +125,8 @@ export async function readAuditHead(db: Kysely<Database>): Promise<{ seq: number
 export interface AuditFilter {
   since?: string | undefined;
   actor?: string | undefined;
+  /** The actor's name as operators are keyed (store/name-key.ts); the name itself without it. */
+  actorKey?: string | undefined;
   action?: string | undefined;
   afterSeq?: number | undefined;
   limit: number;
@@ -139,7 +141,10 @@ export async function listAuditRows(db: Kysely<Database>, filter: AuditFilter): 
   if (actor !== undefined) {
     // An operator by name in any case (their name_key, folded beyond ASCII, which SQLite's lower() is not), any actor
     // by id or by the name recorded (exactly, or in another ASCII case).
-    const operatorIds = db.selectFrom('operators').select('id').where('name_key', '=', actor.toLowerCase());
+    const operatorIds = db
+      .selectFrom('operators')
+      .select('id')
+      .where('name_key', '=', filter.actorKey ?? actor);
     query = query.where((eb) =>
       eb.or([
         eb('actor_id', 'in', operatorIds),

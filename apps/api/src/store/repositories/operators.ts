@@ -7,8 +7,9 @@ export async function insertOperator(db: Kysely<Database>, row: OperatorRow): Pr
   await db.insertInto('operators').values(row).execute();
 }
 
-export async function findOperatorByName(db: Kysely<Database>, name: string): Promise<OperatorRow | undefined> {
-  return db.selectFrom('operators').selectAll().where('name_key', '=', name.toLowerCase()).executeTakeFirst();
+/** The operator whose name has this key (store/name-key.ts: compatibility- and case-folded). */
+export async function findOperatorByName(db: Kysely<Database>, key: string): Promise<OperatorRow | undefined> {
+  return db.selectFrom('operators').selectAll().where('name_key', '=', key).executeTakeFirst();
 }
 
 export async function findOperatorById(db: Kysely<Database>, id: string): Promise<OperatorRow | undefined> {
