@@ -1,5 +1,5 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readJson } from '@svc/methodology';
 import { asCliError, CliError } from './errors.js';
 
@@ -62,9 +62,10 @@ export async function listJsonFiles(dir: string): Promise<string[]> {
   return names.sort().map((name) => join(dir, name));
 }
 
-/** Writes exactly these characters as UTF-8 (no newline added). */
+/** Writes exactly these characters as UTF-8 (no newline added), making the folders it is in when they are missing. */
 export async function writeText(path: string, text: string): Promise<void> {
   try {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(path, text, 'utf8');
   } catch (error) {
     throw cannotWrite(path, error);

@@ -72,6 +72,8 @@ export interface OperatorOptions {
    * (SVC_SIGNING_KEY, or the store's active key opened with the master key, generated on the first signing).
    */
   signsAs?: { role: OperatorRole; doing: string };
+  /** The command ends open mode itself (the first `operator add`): no warning that the store is in it. */
+  endsOpenMode?: boolean;
 }
 
 /**
@@ -92,7 +94,7 @@ export function withOperator<T>(
           needsOperator: true,
         })
       : { kind: 'operator' as const, id: null, name: options.by ?? null, open: false };
-    if (actor.open) warnOpenMode(ops);
+    if (actor.open && !options.endsOpenMode) warnOpenMode(ops);
     const context = (extra: { box?: SecretBox | undefined; signer?: Signer | undefined }) =>
       ops.api.standaloneContext(store, {
         actor: { kind: 'operator', id: actor.id, name: actor.name },

@@ -186,6 +186,8 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         'admin',
       );
       expect(admin.status, admin.stderr).toBe(0);
+      // The command that ends open mode does not warn that the store is in it.
+      expect(admin.stderr).toBe('');
       expect(admin.json.token).toMatch(TOKEN);
       expect(admin.json.roles).toEqual(['admin']);
       tokens.Admin = admin.json.token;

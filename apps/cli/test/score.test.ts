@@ -206,6 +206,20 @@ describe('svc score --package', () => {
     for (const name of await readdir(out)) expect(svc('verify', join(out, name)).status).toBe(0);
   });
 
+  it("makes the file's folders when they are missing (the README's out/ in a fresh clone)", async () => {
+    const out = join(await tempDir(), 'out', 'deeper', 'worked.package.json');
+    const run = svc('score', WORKED_EXAMPLE, '--date', '2026-07-31', '--package', out);
+    expect(run.status, run.stderr).toBe(0);
+    expect(svc('verify', out).status).toBe(0);
+    // A path through a file is still refused, as a place it cannot write (exit 2).
+    const file = await writeTemp('plain.txt', 'not a folder');
+    const refused = svc('score', WORKED_EXAMPLE, '--package', join(file, 'worked.package.json'));
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(
+      /cannot write .*plain\.txt.*: a part of the path is not a directory|a file of that name exists/,
+    );
+  });
+
   it('writes no package for an invalid document', async () => {
     const out = join(await tempDir(), 'never.package.json');
     const run = svc('score', await writeTemp('broken.json', await brokenDocument()), '--package', out);

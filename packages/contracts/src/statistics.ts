@@ -12,7 +12,7 @@ export type TransitionColumn = (typeof TRANSITION_COLUMNS)[number];
 
 const instant = (what: string) =>
   AsOfSchema.meta({
-    description: `${what}: an RFC 3339 timestamp (any offset; kept to the millisecond), or a date YYYY-MM-DD meaning the end of that day UTC. Not before 2026-04-01, not in the future.`,
+    description: `${what}: an RFC 3339 timestamp (any offset; kept to the millisecond), or a date YYYY-MM-DD meaning the end of that day UTC, except today's date, which means the present. Not before 2026-04-01, not in the future.`,
   });
 
 const FormatSchema = z

@@ -21,13 +21,16 @@ import type { Headline } from './public-snapshot.js';
 const BANDS = RiskBandSchema.options;
 const rank = (band: RiskBand) => BANDS.indexOf(band);
 
-/** The headlines in force at a past instant (`as_of` text, checked and named by `path`), or now when absent. */
+/**
+ * The headlines in force at a past instant (`as_of` text, checked and named by `path`), or now when absent. Today's
+ * date (UTC) means now: its end is still to come, and someone asking for the record "up to today" means the present.
+ */
 async function inForce(
   ctx: ServiceContext,
   text: string | undefined,
   path: string,
 ): Promise<{ at: string; headlines: readonly Headline[] }> {
-  if (text === undefined) {
+  if (text === undefined || text === ctx.clock.now().toISOString().slice(0, 10)) {
     const at = ctx.clock.now().toISOString();
     return { at, headlines: (await ctx.snapshot.get()).headlines };
   }

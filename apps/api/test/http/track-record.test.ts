@@ -159,6 +159,24 @@ describe.each(engines)('the track record on %s', (engine) => {
     });
   });
 
+  it("today's date means the present (its end is still to come); tomorrow's is still refused as the future", async () => {
+    const today = at(30).slice(0, 10);
+    const upToToday = await expectJson(
+      await get(`/api/public/statistics/transitions?from=${at(1.5)}&to=${today}`),
+      TransitionsResponseSchema,
+    );
+    const upToNow = await expectJson(
+      await get(`/api/public/statistics/transitions?from=${at(1.5)}`),
+      TransitionsResponseSchema,
+    );
+    expect(upToToday).toEqual(upToNow);
+    expect(upToToday.to).toBe(at(30));
+    const bands = await expectJson(await get(`/api/public/statistics/bands?as_of=${today}`), BandsResponseSchema);
+    expect(bands).toEqual(await expectJson(await get('/api/public/statistics/bands'), BandsResponseSchema));
+    const tomorrow = new Date(Date.parse(at(30)) + 24 * HOUR).toISOString().slice(0, 10);
+    await expectInvalid(await get(`/api/public/statistics/transitions?from=${at(1.5)}&to=${tomorrow}`), ['query.to']);
+  });
+
   it('band counts as of each instant, and now', async () => {
     const counts = async (query: string) =>
       expectJson(await get(`/api/public/statistics/bands${query}`), BandsResponseSchema.strict());

@@ -33,6 +33,7 @@ export function registerOperator(program: Command, env: Environment): void {
     const ops = await operations(env);
     const added = await withOperator(ops, (ctx) => ops.api.addOperator(ctx, { name, roles: options.role }), {
       changes: true,
+      endsOpenMode: true,
     });
     printIssued(added, options, 'added');
   });
