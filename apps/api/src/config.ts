@@ -8,16 +8,33 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** A connection URL the drivers can read (the message never repeats it: it may hold a password). */
+const UNREADABLE_URL =
+  'cannot be read as a URL: check the port (1 to 65535), brackets around an IPv6 host, and percent-encoding of special characters in the user name and password';
+
+function readableUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const EnvSchema = z.object({
   PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for the embedded SQLite store)')
+    .refine(readableUrl, UNREADABLE_URL)
     .optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .refine(readableUrl, UNREADABLE_URL)
     .optional(),
   SVC_DATA_DIR: z.string().min(1).default('./data'),
   SVC_MASTER_KEY: z

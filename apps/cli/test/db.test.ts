@@ -155,6 +155,10 @@ describe('svc: configuration from the environment', () => {
     ['PORT', '70000', ['db', 'migrate']],
     ['DATABASE_URL', 'mysql://x', ['db', 'migrate']],
     ['DATABASE_URL', 'mysql://x', ['db', 'seed', '--demo']],
+    // URLs the drivers cannot read: once an "unexpected failure: Invalid URL"; the password never echoed.
+    ['DATABASE_URL', 'postgres://svc:s3cret@127.0.0.1:99999/svc', ['provider', 'list']],
+    ['DATABASE_URL', 'postgres://svc:s3cret@[::1/svc', ['db', 'migrate']],
+    ['REDIS_URL', 'redis://127.0.0.1:99999', ['serve']],
     ['SVC_MASTER_KEY', 'too-short', ['workspace', 'create', 'x']],
     ['LOG_LEVEL', 'loud', ['key', 'list', '--workspace', 'ws_x']],
   ];
@@ -166,6 +170,7 @@ describe('svc: configuration from the environment', () => {
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(new RegExp(`^error: invalid configuration: ${name}: `));
       expect(run.stderr).not.toMatch(STACK_FRAME);
+      expect(run.stderr).not.toContain('s3cret');
     });
   }
 

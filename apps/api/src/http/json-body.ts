@@ -6,13 +6,21 @@ const BODY_LIMIT = 64 * 1024;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads a JSON body: application/json only, 64 KiB at most, UTF-8, parsed exactly (numbers as written). */
+/** Reads a JSON body: application/json only, not content-coded, 64 KiB at most, UTF-8, parsed exactly (numbers as written). */
 export async function jsonBody(req: Request, res: Response, next: NextFunction): Promise<void> {
   const type = req.get('content-type') ?? '';
   if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) {
     throw new ApiError(
       'unsupported_media_type',
       `the body must be application/json, not ${type ? `"${type}"` : 'untyped'}`,
+    );
+  }
+  // A coded body (gzip, br…) is bytes the service does not decode: refused as such, not as text that is not UTF-8.
+  const coding = (req.get('content-encoding') ?? '').trim().toLowerCase();
+  if (coding !== '' && coding !== 'identity') {
+    throw new ApiError(
+      'unsupported_media_type',
+      `the body must not be content-coded (Content-Encoding: ${JSON.stringify(req.get('content-encoding'))}): send it as plain application/json`,
     );
   }
   const declared = Number(req.get('content-length') ?? '0');

@@ -122,14 +122,34 @@ export async function listAudit(ctx: ServiceContext, query: AuditQuery = {}): Pr
   return rows.map(entryOf);
 }
 
-/** A date (YYYY-MM-DD) as its first instant, or an ISO 8601 instant in the stored form (UTC, milliseconds). */
+/** YYYY-MM-DD, optionally THH:MM[:SS[.fraction]] and Z or an offset. */
+const SINCE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
+
+/**
+ * A date (YYYY-MM-DD) as its first instant, or an ISO 8601 instant in the stored form (UTC, milliseconds). A day the
+ * calendar does not have (2026-02-30) is refused, not carried into the next month as Date.parse would.
+ */
 function instantOf(text: string): string {
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00.000Z` : text;
-  const ms = Date.parse(date);
-  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(date) || Number.isNaN(ms)) {
+  const m = SINCE.exec(text);
+  const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = (m?.slice(1) ?? []).map((v) =>
+    v === undefined ? 0 : Number(v),
+  ) as number[];
+  const calendar =
+    m !== null &&
+    (month ?? 0) >= 1 &&
+    (month ?? 0) <= 12 &&
+    (day ?? 0) >= 1 &&
+    (day ?? 0) <= new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate() &&
+    (hour ?? 0) <= 23 &&
+    (minute ?? 0) <= 59 &&
+    (second ?? 0) <= 59 &&
+    (offsetHour ?? 0) <= 23 &&
+    (offsetMinute ?? 0) <= 59;
+  const ms = Date.parse(m?.[4] === undefined ? `${text}T00:00:00.000Z` : text);
+  if (!calendar || Number.isNaN(ms)) {
     throw new ServiceError(
       'invalid_value',
-      `--since must be a date (2026-11-26) or an ISO 8601 instant, not ${JSON.stringify(text)}`,
+      `--since must be a date on the calendar (2026-11-26) or an ISO 8601 instant, not ${JSON.stringify(text)}`,
     );
   }
   return new Date(ms).toISOString();

@@ -51,6 +51,11 @@ export class FrameworkReleases {
     return this.reading;
   }
 
+  /** The releases as last read (null before the first read), without going to the store. */
+  lastRead(): readonly FrameworkRelease[] | null {
+    return this.releases ?? null;
+  }
+
   /** The framework of a release this cache read, built once per release. */
   frameworkOf(release: FrameworkRelease): Framework {
     let framework = this.bound.get(release);

@@ -152,6 +152,8 @@ export interface FrameworkQuery {
    * methodology, shows a release another process recorded at once, and refreshes the cache for the others).
    */
   fresh?: boolean;
+  /** Only the releases as last read, never a read of the store now (a status answering while the store is away). */
+  asLastRead?: boolean;
 }
 
 /**
@@ -163,7 +165,8 @@ export interface FrameworkQuery {
 export async function frameworkInForce(ctx: FrameworkScope, input: FrameworkQuery = {}): Promise<Framework> {
   const on = input.on ?? isoNow(ctx.clock).slice(0, 10);
   let release: FrameworkRelease | undefined;
-  for (const r of await releasesOf(ctx, input.fresh)) {
+  const releases = input.asLastRead ? (ctx.frameworks?.lastRead() ?? []) : await releasesOf(ctx, input.fresh);
+  for (const r of releases) {
     if (r.effective_date > on) continue;
     if (
       !release ||

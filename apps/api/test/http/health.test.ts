@@ -7,6 +7,7 @@ import {
 } from '@svc/contracts';
 import { sql } from 'kysely';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_NAMES } from '../../src/store/store.js';
 import { POSTGRES_URL } from '../support/environment.js';
@@ -311,5 +312,47 @@ describe.skipIf(!engines.includes('sqlite'))('while another process holds the SQ
     } finally {
       await lock.release();
     }
+  });
+});
+
+describe.skipIf(!engines.includes('postgres'))('GET /api/v1/status while every table is locked (PostgreSQL)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer('postgres', { env: { SVC_STORE_TIMEOUT_MS: '1000' } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('answers degraded within one store timeout, not one per table it waits on', async () => {
+    const schema = (server.location as { schema: string }).schema;
+    const holder = new pg.Client({ connectionString: POSTGRES_URL });
+    await holder.connect();
+    try {
+      const { rows } = await holder.query<{ tablename: string }>(
+        'select tablename from pg_tables where schemaname = $1',
+        [schema],
+      );
+      await holder.query('begin');
+      await holder.query(
+        `lock table ${rows.map((r) => `${schema}.${r.tablename}`).join(', ')} in access exclusive mode`,
+      );
+      // The caches the status reads through have expired: every read must go to the store.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const started = performance.now();
+      const res = await server.get('/api/v1/status');
+      const took = performance.now() - started;
+      const body = (await res.json()) as { status: string; components: { store: string } };
+      expect(res.status).toBe(200);
+      expect(body).toMatchObject({ status: 'degraded', components: { store: 'unavailable' } });
+      expect(took, `status took ${took.toFixed(0)} ms`).toBeLessThan(1600);
+    } finally {
+      await holder.query('rollback').catch(() => {});
+      await holder.end();
+    }
+    const after = (await (await server.get('/api/v1/status')).json()) as { components: { store: string } };
+    expect(after.components.store).toBe('ok');
   });
 });

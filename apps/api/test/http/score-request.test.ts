@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { CoverageRequestResponseSchema, CoverageRequestStatusResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { setRequestStatus } from '../../src/services/coverage-requests.js';
@@ -242,6 +243,29 @@ describe.each(engines)('POST /api/public/score-request on %s', (engine) => {
         ),
         'unsupported_media_type',
       );
+    });
+
+    it('a gzip-coded body gets 415 naming Content-Encoding, not a complaint about UTF-8; nothing is stored', async () => {
+      for (const coding of ['gzip', 'br', 'x-unknown']) {
+        const body =
+          coding === 'gzip' ? gzipSync('{"provider_name":"Zipped Co"}') : Buffer.from('{"provider_name":"Zipped Co"}');
+        const res = await fetch(`${server().url}${PATH}`, {
+          method: 'POST',
+          headers: { 'x-forwarded-for': newIp(), 'content-type': 'application/json', 'content-encoding': coding },
+          body: new Uint8Array(body),
+        });
+        const problem = await expectProblem(res, 'unsupported_media_type');
+        expect(problem.detail).toContain(`Content-Encoding: "${coding}"`);
+      }
+      const stored = await server().services.store.db.selectFrom('coverage_requests').select('provider_name').execute();
+      expect(stored.map((r) => r.provider_name)).not.toContain('Zipped Co');
+      // identity is no coding at all.
+      const plain = await fetch(`${server().url}${PATH}`, {
+        method: 'POST',
+        headers: { 'x-forwarded-for': newIp(), 'content-type': 'application/json', 'content-encoding': 'identity' },
+        body: '{"provider_name":"Plain Co"}',
+      });
+      expect(plain.status).toBe(202);
     });
 
     it('a 70 KiB body gets 413 payload_too_large', async () => {
