@@ -42,6 +42,8 @@ describe.skipIf(!engines.includes('postgres'))('store outage (PostgreSQL behind 
   let server: TestServer;
   let key = '';
   let ips = 0;
+  let statementSha256 = '';
+  let actionId = '';
 
   beforeAll(async () => {
     await proxy.start();
@@ -51,6 +53,13 @@ describe.skipIf(!engines.includes('postgres'))('store outage (PostgreSQL behind 
     });
     await publish(server, example('worked-example'));
     key = await server.key('ENTERPRISE');
+    const row = await server.services.store.db
+      .selectFrom('statements')
+      .select(['statement_sha256', 'rating_action_id'])
+      .where('rating_action_id', 'is not', null)
+      .executeTakeFirstOrThrow();
+    statementSha256 = row.statement_sha256;
+    actionId = row.rating_action_id ?? '';
   });
 
   afterAll(async () => {
@@ -82,13 +91,22 @@ describe.skipIf(!engines.includes('postgres'))('store outage (PostgreSQL behind 
     ],
   ];
 
+  /** The public record's routes: the rating actions, and each statement route. */
+  const records: [string, () => Promise<Response>][] = [
+    ['the rating actions', () => get('/api/public/rating-actions?limit=1', false)],
+    ['a statement by its hash', () => get(`/api/public/statements/${statementSha256}`, false)],
+    ["a publication's statement", () => get(`/api/public/publications/${RI_ID}`, false)],
+    ["a rating action's statement", () => get(`/api/public/rating-actions/${actionId}/statement`, false)],
+  ];
+  const everything = [...requests, ...records];
+
   function get(path: string, keyed = true): Promise<Response> {
     return server.get(path, { ...(keyed ? { key } : {}), signal: AbortSignal.timeout(15_000) });
   }
 
   /** Sends every request at once; each must be 2xx. */
   async function expectServed(): Promise<void> {
-    const answers = await Promise.all(requests.map(async ([what, send]) => [what, await send()] as const));
+    const answers = await Promise.all(everything.map(async ([what, send]) => [what, await send()] as const));
     for (const [what, res] of answers) {
       expect(res.status, what).toBeLessThan(300);
       await res.body?.cancel();
@@ -98,7 +116,7 @@ describe.skipIf(!engines.includes('postgres'))('store outage (PostgreSQL behind 
   /** Sends every request at once; each must be a quick 503 unavailable with Retry-After. */
   async function expectUnavailable(): Promise<void> {
     const answers = await Promise.all(
-      requests.map(async ([what, send]) => {
+      everything.map(async ([what, send]) => {
         const started = Date.now();
         const res = await send();
         return { what, res, ms: Date.now() - started };
@@ -199,7 +217,8 @@ describe.skipIf(!engines.includes('postgres'))('store outage (PostgreSQL behind 
     const uncaught = await uncaughtDuring(async () => {
       proxy.hold();
       const pending = requests.map(([, send]) => send());
-      // The requests now hold pooled connections whose queries wait; the store then goes away under them.
+      // The requests now hold pooled connections whose queries wait; the store then goes away under them. (No more
+      // requests than the pool has connections: one waiting for a connection would get a new one once it is back.)
       await new Promise((resolve) => setTimeout(resolve, 150));
       proxy.forward();
       for (const res of await Promise.all(pending)) await expectProblem(res, 'unavailable');
