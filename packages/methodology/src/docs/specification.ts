@@ -1,5 +1,10 @@
 import { canonicalJson, sha256Hex } from '../canonical/canonical-json.js';
-import { placesOf, type SlotFormat, TEMPLATES } from '../decision/templates.js';
+import { compile } from '../compute/compiled.js';
+import { compute } from '../compute/compute.js';
+import { derive } from '../compute/derived.js';
+import { compare, type Dec, dec, fixed, r2, r4, ZERO } from '../decimal.js';
+import { fill, placesOf, type SlotFormat, TEMPLATES, type TemplateName } from '../decision/templates.js';
+import { exact } from '../decision/wording.js';
 import { ENGINE } from '../engine.js';
 import type { CapCondition, CriterionDefinition, Framework, FrameworkDefinition } from '../framework/schema.js';
 import { PLACES } from '../indicator.js';
@@ -42,9 +47,10 @@ export function specificationOf(framework: Framework): Block[] {
         `Score: ${fw.score_range.min} to ${fw.score_range.max}. A higher score means a LOWER risk.`,
       ],
     },
+    ...notesSection(fw),
     ...arithmeticSection(fw),
     ...inputsSection(fw),
-    ...criteriaSection(fw),
+    ...criteriaSection(framework),
     ...uncappedSection(),
     ...capsSection(fw),
     ...bandsSection(fw),
@@ -72,6 +78,60 @@ function signOffText(framework: Framework): string {
     : 'none: a draft, which can score but not publish';
 }
 
+/** The `stale` parts of the cap conditions, with their cap: HC-07's "age_days > 365" is one. */
+function staleConditions(fw: FrameworkDefinition): { capId: string; over: number }[] {
+  const of = (cond: CapCondition): number[] =>
+    cond.op === 'all' ? cond.of.flatMap(of) : cond.op === 'stale' ? [cond.age_days_over] : [];
+  return fw.hard_caps.flatMap((cap) => of(cap.condition).map((over) => ({ capId: cap.id, over })));
+}
+
+/** "HC-07’s `age_days_over` (365 days)", for every stale condition; empty when no cap has one. */
+function staleCapsText(fw: FrameworkDefinition): string {
+  return staleConditions(fw)
+    .map((s) => `${s.capId}’s \`age_days_over\` (${s.over} days)`)
+    .join(' and ');
+}
+
+/** The operators of the cap conditions, in the order of section 5's table. */
+const CONDITION_OPS = ['eq', 'in', 'lt', 'gt', 'all', 'stale'] as const;
+
+/** What a reimplementation from this page most often gets wrong (issue 31), each pointing to its section. */
+function notesSection(fw: FrameworkDefinition): Block[] {
+  const f = fw.freshness;
+  const span = f.decay_until_days - f.full_until_days;
+  const derived = fw.derived.map((d) => code(d.name)).join(', ');
+  const derivedTemplates = fw.derived
+    .map((d) => `detail_derived_${d.name}`)
+    .filter((name) => name in TEMPLATES)
+    .map(code)
+    .join(', ');
+  const staleCaps = staleConditions(fw)
+    .map((c) => `${c.capId} after its own \`age_days_over\` (${c.over} days)`)
+    .join(' and ');
+  return [
+    h2('Notes for implementers'),
+    p(
+      'Where a reimplementation from this page most easily goes wrong. Each point is stated in full in the section named.',
+    ),
+    ul(
+      `Roundings (section 1): \`r4\` rounds the points between two anchors, the decaying freshness factors and \`confidence\`; \`r2\` rounds \`final_score\` and every \`point_impact\`.${compile(fw).exactFigures ? ` Nothing is rounded to ${PLACES.contribution} places: contributions, module scores, \`uncapped\` and \`capped\` are exact and never have more than the ${PLACES.contribution} places they are written with.` : ''}`,
+      `Freshness (section 7): in \`r4(1 - ${f.decay} x (age_days - ${f.full_until_days}) / ${span})\`, ${f.decay} is \`freshness.decay\`, ${f.full_until_days} is \`freshness.full_until_days\` and ${span} is \`freshness.decay_until_days - freshness.full_until_days\` (${f.decay_until_days} - ${f.full_until_days}).`,
+      ...(fw.derived.length === 0
+        ? []
+        : [
+            `Derived quantities (section 3: ${derived}) are exact, never rounded, may be negative or have decimals, and are written as exact text, in the package and in the texts (${derivedTemplates}).`,
+          ]),
+      `Cap conditions (section 5) are the \`condition\` members of the framework data; section 5 maps each operator (${CONDITION_OPS.map(code).join(', ')}) to the condition text.`,
+      `Confidence (section 7): the sum of \`weight x f\` is exact and rounded once, at the end; \`publishable\` compares the rounded \`confidence\` (${PLACES.confidence} places), not the unrounded sum, with \`publication.min_confidence\`.`,
+      `A \`point_impact\` that rounds to zero is written \`"${fixed(ZERO, PLACES.score)}"\` (the JSON number \`0\`), never with a minus sign, and its factor or binding cap is still listed (section 8).`,
+      `“Stale” (sections 7 and 12): the overview’s \`{stale}\` counts the present inputs older than \`freshness.full_until_days\` (${f.full_until_days} days); the stale factor applies after \`freshness.decay_until_days\` (${f.decay_until_days} days)${staleCaps ? `, and ${staleCaps}` : ''}.`,
+      'The 15 significant digits an input number may have (section 2) are counted in the number as written: from its first non-zero digit to its last non-zero digit.',
+      'Numbers are written in the shortest form of their double (section 10), which has the value written in the inputs only because of the 15-digit rule.',
+      'The `engine` member is part of the package bytes that `package_sha256` hashes: a reproduction copies it from the package it reproduces (section 10).',
+    ),
+  ];
+}
+
 function arithmeticSection(fw: FrameworkDefinition): Block[] {
   const a = fw.arithmetic;
   return [
@@ -83,6 +143,80 @@ function arithmeticSection(fw: FrameworkDefinition): Block[] {
       'Exact text of a decimal: its exact value with no exponent and no trailing zeros (`300`, `0.5`, `-12.25`).',
       'No wall clock inside the calculation. The evaluation date is an input (`evaluation_date`, a calendar date `YYYY-MM-DD`); `age_days` is the number of whole days from an input’s `as_of` to the evaluation date in the proleptic Gregorian calendar (0 on the same day).',
       'Iteration order is the framework’s order (modules and criteria in the order of the tables of section 3, caps and bands in the order of their tables), never object-key or hash order.',
+    ),
+    ...roundingTable(fw),
+  ];
+}
+
+/** The places a `fixed` slot of a template is written with. */
+function slotPlaces(name: TemplateName, slot: string, fw: FrameworkDefinition): number {
+  const format = TEMPLATES[name].slots[slot]?.format;
+  if (format?.kind !== 'fixed') throw new RangeError(`{${slot}} of ${name} is not a fixed-place slot`);
+  return placesOf(format, fw);
+}
+
+/** Which figure each rounding applies to, and the places each figure is written with (issue 31). */
+function roundingTable(fw: FrameworkDefinition): Block[] {
+  const places = (n: number) => String(n);
+  const written = compile(fw).exactFigures
+    ? `So \`r4\` and \`r2\` are the only roundings to decimal places in the computation (besides the ${fw.arithmetic.precision} significant digits of every intermediate result), each applied where this table says and nowhere else. There is no rounding to ${PLACES.contribution} places: ${PLACES.contribution} is only the number of places the contributions, the module scores, \`uncapped\` and \`capped\` are written with, and they never have more (points have at most ${PLACES.points} places and weights are whole numbers, so \`weight x points / 100\` has at most ${PLACES.contribution}, and so do sums of contributions and their minimum with a cap). Under this framework no figure has more places than it is written with: writing a figure with its places only appends zeros, and its JSON number (section 9) has the same value.`
+    : 'A figure with more places than it is written with is rounded half-even when it is written (fixed-place text, above).';
+  return [
+    h3('Where each rounding applies'),
+    table(
+      ['figure', 'computed as', 'rounded', 'places in a package'],
+      [
+        ['`points` between two anchors of a linear scale', 'section 3', '`r4`', places(PLACES.points)],
+        [
+          '`points` otherwise (at or outside the anchors, or a table)',
+          'the framework’s points',
+          'no',
+          places(PLACES.points),
+        ],
+        ['`contribution`', '`weight x points / 100` (section 3)', 'no: exact', places(PLACES.contribution)],
+        ['module `score`', 'the sum of its criteria’s contributions', 'no: exact', places(PLACES.contribution)],
+        ['`uncapped`', 'the sum of the contributions (section 4)', 'no: exact', places(PLACES.contribution)],
+        ['`capped`', '`min(uncapped, every fired cap)` (section 5)', 'no: exact', places(PLACES.contribution)],
+        ['`final_score`', '`r2(capped)` (section 6)', '`r2`', places(PLACES.score)],
+        [
+          '`points_to_next_band`',
+          'next band’s lower bound - `final_score` (section 6)',
+          'no: exact',
+          places(PLACES.score),
+        ],
+        ['`cap`', 'the framework’s cap', 'no', places(PLACES.score)],
+        [
+          '`freshness`',
+          'section 7',
+          '`r4` inside the decay window; 0, 1 and the stale factor are not rounded',
+          places(PLACES.freshness),
+        ],
+        [
+          '`confidence`',
+          '`sum of weight x f / 100` (section 7)',
+          '`r4`, once, on the whole sum',
+          places(PLACES.confidence),
+        ],
+        ['`point_impact` of a ceiling factor', '`-r2(shortfall)` (section 8)', '`r2`', places(PLACES.score)],
+        ['`point_impact` of a floor factor', '`r2(contribution)` (section 8)', '`r2`', places(PLACES.score)],
+        [
+          '`point_impact` of a cap',
+          '`r2(cap - uncapped)` when binding, else 0 (section 5)',
+          '`r2`',
+          places(PLACES.score),
+        ],
+        [
+          '`shortfall`',
+          '`weight x (100 - points) / 100` (section 8)',
+          'no: exact (it ranks the ceiling factors; it is not written)',
+          '-',
+        ],
+        ...fw.derived.map((d) => [code(d.name), 'section 3', 'no: exact', 'exact text']),
+      ],
+    ),
+    p(written),
+    p(
+      `Two texts round a figure for reading only, half-even (section 12): the overview’s \`{uncapped}\` to ${slotPlaces('overview', 'uncapped', fw)} places and each module text’s \`{module_score}\` to ${slotPlaces('module', 'module_score', fw)}. This rounding changes no figure of the result or the package.`,
     ),
   ];
 }
@@ -106,6 +240,7 @@ function inputsSection(fw: FrameworkDefinition): Block[] {
       '`source` and `approved_by` are non-empty free text.',
       'Every string is well-formed Unicode (no lone surrogates). Free text (`name`, `source`, `approved_by`) holds no control character (U+0000 to U+001F, U+007F to U+009F), no line or paragraph separator (U+2028, U+2029), no bidirectional embedding, override or isolate (U+202A to U+202E, U+2066 to U+2069) and neither U+FFFE nor U+FFFF.',
       'Value types: an enum value is one of the values listed in its criterion’s points column; a boolean is a JSON `true` or `false`; a decimal is a JSON number (not a string) of at most 15 significant digits, read exactly as written; an integer is a decimal with no fractional part (`7` and `7.0` are the same value, `7.5` is an error). The bounds are in the type / domain column of section 3, inclusive. `null` is never a value.',
+      'Significant digits are counted in the number as written in the JSON text, before it is read: from its first non-zero digit to its last non-zero digit, the zeros between them included. Leading zeros, trailing zeros (after the decimal point or before it), the sign, the point and the exponent are not counted; zero has 1. So `0.000123` has 3, `1.50` and `1.5E2` have 2, `1234567890123450000` has 15 (accepted); `1234567890123456`, `123456789012345.6` and `1.0000000000000001` have 16 (refused). A number beyond the largest double, such as `1e400`, is refused too. Section 10 says why 15, and how an input number is written.',
       '`inputs` maps a criterion’s input key (section 3) to one approved value. A key that is absent means the input is missing. An unknown key, a value of the wrong type or outside its domain, or any other member or rule of this section broken is a validation error: the whole document is rejected with every problem listed as `{path, message}` (for example `{"path": "inputs.custody_model.value", "message": "..."}`), and nothing is scored.',
       '`source`, `approved_by` and `approved_at` are carried into the computation package; they do not change the score.',
       'The canonical inputs document is the document as read, with `provider.id` in lower case, written in RFC 8785 (section 10): numbers as their values (`7.0` is written `7`, `1.50` is written `1.5`), members sorted. It is what `inputs_sha256` hashes and what the package holds as `inputs`.',
@@ -113,7 +248,8 @@ function inputsSection(fw: FrameworkDefinition): Block[] {
   ];
 }
 
-function criteriaSection(fw: FrameworkDefinition): Block[] {
+function criteriaSection(framework: Framework): Block[] {
+  const fw = framework.definition;
   const derived = fw.derived.map(
     (d) =>
       `\`${d.name}\` (${d.unit}) = \`${d.formula}\`, exact (never rounded), reading ${d.reads.map(code).join(' and ')}. A criterion whose scale reads it is missing when its own input is missing; its \`as_of\`, age and freshness are its own input’s.`,
@@ -141,7 +277,51 @@ function criteriaSection(fw: FrameworkDefinition): Block[] {
       fw.criteria.map((c) => [c.id, c.label]),
     ),
     ...derived.map(p),
+    ...spreadText(framework),
     p('A missing input scores 0 points (contribution 0), has no `as_of` and no age, and is marked `missing: true`.'),
+  ];
+}
+
+/**
+ * How `spread_bps` is computed and written (issue 31: its formula and its template), with the engine's own values
+ * for the worked example and two variants of its `yield_max`.
+ */
+function spreadText(framework: Framework): Block[] {
+  const fw = framework.definition;
+  const document = WORKED_EXAMPLES.get(fw.version);
+  const criterion = fw.criteria.find((c) => c.scale.kind === 'linear' && c.scale.on === 'spread_bps');
+  if (!document || !criterion || criterion.scale.kind !== 'linear') return [];
+  const caps = fw.hard_caps.filter((cap) => operandsOf(cap.condition).includes('spread_bps')).map((cap) => cap.id);
+  const spreadAt = (yieldMax: number) =>
+    derive('spread_bps', { ...document, provider: { ...document.provider, yield_max: yieldMax } }) as Dec;
+  const variant = (y: number) => ({ y, text: exact(spreadAt(y)) });
+  const own = variant(document.provider.yield_max);
+  const fractional = variant(7.2555);
+  const negative = variant(3);
+  const step = compute(document, framework).criteria.find((s) => s.criterion.id === criterion.id);
+  const benchmark = document.inputs[criterion.input_key]?.value;
+  const detail =
+    step?.derived && benchmark !== undefined
+      ? fill(
+          'detail_derived_spread_bps',
+          {
+            criterion_label: criterion.label,
+            spread_bps: step.derived.value,
+            input_value: benchmark,
+            points: step.points,
+          },
+          fw,
+        )
+      : null;
+  const first = criterion.scale.anchors[0]?.[1];
+  const where = [`${criterion.id}’s \`derived.value\``, ...caps.map((id) => `the \`spread_bps\` operand of ${id}`)];
+  return [
+    p(
+      `How \`spread_bps\` is computed and written: \`provider.yield_max\` and \`${criterion.input_key}\` are the decimals written in the inputs document (section 2); the difference and the product by 100 are exact, so \`spread_bps\` can have decimals (\`yield_max\` ${fractional.y} with the benchmark ${String(benchmark)} gives ${fractional.text}) and is negative when the benchmark is above \`yield_max\` (${negative.y} with ${String(benchmark)} gives ${negative.text}, which scores the first anchor’s points, ${first}). It is written as exact text (section 1) wherever it appears: as ${where.join(' and as ')} in the package (\`"${own.text}"\`, \`"${fractional.text}"\`, \`"${negative.text}"\`), and as \`{spread_bps}\` in the template \`detail_derived_spread_bps\` (section 12).`,
+    ),
+    p(
+      `That template, not \`detail\`, writes the \`detail\` of ${criterion.id} as a ceiling or floor factor whenever its input is present (\`detail_missing\` when it is missing); its \`{input_value}\` is \`${criterion.input_key}\` as written in the inputs (the \`input\` format of section 12), not the spread${detail ? `. With the worked example’s inputs it is \`${detail}\`` : ''}.`,
+    ),
   ];
 }
 
@@ -181,6 +361,57 @@ function capsSection(fw: FrameworkDefinition): Block[] {
       '`AND`: every part holds, and no part reads a missing input.',
       '`any of ... present with age_days > N`: at least one of the listed criteria has its input present with `age_days > N`; missing ones are passed over and do not make the condition false. Its operands are the listed criteria’s ages, `ID.age_days`.',
     ),
+    ...conditionOperators(fw),
+  ];
+}
+
+/** The operators of the framework data's `condition` members, mapped to the condition text (issue 31). */
+function conditionOperators(fw: FrameworkDefinition): Block[] {
+  const used = new Set<string>();
+  const walk = (cond: CapCondition): void => {
+    used.add(cond.op);
+    if (cond.op === 'all') for (const part of cond.of) walk(part);
+  };
+  for (const cap of fw.hard_caps) walk(cap.condition);
+  const rows: Record<(typeof CONDITION_OPS)[number], [string, string, string]> = {
+    eq: [
+      '`operand`, `value` (a string or a boolean)',
+      '`operand = value`',
+      'the operand’s value is `value`: the same string, or the same boolean',
+    ],
+    in: ['`operand`, `values` (strings)', '`operand in {a, b}`', 'the operand’s value is one of `values`'],
+    lt: [
+      '`operand`, `value` (decimal text)',
+      '`operand < value`',
+      'the operand’s exact decimal value (an input as written, or a derived quantity) is less than `value`',
+    ],
+    gt: ['`operand`, `value` (decimal text)', '`operand > value`', 'the same, greater than `value`'],
+    all: [
+      '`of` (two or more conditions)',
+      'the parts joined by `AND`',
+      'every part holds and no part reads a missing input; every part is evaluated, so the package records every operand',
+    ],
+    stale: [
+      '`criteria` (criterion ids), `age_days_over` (whole days)',
+      '`any of A1, A2 present with age_days > N`, where N is `age_days_over`',
+      'at least one listed criterion has its input present with `age_days > age_days_over`; missing ones are passed over, and this condition never reads a missing input',
+    ],
+  };
+  return [
+    p(
+      `The engine evaluates each cap’s \`condition\` member of the framework definition (section 10); the condition column above is its \`condition_text\`, written from it for people. The operators, each written in the condition text as below (this framework uses ${CONDITION_OPS.filter(
+        (op) => used.has(op),
+      )
+        .map(code)
+        .join(', ')}):`,
+    ),
+    table(
+      ['`op`', 'members', 'in the condition text', 'holds when'],
+      CONDITION_OPS.map((op) => [code(op), ...rows[op]]),
+    ),
+    p(
+      '`operand` names an input key, whose value is the approved value in the inputs document, or a derived quantity (section 3). An `eq`, `in`, `lt` or `gt` whose operand is missing does not hold, and an `all` with such a part is false whatever its other parts say.',
+    ),
   ];
 }
 
@@ -218,17 +449,39 @@ function bandsSection(fw: FrameworkDefinition): Block[] {
 
 function confidenceSection(fw: FrameworkDefinition): Block[] {
   const f = fw.freshness;
+  const span = f.decay_until_days - f.full_until_days;
+  const { decayed } = compile(fw);
+  const factorAt = (days: number) => fixed(decayed[days - f.full_until_days - 1] as Dec, PLACES.freshness);
+  const min = fw.publication.min_confidence;
+  // The unrounded confidences on either side of the rounding to min_confidence: half a unit of the last place below.
+  const unit = dec(`1e-${PLACES.confidence + 1}`);
+  const examples = [5, 6].map((n) => {
+    const unrounded = dec(min).minus(unit.times(n));
+    const rounded = r4(unrounded);
+    const publishable = compare(rounded, dec(min)) >= 0;
+    return `an unrounded ${exact(unrounded)} rounds half-even to ${fixed(rounded, PLACES.confidence)} and is ${publishable ? '' : 'not '}publishable`;
+  });
+  const staleCaps = staleCapsText(fw);
   return [
     h2('7. Confidence'),
     p('For each criterion, a freshness factor `f`:'),
     ul(
       'missing: 0;',
       `\`age_days <= ${f.full_until_days}\`: 1;`,
-      `\`${f.full_until_days} < age_days <= ${f.decay_until_days}\`: \`r4(1 - ${f.decay} x (age_days - ${f.full_until_days}) / ${f.decay_until_days - f.full_until_days})\` (the product, then the division, then the difference);`,
+      `\`${f.full_until_days} < age_days <= ${f.decay_until_days}\`: \`r4(1 - ${f.decay} x (age_days - ${f.full_until_days}) / ${span})\` (the product, then the division, then the difference);`,
       `\`age_days > ${f.decay_until_days}\`: ${f.stale_factor}.`,
     ),
     p(
-      `\`confidence = r4(sum of weight x f / 100)\`, a fraction between 0 and 1. A result is publishable (\`publishable: true\`) only when \`confidence >= ${fw.publication.min_confidence}\`.`,
+      `These numbers are the framework’s \`freshness\` member: \`full_until_days\` = ${f.full_until_days}, the last age at which f is 1; \`decay_until_days\` = ${f.decay_until_days}, the last age of the decay; \`decay\` = ${f.decay}, what f loses across the decay window; \`stale_factor\` = ${f.stale_factor}, f after it; and ${span} = \`decay_until_days - full_until_days\`, the length of the window in days. So the decay is \`r4(1 - decay x (age_days - full_until_days) / (decay_until_days - full_until_days))\`: f is ${factorAt(f.full_until_days + 1)} at ${f.full_until_days + 1} days, ${factorAt(f.decay_until_days)} (1 - ${f.decay}) at ${f.decay_until_days} and ${fixed(dec(f.stale_factor), PLACES.freshness)} from ${f.decay_until_days + 1}.`,
+    ),
+    p(
+      `\`confidence = r4(sum of weight x f / 100)\`, a fraction between 0 and 1. Each \`weight x f\` is exact; they are added over every criterion in framework order (a missing criterion adds 0), and the sum is exact, so the order of adding does not change it; the sum is divided by 100 (exact) and rounded once, with \`r4\`, at the end, never term by term.`,
+    ),
+    p(
+      `A result is publishable (\`publishable: true\`) only when \`confidence >= ${min}\` (\`publication.min_confidence\`), comparing the rounded \`confidence\`, the ${PLACES.confidence}-place figure the result reports, not the unrounded quotient: ${examples.join('; ')}.`,
+    ),
+    p(
+      `“Stale” names different ages: the overview’s \`{stale}\` (section 12) counts the present inputs with \`age_days\` greater than \`full_until_days\` (${f.full_until_days} days), whose f is below 1; the stale factor applies when \`age_days\` is greater than \`decay_until_days\` (${f.decay_until_days} days)${staleCaps ? `; and a \`stale\` cap condition holds for an age greater than its own \`age_days_over\`, a number of the cap, not of \`freshness\`: ${staleCaps}` : ''}.`,
     ),
   ];
 }
@@ -244,8 +497,21 @@ function decisionSection(fw: FrameworkDefinition): Block[] {
       '`next_band` and `points_to_next_band` (section 6): members present only when there is a next band.',
       '`summary`: one sentence, template `summary` of section 12, naming the score, the band, the floor factors, the ceiling factors and any binding cap.',
       '`detail` of each factor: templates `detail`, `detail_derived_spread_bps` and `detail_missing` of section 12, naming the input value and the points, for example `Collateral coverage 1.35 scores 75.0000 of 100`.',
+      zeroImpactText(),
     ),
   ];
+}
+
+/** A point impact that rounds to zero (issue 31): written without a sign, and its factor or cap still listed. */
+function zeroImpactText(): string {
+  const half = dec(`5e-${PLACES.score + 1}`);
+  const zero = fixed(r2(half.neg()), PLACES.score);
+  const impact = (value: Dec) => `\`point_impact\` \`"${fixed(value, PLACES.score)}"\``;
+  // Both cases come from real documents, scored in specification-gaps.test.ts (E3 at 7.9999 years; HC-04).
+  const [weight, points] = [3, dec('99.9995')];
+  const shortfall = dec(weight).times(dec(100).minus(points)).div(100);
+  const [cap, uncapped] = [dec('64.99'), dec('64.992012')];
+  return `A \`point_impact\` is r2 of the exact figure, so one between -${exact(half)} and ${exact(half)} (both included: half-even) rounds to zero and is written \`"${zero}"\` in a package and \`0\` as a JSON number, never with a minus sign; its factor or cap is listed all the same. A ceiling factor needs only \`shortfall > 0\`, on the unrounded shortfall: a criterion at ${exact(points)} points with weight ${weight} falls short by ${exact(shortfall)} and has ${impact(r2(shortfall).neg())}. A fired cap is binding whenever it is below the unrounded \`uncapped\`: a cap of ${exact(cap)} under an uncapped ${exact(uncapped)} binds with ${impact(r2(cap.minus(uncapped)))} (and \`final_score\` ${fixed(r2(cap), PLACES.score)}, which the summary still reports as capped). A cap that does not fire or does not bind has \`point_impact\` \`"${zero}"\` too.`;
 }
 
 /** Members of the result, with their type and content; `places` of a figure when it has some. */
@@ -326,6 +592,9 @@ function packageSection(framework: Framework): Block[] {
       '`true`, `false` and `null` as themselves.',
     ),
     p(
+      'The numbers of a package are whole numbers (weights, ages) and the numbers of the inputs document (`yield_min`, `yield_max`, input values). An input number is held as the double nearest to it and written in that double’s shortest form, above. That form has exactly the value written in the inputs only because an input number has at most 15 significant digits (section 2): in the double’s normal range, a decimal of at most 15 significant digits is the shortest decimal that reads back as its double, so it is written with its own value (`1.50` as `1.5`, `1.5E2` as `150`, `1e20` as `100000000000000000000`, `-0` as `0`), and that value is the one computed with. A longer number could come back as another value (`1.0000000000000001` would be written `1`), which is why it is refused. Below the normal range (magnitudes under 2.2250738585072014e-308) a double holds fewer digits, and the engine reads and writes the double’s shortest form even where it differs from the text: `1.23456789012345e-310` is written `1.23456789012346e-310`, and `1e-400` is read and written as `0`.',
+    ),
+    p(
       `Decimal figures inside a package travel as strings of fixed-place text (section 1), so no reader has to trust binary floating point: points, freshness and confidence ${PLACES.points} places (\`"80.0000"\`); contributions, module scores and the uncapped and capped scores ${PLACES.contribution} places (\`"9.000000"\`); final score, caps, point impacts and points to next band ${PLACES.score} places (\`"-3.00"\`, \`"0.00"\`). Input values stay JSON numbers, booleans and strings as in the inputs document; derived quantities travel as exact text (\`"300"\`).`,
     ),
     h3('The hashes and the identifier'),
@@ -334,7 +603,7 @@ function packageSection(framework: Framework): Block[] {
       '`inputs_sha256` = SHA-256 of the canonical inputs document (section 2).',
       '`result_sha256` = SHA-256 of the canonical `result` (section 9 with figures as fixed-place text).',
       '`risk_indicator_id` = `ri_` + the first 24 hexadecimal digits of SHA-256 of the canonical `{"evaluation_date": ..., "framework_sha256": ..., "inputs_sha256": ...}`. The same inputs under the same framework always give the same identifier.',
-      '`package_sha256` = SHA-256 of the whole package’s canonical bytes: exactly the bytes `svc score --package` writes and `GET /api/v1/computation/{id}` returns. It is not a member of the package (a package cannot hold its own hash); signed statements name it.',
+      '`package_sha256` = SHA-256 of the whole package’s canonical bytes, `engine` included: exactly the bytes `svc score --package` writes and `GET /api/v1/computation/{id}` returns. It is not a member of the package (a package cannot hold its own hash); signed statements name it.',
       'Every SHA-256 is written as 64 lower-case hexadecimal digits, of the UTF-8 bytes of the canonical text.',
     ),
     h3('The package'),
@@ -348,7 +617,7 @@ function packageSection(framework: Framework): Block[] {
         [
           'engine',
           'object',
-          `\`{name, version}\` of the engine that built it (this engine: \`{"name":"${ENGINE.name}","version":"${ENGINE.version}"}\`); informational: verification does not compare it, so a reproduction copies it from the package`,
+          `\`{name, version}\` of the engine that built it (this engine: \`{"name":"${ENGINE.name}","version":"${ENGINE.version}"}\`); informational: verification does not compare it. It is part of the package’s bytes, so \`package_sha256\` covers it (\`inputs_sha256\`, \`result_sha256\` and the identifier do not): a reproduction copies it from the package it reproduces, since another name or version gives other bytes and another \`package_sha256\``,
         ],
         [
           'framework',
@@ -521,9 +790,29 @@ function textsSection(fw: FrameworkDefinition): Block[] {
               Object.entries(t.slots).map(([slot, s]) => [code(`{${slot}}`), formatText(s.format, fw), s.about]),
             ),
           ]),
+      ...(TEXT_NOTES[name as TemplateName]?.(fw) ?? []).map(p),
     ]),
   ];
 }
+
+/** What a template's slots count or round that their one-line description cannot say (issue 31). */
+const TEXT_NOTES: Partial<Record<TemplateName, (fw: FrameworkDefinition) => string[]>> = {
+  overview: (fw) => {
+    const f = fw.freshness;
+    const staleCaps = staleCapsText(fw);
+    return [
+      `\`{stale}\` counts the present inputs older than \`freshness.full_until_days\` (${f.full_until_days} days), those whose freshness factor is below 1. It is not the count of inputs older than \`freshness.decay_until_days\` (${f.decay_until_days} days), where the stale factor applies${staleCaps ? `, or than ${staleCaps}` : ''}: an input ${f.full_until_days + 1} days old is counted, as is one ${f.decay_until_days + 1} days old (section 7).`,
+      `\`{uncapped}\` is the exact uncapped score rounded half-even to ${slotPlaces('overview', 'uncapped', fw)} places for this text only (\`steps.uncapped\` keeps ${PLACES.contribution}).`,
+    ];
+  },
+  module: (fw) => {
+    const places = slotPlaces('module', 'module_score', fw);
+    const example = (text: string) => `\`${fixed(dec(text), places)}\` for ${text}`;
+    return [
+      `\`{module_score}\` is the module’s exact score rounded half-even to ${places} places for this text only (its \`score\` keeps ${PLACES.contribution}): ${example('10.6875')}, ${example('4.125')}.`,
+    ];
+  },
+};
 
 function formatText(format: SlotFormat, fw: FrameworkDefinition): string {
   switch (format.kind) {
