@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, beforeEach } from 'vitest';
+import { TABLES } from '../../src/store/schema.js';
 import { migrate, openStore, type Store, type StoreLocation } from '../../src/store/store.js';
 import { POSTGRES_URL, postgresAvailable, STORE_ENGINES } from './environment.js';
 
@@ -96,15 +98,27 @@ export async function freshStore(engine: Engine): Promise<FreshStore> {
 }
 
 /**
- * The store of the running test: a fresh one for each test of the enclosing block, disposed of after it.
- * The returned store stands for whichever is open, so the block can name it once.
+ * The store of the running test: a fresh one for each test of the enclosing block. A migration is paid once per
+ * block: before each test after the first, the block's store is put back as the migrations left it (every table
+ * emptied and the rows they wrote written again, the sequences from 1), which is the fresh store the test would
+ * otherwise build. A test that changed the schema (undid a migration, added a trigger or an index) leaves a store
+ * that cannot be put back that way: the next test gets a newly migrated one. The returned store stands for whichever
+ * is open, so the block can name it once.
  */
 export function useFreshStore(engine: Engine): Store {
   let current: FreshStore | undefined;
+  let migrated: MigratedState | undefined;
   beforeEach(async () => {
+    if (current && migrated && (await schemaOf(current)) === migrated.schema) {
+      await restore(current, migrated);
+      return;
+    }
+    await current?.dispose();
+    current = undefined;
     current = await freshStore(engine);
+    migrated = await migratedState(current);
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await current?.dispose();
     current = undefined;
   });
@@ -122,4 +136,56 @@ export function useFreshStore(engine: Engine): Store {
     ping: () => open().ping(),
     close: () => open().close(),
   };
+}
+
+/** What a store holds right after its migrations: the rows they wrote, and its schema (see schemaOf). */
+interface MigratedState {
+  rows: Map<(typeof TABLES)[number], Record<string, unknown>[]>;
+  schema: string;
+}
+
+async function migratedState(store: Store): Promise<MigratedState> {
+  const rows = new Map<(typeof TABLES)[number], Record<string, unknown>[]>();
+  for (const table of TABLES) {
+    const found = await store.db.selectFrom(table).selectAll().execute();
+    if (found.length > 0) rows.set(table, found as Record<string, unknown>[]);
+  }
+  return { rows, schema: await schemaOf(store) };
+}
+
+/** The store's schema as text: every table, column, index, trigger and (PostgreSQL) function of it. */
+async function schemaOf(store: Store): Promise<string> {
+  if (store.dialect === 'sqlite') {
+    const { rows } = await sql<{ sql: string | null }>`select sql from sqlite_master order by type, name`.execute(
+      store.db,
+    );
+    return rows.map((r) => r.sql ?? '').join('\n');
+  }
+  const { rows } = await sql<{ line: string }>`
+    select 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable as line
+      from information_schema.columns where table_schema = current_schema()
+    union all select 'index ' || indexdef from pg_indexes where schemaname = current_schema()
+    union all select 'trigger ' || trigger_name || ' ' || event_object_table from information_schema.triggers
+      where trigger_schema = current_schema()
+    union all select 'function ' || routine_name from information_schema.routines where routine_schema = current_schema()
+    order by line`.execute(store.db);
+  return rows.map((r) => r.line).join('\n');
+}
+
+/** Puts the store back as its migrations left it: every table emptied, their rows written again, sequences reset. */
+async function restore(store: Store, migrated: MigratedState): Promise<void> {
+  await store.db.transaction().execute(async (tx) => {
+    if (store.dialect === 'postgres') {
+      await sql`truncate table ${sql.join(TABLES.map((t) => sql.table(t)))} restart identity cascade`.execute(tx);
+    } else {
+      await sql`pragma defer_foreign_keys = on`.execute(tx);
+      for (const table of [...TABLES].reverse()) await tx.deleteFrom(table).execute();
+      await sql`delete from sqlite_sequence`.execute(tx).catch(() => undefined);
+    }
+    for (const [table, rows] of migrated.rows)
+      await tx
+        .insertInto(table)
+        .values(rows as never)
+        .execute();
+  });
 }
