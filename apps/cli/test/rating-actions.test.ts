@@ -15,7 +15,7 @@ import type { WatchlistEntry } from '../src/commands/watchlist.js';
 import { DEMO_ROUNDS } from '../src/demo/index.js';
 import { ENGINES, LOW_ID, refusedUnchanged, WORKED_ID, withStoreOf } from './governance-support.js';
 import { afterOpenModeWarning, type Env, svcIn, svcJsonIn } from './operations.js';
-import { EXAMPLES, readExample, WORKED_EXAMPLE } from './svc.js';
+import { EXAMPLES, pins, readExample, WORKED_EXAMPLE } from './svc.js';
 
 /**
  * Issue 15 (decision 0030): the risk team's rating actions from the command line, maker-checker, and the watchlist
@@ -53,7 +53,7 @@ describe.each(ENGINES)('rating actions from the command line on %s', (_engine, f
     // The worked example is published (in force); the low-band example is submitted and approved, never published.
     ok(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
     ok(vars, 'inputs', 'import', join(EXAMPLES, 'low-band.json'), '--by', 'alice');
-    ok(vars, 'inputs', 'approve', WORKED_ID, LOW_ID, '--by', 'bob');
+    ok(vars, 'inputs', 'approve', WORKED_ID, LOW_ID, ...pins(WORKED_ID, LOW_ID), '--by', 'bob');
     ok(vars, 'publish', WORKED_ID);
   });
 
