@@ -144,14 +144,9 @@ export function scoreHistoryChart(
   // A single instant still gets a width: a day either side.
   const [from, to] = first === end ? [first - DAY_MS, end + DAY_MS] : [first, end];
   const latest = points.at(-1);
-  const scores = points.flatMap((p) => (p.score === null ? [] : [p.score]));
-  const summary =
-    scores.length === 0
-      ? 'No score was published.'
-      : `${points.length} rating actions from ${day(first)} to ${day(last)}; the score ranged from ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, and on ${day(end)} it is ${latest?.score == null ? 'withdrawn' : `${latest.score.toFixed(2)} (${latest.band})`}.`;
   const text = {
     title: `Score history of ${name}`,
-    desc: `Final score (0 to 100, higher means lower risk) after each rating action, over the shaded risk bands, to ${day(end)}. ${summary}`,
+    desc: `Final score (0 to 100, higher means lower risk) after each rating action, over the shaded risk bands, to ${day(end)}. ${historySummary(points, end)}`,
   };
   return html`${LAYOUTS.map((layout) => {
     const margin = { top: 12, right: 70, bottom: 28, left: 30 };
@@ -210,6 +205,24 @@ export function scoreHistoryChart(
       html`${areas}${yTicks}${xTicks}${path === null ? '' : html`<path class="chart-line" d="${path}"/>\n`}${held}${marks}`,
     );
   })}`;
+}
+
+/** The history in a sentence: how many actions, over which days, the scores they left and the standing at the end. */
+function historySummary(points: readonly HistoryPoint[], end: number): string {
+  const scores = points.flatMap((p) => (p.score === null ? [] : [p.score]));
+  if (scores.length === 0) return 'No score was published.';
+  const days = points.map((p) => p.at.slice(0, 10)).sort();
+  const [firstDay, lastDay] = [days[0], days.at(-1)];
+  const when = firstDay === lastDay ? `on ${firstDay}` : `from ${firstDay} to ${lastDay}`;
+  const [low, high] = [Math.min(...scores), Math.max(...scores)];
+  const range =
+    low === high
+      ? `the score held at ${low.toFixed(2)}`
+      : `the score ranged from ${low.toFixed(2)} to ${high.toFixed(2)}`;
+  const latest = points.at(-1);
+  const now = latest?.score == null ? 'withdrawn' : `${latest.score.toFixed(2)} (${latest.band})`;
+  const count = `${points.length} rating action${points.length === 1 ? '' : 's'}`;
+  return `${count} ${when}; ${range}, and on ${day(end)} it is ${now}.`;
 }
 
 /**

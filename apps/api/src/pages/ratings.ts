@@ -8,6 +8,7 @@ import {
   RiskBandSchema,
 } from '@svc/contracts';
 import { showControls } from '@svc/methodology';
+import { bothWaysWords } from '../services/factor-words.js';
 import type { ProviderView } from '../services/provider-page.js';
 import type { Headline } from '../services/public-snapshot.js';
 import { type BandFloor, type HistoryPoint, scoreHistoryChart } from './chart.js';
@@ -139,23 +140,29 @@ export function ratingsPage(view: RatingsView): string {
   );
   const freshness =
     view.latestScoredAt === null || view.ageSeconds === null
-      ? html`No indicator is published yet.`
-      : html`Newest evaluation: ${onDay(view.latestScoredAt)} (${ageWords(view.ageSeconds)} ${asOf === null ? 'ago' : 'before'}).`;
-  // The figures come first, after the name, so a phone shows them without scrolling the table sideways.
+      ? ''
+      : html` Newest evaluation: ${onDay(view.latestScoredAt)} (${ageWords(view.ageSeconds)} ${asOf === null ? 'ago' : 'before'}).`;
+  const count =
+    view.headlines.length === 0
+      ? ''
+      : html`<p class="muted">${rows.length} of ${view.headlines.length} providers.</p>\n`;
+  // Nothing in force at all is said where the table would be, whatever the filter: no filter could match then. The
+  // figures come first, after the name, so a phone shows them without scrolling the table sideways.
   const table =
-    rows.length === 0
-      ? html`<p class="note">No ${asOf === null ? 'current ' : ''}Risk Indicator matches this filter. <a href="${filterHref({}, asOf)}">Show all</a>.</p>\n`
-      : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th><th>Planner type</th><th>Subtype</th></tr></thead><tbody>
+    view.headlines.length === 0
+      ? html`<p class="note">${asOf === null ? 'No Risk Indicator is published yet.' : 'No Risk Indicator was in force then.'}</p>\n`
+      : rows.length === 0
+        ? html`<p class="note">No ${asOf === null ? 'current ' : ''}Risk Indicator matches this filter. <a href="${filterHref({}, asOf)}">Show all</a>.</p>\n`
+        : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th><th>Planner type</th><th>Subtype</th></tr></thead><tbody>
 ${rows.map(
   (h) =>
     html`<tr><td><a href="${providerHref(h.id, asOf)}">${showControls(h.name)}</a></td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch)}</td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td></tr>\n`,
 )}</tbody></table></div>\n`;
   const body = html`<h1>Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</h1>
-${asOfSection('/', asOf, view.now, { planner_type: filter.planner_type, band: filter.band })}<p>${asOf === null ? 'Current' : 'The'} Risk Indicators of the covered digital-credit providers, from lowest risk (LOW) to highest (SEVERE); the
-score runs from 0 to 100, higher meaning lower risk. Framework in force${asOf === null ? '' : ' then'}: <a href="/methodology">${view.frameworkVersion}</a>.
-${freshness}</p>
-${filterLinks('Planner type', 'planner_type', PLANNER_TYPES, filter, asOf)}${filterLinks('Band', 'band', BANDS, filter, asOf)}<p class="muted">${rows.length} of ${view.headlines.length} providers.</p>
-${table}<h2>Use the data</h2>
+${asOfSection('/', asOf, view.now, { planner_type: filter.planner_type, band: filter.band })}<p>${asOf === null ? 'Current' : 'The'} Risk Indicators of the covered digital-credit providers, by provider name. The
+score runs from 0 to 100, higher meaning lower risk; the bands run from LOW (lowest risk) to SEVERE (highest).
+Framework in force${asOf === null ? '' : ' then'}: <a href="/methodology">${view.frameworkVersion}</a>.${freshness}</p>
+${filterLinks('Planner type', 'planner_type', PLANNER_TYPES, filter, asOf)}${filterLinks('Band', 'band', BANDS, filter, asOf)}${count}${table}<h2>Use the data</h2>
 <ul>
 <li>The <a href="/docs">API reference</a>: the public list is <code>GET ${view.siteUrl}/api/public/scores</code>, no key needed; <a href="/llms.txt">llms.txt</a> describes the service in short.</li>
 <li>The <a href="/methodology">methodology</a>: how every score and band is computed, in full.</li>
@@ -187,6 +194,15 @@ function actionRow(a: RatingAction): SafeHtml {
     (s) => s,
   )}</td><td>${outlookMark(a.outlook)}</td><td>${watchMark(a.watch)}</td><td>${rationale}</td><td><a href="/verify/${a.risk_indicator_id}"><code>${a.risk_indicator_id}</code></a></td></tr>\n`;
 }
+
+/** The indicator's summary as published, and what naming a criterion both ways in it means. */
+function summaryOf(decision: ProviderCurrentDecision): SafeHtml {
+  const bothWays = bothWaysWords(decision);
+  return html`<p>${showControls(decision.summary)}</p>
+${bothWays === null ? '' : html`<p class="both-ways">${showControls(bothWays)}</p>\n`}`;
+}
+
+type ProviderCurrentDecision = NonNullable<ProviderView['current']>['indicator']['svc_decision_object'];
 
 /** When a provider page is read: now, or as of a past instant (then `asOf` is that instant), by the clock's `now`. */
 export interface PageTime {
@@ -223,7 +239,7 @@ ${
 `
     : ''
 }</dl>
-${current ? html`<p>${showControls(current.indicator.svc_decision_object.summary)}</p>\n` : ''}`;
+${current ? summaryOf(current.indicator.svc_decision_object) : ''}`;
   const actionsTable =
     actions.length === 0
       ? html`<p class="muted">No rating action is recorded yet.</p>\n`

@@ -112,6 +112,11 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       expect(text).toContain(link);
     }
     expect(text).toContain('2 of 2 providers.');
+    // The page says the order it lists in, the public list's: by name (not by risk, which it once claimed).
+    expect(text).toContain('Current Risk Indicators of the covered digital-credit providers, by provider name.');
+    expect(text).not.toMatch(/providers, from lowest risk/);
+    const names = list.map((h) => h.name);
+    expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
   it('filters by planner type and band, with links that keep the other filter', async () => {
@@ -194,15 +199,16 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     // The score-history chart, drawn twice (narrow and wide, one shown at a time): each drawing titled and described.
     const drawings = [...text.matchAll(/<svg class="chart chart-(narrow|wide)"[\s\S]*?<\/svg>/g)];
     expect(drawings.map((d) => d[1])).toEqual(['narrow', 'wide']);
+    // The three actions were taken on one day: said as that day, not "from D to D".
+    const days = [...new Set(actions.map((a) => a.effective_at.slice(0, 10)))];
+    expect(days).toHaveLength(1);
     for (const [svg, layout] of drawings) {
       expect(svg).toContain(`role="img" aria-labelledby="history-${layout}-title history-${layout}-desc"`);
       expect(svg).toContain(
         `<title id="history-${layout}-title">Score history of ${escapeHtml(worked?.name ?? '')}</title>`,
       );
       expect(svg).toMatch(
-        new RegExp(
-          `<desc id="history-${layout}-desc">[^<]*3 rating actions from \\d{4}-\\d{2}-\\d{2} to \\d{4}-\\d{2}-\\d{2}`,
-        ),
+        new RegExp(`<desc id="history-${layout}-desc">[^<]*3 rating actions on ${days[0]}; the score ranged from `),
       );
     }
     const svg = drawings[1]?.[0] ?? '';
@@ -285,6 +291,18 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(Math.max(...xs)).toBeCloseTo(cross, 1);
   });
 
+  it('says the score held when every action left the same score, not that it "ranged from" it to itself', async () => {
+    const text = await pageOf(server(), `/providers/${LOW_BAND_ID}`);
+    const actions = await actionsOf(LOW_BAND_ID);
+    expect(actions.map((a) => a.type)).toEqual(['WATCH_PLACED', 'NEW']);
+    const score = actions[0]?.new_score?.toFixed(2);
+    expect(actions[1]?.new_score?.toFixed(2)).toBe(score);
+    expect(text).toContain(
+      `2 rating actions on ${actions[0]?.effective_at.slice(0, 10)}; the score held at ${score}, and on `,
+    );
+    expect(text).not.toContain('ranged from');
+  });
+
   it('answers an unknown provider with the HTML 404 page', async () => {
     const text = await pageOf(server(), `/providers/${UNKNOWN_PROVIDER_ID}`, 404);
     expect(text).toContain('<h1>No such provider</h1>');
@@ -343,7 +361,10 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       const day = await pageOf(server(), '/?as_of=2026-07-31');
       expect(day).toContain('<strong>As of <time datetime="2026-07-31T23:59:59.999Z">');
       expect(day).toContain('href="/?band=LOW&amp;as_of=2026-07-31"');
-      expect(day).toContain('No Risk Indicator matches this filter.');
+      // Nothing was in force then, and no filter is applied: said so, not "matches this filter", and no "0 of 0".
+      expect(day).toContain('<p class="note">No Risk Indicator was in force then.</p>');
+      expect(day).not.toContain('matches this filter');
+      expect(day).not.toContain('0 of 0 providers');
       // The form sends an empty date for now: the current page.
       expect(rowIds(await pageOf(server(), '/?band=LOW&as_of='))).toEqual(rowIds(text));
     });
@@ -395,6 +416,22 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       const twice = await pageOf(server(), '/?as_of=2026-05-01&as_of=2026-06-01', 400);
       expect(twice).toContain('as_of is one date or timestamp; got more than one value.');
     });
+  });
+});
+
+describe.each(engines)('the ratings page with nothing published (%s)', (engine) => {
+  const server = useServer(engine);
+
+  it('says nothing is published yet, not that no indicator "matches this filter", and counts no "0 of 0"', async () => {
+    const text = await pageOf(server(), '/');
+    expect(text).toContain('<p class="note">No Risk Indicator is published yet.</p>');
+    expect(text).not.toContain('matches this filter');
+    expect(text).not.toContain('0 of 0 providers');
+    expect(text).not.toContain('Newest evaluation');
+    // A filter cannot match anything either: the reason is the same.
+    const filtered = await pageOf(server(), '/?band=LOW');
+    expect(filtered).toContain('<p class="note">No Risk Indicator is published yet.</p>');
+    expect(filtered).not.toContain('matches this filter');
   });
 });
 
