@@ -197,6 +197,14 @@ describe.each(engines)('site pages (%s)', (engine) => {
     const headings = blocks.filter((b) => b.kind === 'heading');
     expect(headings.map((h) => h.text)).toContain('12. Texts');
     for (const h of headings) expect(text).toContain(`id="${anchorOf(h.text)}">${inlineCode(h.text).text}</h`);
+    // A table of contents before the first section: a link to every section and subsection, each to its anchor.
+    const nav = /<nav class="toc" aria-labelledby="contents">[\s\S]*?<\/nav>/.exec(text)?.[0] ?? '';
+    expect(text.indexOf(nav)).toBeLessThan(text.indexOf('<h2 id="1-arithmetic-and-determinism">'));
+    expect(nav).toContain('<h2 id="contents">Contents</h2>');
+    const linked = [...nav.matchAll(/<a href="#([^"]+)">/g)].map((m) => m[1]);
+    expect(linked).toEqual(headings.filter((h) => h.level > 1).map((h) => anchorOf(h.text)));
+    for (const anchor of linked) expect(text).toContain(`id="${anchor}"`);
+    expect(new Set(linked).size).toBe(linked.length);
     for (const b of blocks) {
       if (b.kind === 'code') expect(text).toContain(`<pre><code>${escapeHtml(b.text)}</code></pre>`);
       if (b.kind === 'paragraph') expect(text).toContain(`<p>${inlineCode(b.text).text}</p>`);
