@@ -3,7 +3,15 @@ import type { PortfolioScore, RiskIndicatorResponse } from '@svc/contracts';
 import { showControls } from '@svc/methodology';
 import { bothWaysItem, bothWaysWords, sortedFactors } from '../services/factor-words.js';
 import { nextBandWords } from '../services/next-band-words.js';
-import { type BandFloor, barChart, CHART_CSS, type HistoryPoint, scoreHistoryChart, textWidth } from './chart.js';
+import {
+  type BandFloor,
+  barChart,
+  CHART_CSS,
+  type HistoryPoint,
+  historyMarksNote,
+  scoreHistoryChart,
+  textWidth,
+} from './chart.js';
 import { html, raw, type SafeHtml } from './html.js';
 
 /**
@@ -281,7 +289,7 @@ function historyFigure(
         id: 'memo-history',
         until: context.preparedAt,
       }),
-      caption: `The final score of each publication listed below (oldest on the left), over the bands of ${indicator.framework_version}; dashed, the score in force since the last publication, to ${day(context.preparedAt)}.`,
+      caption: `The final score of each publication listed below (oldest on the left), over the bands of ${indicator.framework_version}; dashed, the score in force since the last publication, to ${day(context.preparedAt)}.${historyMarksNote(points, 'publications')}`,
     },
   ];
 }

@@ -11,7 +11,7 @@ import { showControls } from '@svc/methodology';
 import { bothWaysWords } from '../services/factor-words.js';
 import type { ProviderView } from '../services/provider-page.js';
 import type { Headline } from '../services/public-snapshot.js';
-import { type BandFloor, type HistoryPoint, scoreHistoryChart } from './chart.js';
+import { type BandFloor, type HistoryPoint, historyMarksNote, scoreHistoryChart } from './chart.js';
 import { html, page, type SafeHtml } from './html.js';
 
 /** The filters of the ratings page: a planner type and a band, each optional. */
@@ -278,7 +278,7 @@ function historySection(
 <figure>
 ${scoreHistoryChart(name, points, bands, { id: 'history', until })}
 <figcaption class="muted">The final score after each rating action (oldest on the left), over the bands of the
-framework in force; dashed, the score in force since the last action, to ${until.slice(0, 10)}.</figcaption>
+framework in force; dashed, the score in force since the last action, to ${until.slice(0, 10)}.${historyMarksNote(points, 'actions')}</figcaption>
 </figure>
 <details><summary>The chart's data as a table</summary>
 <div class="wide"><table class="history"><thead><tr><th>Effective</th><th>Action</th><th>Score</th><th>Band</th></tr></thead><tbody>

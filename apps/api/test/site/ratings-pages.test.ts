@@ -229,15 +229,26 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(marks.map((m) => m[3])).toEqual(
       oldestFirst.map((a) => `${a.effective_at.slice(0, 10)} ${a.type}: ${a.new_score?.toFixed(2)} ${a.new_band}`),
     );
-    // Oldest at the left edge, each at its score's height; the chart runs on to today, the last score held (dashed).
+    // Each at its instant on a chart of at least a week to today, so the three actions of one day, minutes apart, are
+    // drawn at that day (not spread over the width as if days apart), side by side 10 units apart so each is legible,
+    // none moved by more than that; each at its score's height; the last score held (dashed) to today.
     const xs = marks.map((m) => Number(m[1]));
-    expect(xs[0]).toBe(30);
-    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    const end = clock.now().getTime();
+    const from = Math.min(Date.parse(oldestFirst[0]?.effective_at ?? ''), end - 7 * 86_400_000);
+    const at = (iso: string) => 30 + (620 * (Date.parse(iso) - from)) / (end - from);
+    oldestFirst.forEach((a, i) => {
+      expect(Math.abs((xs[i] ?? 0) - at(a.effective_at))).toBeLessThanOrEqual(20);
+    });
+    expect(xs[0]).toBeGreaterThan(30 + 620 * (6 / 7));
+    xs.slice(1).forEach((x, i) => {
+      expect(x - (xs[i] ?? 0)).toBeCloseTo(10, 1);
+    });
     expect(xs[2]).toBeLessThanOrEqual(650);
     marks.forEach((m, i) => {
       expect(Number(m[2])).toBeCloseTo(12 + (100 - (oldestFirst[i]?.new_score ?? 0)) * 2.6, 1);
     });
-    expect(svg).toMatch(/<path class="chart-line" d="M30,[\d.]+/);
+    expect(svg).toMatch(new RegExp(`<path class="chart-line" d="M${xs[0]},[\\d.]+`));
+    expect(text).toContain('Actions taken on the same day are drawn side by side at that date.</figcaption>');
     if (xs[2] !== 650) expect(svg).toMatch(new RegExp(`<path class="chart-held" d="M${xs[2]},[\\d.]+H650"/>`));
     expect(text).toContain("<details><summary>The chart's data as a table</summary>");
     for (const a of oldestFirst) {
@@ -289,6 +300,10 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     const line = /<path class="chart-line" d="([^"]+)"/.exec(wide)?.[1] ?? '';
     const xs = [...line.matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
     expect(Math.max(...xs)).toBeCloseTo(cross, 1);
+    // The caption says what the cross is.
+    expect(text).toContain(
+      'A red cross on the 0 line marks a withdrawal: no score was in force from then until a reinstatement.',
+    );
   });
 
   it('says the score held when every action left the same score, not that it "ranged from" it to itself', async () => {
@@ -383,7 +398,8 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       expect(text).toContain(`<a href="/providers/${CAPS_ID}">See it now</a>`);
       // The chart ends at the instant, and the score held to it.
       expect(text).toContain(`dashed, the score in force since the last action, to ${at.slice(0, 10)}`);
-      expect(text).toMatch(/<path class="chart-held" d="M[\d.]+,[\d.]+H650"\/>/);
+      // Its actions were minutes before the instant: the last mark is at the right edge, or the score held to it.
+      expect(text).toMatch(/<path class="chart-held" d="M[\d.]+,[\d.]+H650"\/>|<circle class="chart-mark" cx="650"/);
       // The worked example as of its first publication: one action, its first indicator's verification link.
       const first = await pageOf(server(), `/providers/${WORKED_ID}?as_of=${encodeURIComponent(between(1))}`);
       const worked = (await actionsOf(WORKED_ID)).at(-1);
