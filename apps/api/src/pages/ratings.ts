@@ -55,8 +55,9 @@ function ageWords(seconds: number): string {
 const outlookMark = (outlook: Outlook) =>
   outlook === 'STABLE' ? html`<span class="muted">STABLE</span>` : html`<strong>${outlook}</strong>`;
 
-function watchMark(watch: Headline['watch']): SafeHtml {
-  if (watch === null) return html`<span class="muted">none</span>`;
+/** A watch, or `none` (under a heading that says Watch; in a table's cell, `no watch`, which a phone's card shows alone). */
+function watchMark(watch: Headline['watch'], none = 'none'): SafeHtml {
+  if (watch === null) return html`<span class="muted">${none}</span>`;
   return html`<strong>On watch ${watch.direction}</strong> <span class="muted">(review by ${watch.review_by})</span>`;
 }
 
@@ -147,7 +148,7 @@ export function ratingsPage(view: RatingsView): string {
       ? ''
       : html`<p class="muted">${rows.length} of ${view.headlines.length} providers.</p>\n`;
   // Nothing in force at all is said where the table would be, whatever the filter: no filter could match then. The
-  // figures come first, after the name, so a phone shows them without scrolling the table sideways.
+  // figures come first, after the name; on a phone each row wraps into a card (site.css), so nothing is cut.
   const table =
     view.headlines.length === 0
       ? html`<p class="note">${asOf === null ? 'No Risk Indicator is published yet.' : 'No Risk Indicator was in force then.'}</p>\n`
@@ -156,7 +157,7 @@ export function ratingsPage(view: RatingsView): string {
         : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th><th>Planner type</th><th>Subtype</th></tr></thead><tbody>
 ${rows.map(
   (h) =>
-    html`<tr><td><a href="${providerHref(h.id, asOf)}">${showControls(h.name)}</a></td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch)}</td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td></tr>\n`,
+    html`<tr><td><a href="${providerHref(h.id, asOf)}">${showControls(h.name)}</a></td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch, 'no watch')}</td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td></tr>\n`,
 )}</tbody></table></div>\n`;
   const body = html`<h1>Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</h1>
 ${asOfSection('/', asOf, view.now, { planner_type: filter.planner_type, band: filter.band })}<p>${asOf === null ? 'Current' : 'The'} Risk Indicators of the covered digital-credit providers, by provider name. The
@@ -186,13 +187,22 @@ function change(previous: string | null, next: string | null, show: (v: string) 
   return previous === next ? html`${show(next)}` : html`${show(previous)} → ${show(next)}`;
 }
 
+/** A score's move; the arrow kept with the score it leaves, so a narrow column breaks after it, not around it. */
+function scoreChange(previous: number | null, next: number | null): SafeHtml {
+  if (previous === null || next === null || previous === next) {
+    return change(previous === null ? null : scoreOf(previous), next === null ? null : scoreOf(next), (s) => s);
+  }
+  return html`<span class="nowrap">${scoreOf(previous)} →</span> ${scoreOf(next)}`;
+}
+
 function actionRow(a: RatingAction): SafeHtml {
   const rationale = a.rationale === null ? html`<span class="muted">none</span>` : showControls(a.rationale);
-  return html`<tr><td>${atMinute(a.effective_at)}</td><td>${a.type}</td><td>${change(a.previous_band, a.new_band, badge)}</td><td class="nowrap">${change(
-    a.previous_score === null ? null : scoreOf(a.previous_score),
-    a.new_score === null ? null : scoreOf(a.new_score),
-    (s) => s,
-  )}</td><td>${outlookMark(a.outlook)}</td><td>${watchMark(a.watch)}</td><td>${rationale}</td><td><a href="/verify/${a.risk_indicator_id}"><code>${a.risk_indicator_id}</code></a></td></tr>\n`;
+  return html`<tr><td>${atMinute(a.effective_at)}</td><td>${a.type}</td><td>${change(a.previous_band, a.new_band, badge)}</td><td>${scoreChange(a.previous_score, a.new_score)}</td><td class="standing">${standingMark(a.outlook, a.watch)}</td><td>${rationale}</td><td><a href="/verify/${a.risk_indicator_id}"><code>${a.risk_indicator_id}</code></a></td></tr>\n`;
+}
+
+/** The outlook and the watch an action leaves, one column: each on its line (site.css), side by side on a phone. */
+function standingMark(outlook: Outlook, watch: RatingAction['watch']): SafeHtml {
+  return html`<span>${outlookMark(outlook)}</span> <span>${watchMark(watch, 'no watch')}</span>`;
 }
 
 /** The indicator's summary as published, and what naming a criterion both ways in it means. */
@@ -243,7 +253,7 @@ ${current ? summaryOf(current.indicator.svc_decision_object) : ''}`;
   const actionsTable =
     actions.length === 0
       ? html`<p class="muted">No rating action is recorded yet.</p>\n`
-      : html`<div class="wide"><table class="actions"><thead><tr><th>Effective (UTC)</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook</th><th>Watch</th><th class="rationale">Rationale</th><th>Indicator</th></tr></thead><tbody>
+      : html`<div class="wide"><table class="actions"><thead><tr><th>Effective (UTC)</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook and watch</th><th class="rationale">Rationale</th><th>Indicator</th></tr></thead><tbody>
 ${actions.map(actionRow)}</tbody></table></div>\n`;
   const body = html`<p><a href="${filterHref({}, asOf)}">All Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</a></p>
 <h1>${name}</h1>
