@@ -103,6 +103,7 @@ export {
   reviewAllPending,
   showPending,
 } from './services/review.js';
+export { currentIndicator } from './services/scores.js';
 export { loadMasterKey, MasterKeyError, type SecretBox, secretBox } from './services/secrets.js';
 export { type StandaloneOptions, standaloneContext } from './services/services.js';
 export {

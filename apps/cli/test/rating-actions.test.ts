@@ -292,6 +292,7 @@ describe.each(ENGINES)('svc watchlist on %s', (_engine, fresh) => {
   let ageing: InputsDocument;
   let watched: InputsDocument;
   let edge: InputsDocument;
+  let capped: InputsDocument;
   let quiet: InputsDocument;
 
   beforeAll(async () => {
@@ -311,16 +312,18 @@ describe.each(ENGINES)('svc watchlist on %s', (_engine, fresh) => {
     };
     const base = (d: InputsDocument) =>
       Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${d.evaluation_date}T00:00:00Z`)) / DAY_MS);
-    // A watch placed 60 days ago with a review 30 days ago; a score of 49.99 (HIGH, 0.01 below ELEVATED); a LOW score far from its edge.
+    // A watch placed 60 days ago with a review 30 days ago; a score of 34.01 (SEVERE, 0.99 below HIGH); a score of
+    // 49.99 (HIGH, 0.01 below ELEVATED) held there by hard cap HC-05, binding; a LOW score far from its edge.
     watched = shifted(demo('Northwind'), base(demo('Northwind')) - 60);
-    edge = shifted(demo('Fernhollow'), base(demo('Fernhollow')) - 2);
+    edge = shifted(demo('Driftwood'), base(demo('Driftwood')) - 2);
+    capped = shifted(demo('Fernhollow'), base(demo('Fernhollow')) - 2);
     quiet = shifted(demo('Meridian'), base(demo('Meridian')) - 2);
     await withStoreOf(vars, async (store) => {
       await migrate(store);
       const signer = generateSigner();
       const as = (name: string, iso: string) =>
         standaloneContext(store, { actor: { kind: 'system', name }, clock: at(iso), signer });
-      for (const d of [ageing, watched, edge, quiet]) {
+      for (const d of [ageing, watched, edge, capped, quiet]) {
         const outcome = await publishIndicator(as('demo', `${d.evaluation_date}T12:00:00.000Z`), {
           document: d,
           framework,
@@ -341,8 +344,13 @@ describe.each(ENGINES)('svc watchlist on %s', (_engine, fresh) => {
   it('lists the overdue watch, the band change and loss of publishability ahead, and the score at an edge, soonest first (exit 0)', () => {
     const run = svcJsonIn<WatchlistEntry[]>(vars, 'watchlist');
     expect(run.status, run.stderr).toBe(0);
-    expect(run.json.map((e) => e.provider_id)).toEqual([watched.provider.id, ageing.provider.id, edge.provider.id]);
-    const [w, a, e] = run.json;
+    expect(run.json.map((e) => e.provider_id)).toEqual([
+      watched.provider.id,
+      ageing.provider.id,
+      edge.provider.id,
+      capped.provider.id,
+    ]);
+    const [w, a, e, c] = run.json;
     expect(w).toMatchObject({
       name: watched.provider.name,
       risk_band: 'LOW',
@@ -365,19 +373,33 @@ describe.each(ENGINES)('svc watchlist on %s', (_engine, fresh) => {
         detail: 'confidence falls below the publication threshold as the evidence ages',
       },
     ]);
-    expect(e).toMatchObject({ risk_band: 'HIGH', final_score: 49.99 });
+    expect(e).toMatchObject({ risk_band: 'SEVERE', final_score: 34.01 });
     expect(e?.reasons).toEqual([
-      { code: 'NEAR_BAND_EDGE', detail: '49.99 is 0.01 points below 50.00, where ELEVATED starts' },
+      { code: 'NEAR_BAND_EDGE', detail: '34.01 is 0.99 points below 35.00, where HIGH starts' },
+    ]);
+    // 0.01 below ELEVATED, but held there by a binding cap: not near the edge, and listed after the one that is.
+    expect(c).toMatchObject({ risk_band: 'HIGH', final_score: 49.99 });
+    expect(c?.reasons).toEqual([
+      {
+        code: 'HELD_AT_CAP',
+        detail:
+          'held by hard cap HC-05 (Unregulated high yield) at 49.99, 0.01 points below 50.00, where ELEVATED starts: no small improvement lifts it while the cap binds',
+      },
     ]);
   });
 
   it('looks only as far as --days, prints a table, and refuses a --days outside 1..730 (exit 2)', () => {
     const near = svcJsonIn<WatchlistEntry[]>(vars, 'watchlist', '--days', '15');
-    expect(near.json.map((e) => e.provider_id)).toEqual([watched.provider.id, edge.provider.id]);
+    expect(near.json.map((e) => e.provider_id)).toEqual([watched.provider.id, edge.provider.id, capped.provider.id]);
     const text = ok(vars, 'watchlist').stdout;
-    expect(text).toContain('3 ratings on the watchlist (looking 30 days ahead):');
+    expect(text).toContain('4 ratings on the watchlist (looking 30 days ahead):');
     expect(text).toContain(`${dayOf(day, 16)} BAND_CHANGE: band MEDIUM -> ELEVATED`);
-    expect(text).toContain('now NEAR_BAND_EDGE');
+    expect(text).toContain('now NEAR_BAND_EDGE: 34.01 is 0.99 points below 35.00');
+    expect(text).toContain('now HELD_AT_CAP: held by hard cap HC-05');
+    expect(text).not.toContain('49.99 is 0.01 points below');
+    expect(text).toContain(
+      'HELD_AT_CAP: just below the band above, but held there by a binding hard cap, so not counted as near the band edge',
+    );
     expect(text).not.toContain(quiet.provider.name);
     for (const bad of ['0', '731', '1e2', '5.0', '-3', 'x']) {
       const run = svcIn(vars, 'watchlist', '--days', bad);

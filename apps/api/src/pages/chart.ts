@@ -128,8 +128,18 @@ export interface HistoryChartOptions {
 }
 
 /**
+ * The least time a history chart spans, ending at its end: a record of minutes spread over the whole width, under
+ * one date label, would draw actions taken on one day as if days apart.
+ */
+const MIN_SPAN_MS = 7 * DAY_MS;
+/** The least distance between two marks' centres (their circles are 8 units across, with a stroke). */
+const MARK_GAP = 10;
+
+/**
  * A provider's score history: the bands shaded behind, the score as a step line (it holds until the next action; a
  * withdrawal breaks it) drawn on to `until` as a dashed line, each rating action marked. `points` are oldest first.
+ * Each mark is at its instant, over at least a week; marks closer than legible (actions on one day) are drawn side by
+ * side, centred where they fall, so none moves by more than the few units that separate them.
  */
 export function scoreHistoryChart(
   name: string,
@@ -141,22 +151,16 @@ export function scoreHistoryChart(
   const first = Math.min(...times);
   const last = Math.max(...times);
   const end = Math.max(last, Date.parse(options.until) || last);
-  // A single instant still gets a width: a day either side.
-  const [from, to] = first === end ? [first - DAY_MS, end + DAY_MS] : [first, end];
+  const from = Math.min(first, end - MIN_SPAN_MS);
   const latest = points.at(-1);
-  const scores = points.flatMap((p) => (p.score === null ? [] : [p.score]));
-  const summary =
-    scores.length === 0
-      ? 'No score was published.'
-      : `${points.length} rating actions from ${day(first)} to ${day(last)}; the score ranged from ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, and on ${day(end)} it is ${latest?.score == null ? 'withdrawn' : `${latest.score.toFixed(2)} (${latest.band})`}.`;
   const text = {
     title: `Score history of ${name}`,
-    desc: `Final score (0 to 100, higher means lower risk) after each rating action, over the shaded risk bands, to ${day(end)}. ${summary}`,
+    desc: `Final score (0 to 100, higher means lower risk) after each rating action, over the shaded risk bands, to ${day(end)}. ${historySummary(points, end)}`,
   };
   return html`${LAYOUTS.map((layout) => {
     const margin = { top: 12, right: 70, bottom: 28, left: 30 };
     const x = scaleUtc()
-      .domain([new Date(from), new Date(to)])
+      .domain([new Date(from), new Date(end)])
       .range([margin.left, layout.width - margin.right]);
     const y = scaleLinear()
       .domain([0, 100])
@@ -181,19 +185,26 @@ export function scoreHistoryChart(
 <text class="chart-tick" x="${at}" y="${layout.height - margin.bottom + 16}" text-anchor="middle">${d.toISOString().slice(0, 10)}</text>
 `;
     });
-    const path = line<HistoryPoint>()
-      .defined((p) => p.score !== null)
-      .x((p) => x(new Date(p.at)))
-      .y((p) => y(p.score ?? 0))
+    const xs = sideBySide(
+      times.map((t) => x(t)),
+      margin.left,
+      layout.width - margin.right,
+    ).map(round);
+    const path = line<Drawn>()
+      .defined((d) => d.score !== null)
+      .x((d) => d.x)
+      .y((d) => y(d.score ?? 0))
       .curve(curveStepAfter)
-      .digits(2)(holdingToWithdrawals(points));
+      .digits(2)(holdingToWithdrawals(points, xs));
+    const lastX = xs.at(-1) ?? margin.left;
+    const endX = round(x(end));
     // The score in force since the last action, held to the chart's end (dashed: no action there).
     const held =
-      latest && latest.score !== null && end > last
-        ? html`<path class="chart-held" d="M${round(x(new Date(last)))},${round(y(latest.score))}H${round(x(new Date(end)))}"/>\n`
+      latest && latest.score !== null && endX > lastX
+        ? html`<path class="chart-held" d="M${lastX},${round(y(latest.score))}H${endX}"/>\n`
         : '';
-    const marks = points.map((p) => {
-      const cx = round(x(new Date(p.at)));
+    const marks = points.map((p, i) => {
+      const cx = xs[i] ?? margin.left;
       const cy = round(y(p.score ?? 0));
       const what = `${p.at.slice(0, 10)} ${p.label}: ${p.score === null ? 'withdrawn' : `${p.score.toFixed(2)} ${p.band}`}`;
       return p.score === null
@@ -212,17 +223,90 @@ export function scoreHistoryChart(
   })}`;
 }
 
+/** The history in a sentence: how many actions, over which days, the scores they left and the standing at the end. */
+function historySummary(points: readonly HistoryPoint[], end: number): string {
+  const scores = points.flatMap((p) => (p.score === null ? [] : [p.score]));
+  if (scores.length === 0) return 'No score was published.';
+  const days = points.map((p) => p.at.slice(0, 10)).sort();
+  const [firstDay, lastDay] = [days[0], days.at(-1)];
+  const when = firstDay === lastDay ? `on ${firstDay}` : `from ${firstDay} to ${lastDay}`;
+  const [low, high] = [Math.min(...scores), Math.max(...scores)];
+  const range =
+    low === high
+      ? `the score held at ${low.toFixed(2)}`
+      : `the score ranged from ${low.toFixed(2)} to ${high.toFixed(2)}`;
+  const latest = points.at(-1);
+  const now = latest?.score == null ? 'withdrawn' : `${latest.score.toFixed(2)} (${latest.band})`;
+  const count = `${points.length} rating action${points.length === 1 ? '' : 's'}`;
+  return `${count} ${when}; ${range}, and on ${day(end)} it is ${now}.`;
+}
+
 /**
- * The points the step line is drawn through: a score holds until the next action, so before a withdrawal the score in
- * force is repeated at the withdrawal's instant (the line runs on to it, then breaks).
+ * What a history chart's caption adds to explain its marks, after a space (empty when nothing needs it): the
+ * withdrawal's cross when there is one, and `what` (actions, publications) of one day drawn side by side.
  */
-function holdingToWithdrawals(points: readonly HistoryPoint[]): HistoryPoint[] {
-  const drawn: HistoryPoint[] = [];
-  for (const p of points) {
-    const before = drawn.at(-1);
-    if (p.score === null && before !== undefined && before.score !== null) drawn.push({ ...before, at: p.at });
-    drawn.push(p);
+export function historyMarksNote(points: readonly HistoryPoint[], what: 'actions' | 'publications'): string {
+  const notes: string[] = [];
+  if (points.some((p) => p.score === null)) {
+    notes.push('A red cross on the 0 line marks a withdrawal: no score was in force from then until a reinstatement.');
   }
+  const days = points.map((p) => p.at.slice(0, 10));
+  if (new Set(days).size < days.length) {
+    notes.push(
+      `${what === 'actions' ? 'Actions taken' : 'Publications'} on the same day are drawn side by side at that date.`,
+    );
+  }
+  return notes.map((n) => ` ${n}`).join('');
+}
+
+/**
+ * Where the marks are drawn, from where they fall (`xs`, ascending): marks closer than MARK_GAP are spread MARK_GAP
+ * apart (less when there are too many for the width), each run of them centred on the mean of where its marks fall,
+ * within `left` to `right`.
+ */
+function sideBySide(xs: readonly number[], left: number, right: number): number[] {
+  const gap = xs.length > 1 ? Math.min(MARK_GAP, (right - left) / (xs.length - 1)) : MARK_GAP;
+  interface Run {
+    count: number;
+    centre: number;
+  }
+  const startOf = (r: Run) => {
+    const width = (r.count - 1) * gap;
+    return Math.max(left, Math.min(r.centre - width / 2, right - width));
+  };
+  const runs: Run[] = [];
+  for (const at of xs) {
+    let run: Run = { count: 1, centre: at };
+    // A run that comes too close to the one before joins it (and so on back), centred on all its marks.
+    for (let before = runs.at(-1); before !== undefined; before = runs.at(-1)) {
+      if (startOf(run) - (startOf(before) + (before.count - 1) * gap) >= gap) break;
+      runs.pop();
+      const count = before.count + run.count;
+      run = { count, centre: (before.centre * before.count + run.centre * run.count) / count };
+    }
+    runs.push(run);
+  }
+  return runs.flatMap((r) => Array.from({ length: r.count }, (_, i) => startOf(r) + i * gap));
+}
+
+/** A point of the step line as drawn: where, and the score in force from there (null: withdrawn, no line). */
+interface Drawn {
+  x: number;
+  score: number | null;
+}
+
+/**
+ * The points the step line is drawn through, at the marks' places `xs`: a score holds until the next action, so
+ * before a withdrawal the score in force is repeated at the withdrawal's place (the line runs on to it, then breaks).
+ */
+function holdingToWithdrawals(points: readonly HistoryPoint[], xs: readonly number[]): Drawn[] {
+  const drawn: Drawn[] = [];
+  points.forEach((p, i) => {
+    const x = xs[i] ?? 0;
+    const before = drawn.at(-1);
+    if (p.score === null && before !== undefined && before.score !== null) drawn.push({ x, score: before.score });
+    drawn.push({ x, score: p.score });
+  });
   return drawn;
 }
 

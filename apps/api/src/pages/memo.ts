@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { PortfolioScore, RiskIndicatorResponse } from '@svc/contracts';
 import { showControls } from '@svc/methodology';
+import { bothWaysItem, bothWaysWords, sortedFactors } from '../services/factor-words.js';
 import { nextBandWords } from '../services/next-band-words.js';
-import { type BandFloor, barChart, CHART_CSS, type HistoryPoint, scoreHistoryChart, textWidth } from './chart.js';
+import {
+  type BandFloor,
+  barChart,
+  CHART_CSS,
+  type HistoryPoint,
+  historyMarksNote,
+  scoreHistoryChart,
+  textWidth,
+} from './chart.js';
 import { html, raw, type SafeHtml } from './html.js';
 
 /**
@@ -199,17 +208,10 @@ export function providerMemo(
       ],
     },
     { kind: 'paragraph', text: d.summary },
+    ...bothWaysParagraph(d),
     ...nextBandParagraph(indicator),
     { kind: 'heading', level: 2, text: 'Decision factors' },
-    {
-      kind: 'list',
-      items: [
-        ...d.ceiling_factors.map(
-          (f) => `Holding back: ${f.criterion_label} (${f.point_impact.toFixed(2)}): ${f.detail}`,
-        ),
-        ...d.floor_factors.map((f) => `Supporting: ${f.criterion_label} (+${f.point_impact.toFixed(2)}): ${f.detail}`),
-      ],
-    },
+    { kind: 'list', items: factorItems(d) },
     { kind: 'heading', level: 2, text: 'Hard caps' },
     d.hard_caps_fired.length === 0
       ? { kind: 'paragraph', text: 'No hard cap fired.' }
@@ -287,7 +289,7 @@ function historyFigure(
         id: 'memo-history',
         until: context.preparedAt,
       }),
-      caption: `The final score of each publication listed below (oldest on the left), over the bands of ${indicator.framework_version}; dashed, the score in force since the last publication, to ${day(context.preparedAt)}.`,
+      caption: `The final score of each publication listed below (oldest on the left), over the bands of ${indicator.framework_version}; dashed, the score in force since the last publication, to ${day(context.preparedAt)}.${historyMarksNote(points, 'publications')}`,
     },
   ];
 }
@@ -320,6 +322,22 @@ function moduleFigure(indicator: RiskIndicatorResponse): Block[] {
       caption: "Each module's score as a share of its maximum, the module's weight; the table below has the figures.",
     },
   ];
+}
+
+/** Each decision factor once: a criterion among both the largest shortfalls and the largest contributions is one item. */
+function factorItems(d: RiskIndicatorResponse['svc_decision_object']): string[] {
+  const { holding, supporting, both } = sortedFactors(d);
+  return [
+    ...holding.map((f) => `Holding back: ${f.criterion_label} (${f.point_impact.toFixed(2)}): ${f.detail}`),
+    ...both.map((b) => `Supporting and holding back: ${bothWaysItem(b)}: ${b.floor.detail}`),
+    ...supporting.map((f) => `Supporting: ${f.criterion_label} (+${f.point_impact.toFixed(2)}): ${f.detail}`),
+  ];
+}
+
+/** After the summary, when it names a criterion both as anchoring and as holding back: what that means. */
+function bothWaysParagraph(d: RiskIndicatorResponse['svc_decision_object']): Block[] {
+  const words = bothWaysWords(d);
+  return words === null ? [] : [{ kind: 'paragraph', text: words }];
 }
 
 /** The next-band sentence (which caps hold the score, which changes reach the band), when there is a next band. */

@@ -9,7 +9,11 @@ export function methodologyPage(framework: Framework): string {
   let text = rendered.get(framework);
   if (text === undefined) {
     const title = `${framework.definition.framework_version} specification: Risk Indicator Scoring Service`;
-    text = page({ title }, html`${specificationOf(framework).map(blockHtml)}`);
+    const blocks = specificationOf(framework);
+    const first = blocks.findIndex((b) => b.kind === 'heading' && b.level === 2);
+    // The contents go before the first section, after the title and what the page is.
+    const [intro, sections] = first < 0 ? [blocks, []] : [blocks.slice(0, first), blocks.slice(first)];
+    text = page({ title }, html`${intro.map(blockHtml)}${contents(blocks)}${sections.map(blockHtml)}`);
     rendered.set(framework, text);
   }
   return text;
@@ -37,6 +41,31 @@ ${block.rows.map((row) => html`<tr>${row.map((c) => html`<td>${inlineCode(c)}</t
     case 'note':
       return '';
   }
+}
+
+/**
+ * A linked list of the page's sections and, under each, its subsections (the page is tens of thousands of pixels
+ * tall); each links to the anchor its heading carries.
+ */
+function contents(blocks: readonly Block[]): SafeHtml | string {
+  const sections: { text: string; subsections: string[] }[] = [];
+  for (const b of blocks) {
+    if (b.kind !== 'heading' || b.level === 1) continue;
+    if (b.level === 2) sections.push({ text: b.text, subsections: [] });
+    else sections.at(-1)?.subsections.push(b.text);
+  }
+  if (sections.length === 0) return '';
+  const link = (text: string) => html`<a href="#${anchorOf(text)}">${inlineCode(text)}</a>`;
+  return html`<nav class="toc" aria-labelledby="contents"><h2 id="contents">Contents</h2>
+<ul>
+${sections.map(
+  (s) =>
+    html`<li>${link(s.text)}${
+      s.subsections.length === 0 ? '' : html`<ul>${s.subsections.map((sub) => html`<li>${link(sub)}</li>`)}</ul>`
+    }</li>\n`,
+)}</ul>
+</nav>
+`;
 }
 
 function heading(level: 1 | 2 | 3, id: string, content: SafeHtml): SafeHtml {

@@ -8,9 +8,10 @@ import {
   RiskBandSchema,
 } from '@svc/contracts';
 import { showControls } from '@svc/methodology';
+import { bothWaysWords } from '../services/factor-words.js';
 import type { ProviderView } from '../services/provider-page.js';
 import type { Headline } from '../services/public-snapshot.js';
-import { type BandFloor, type HistoryPoint, scoreHistoryChart } from './chart.js';
+import { type BandFloor, type HistoryPoint, historyMarksNote, scoreHistoryChart } from './chart.js';
 import { html, page, type SafeHtml } from './html.js';
 
 /** The filters of the ratings page: a planner type and a band, each optional. */
@@ -54,8 +55,9 @@ function ageWords(seconds: number): string {
 const outlookMark = (outlook: Outlook) =>
   outlook === 'STABLE' ? html`<span class="muted">STABLE</span>` : html`<strong>${outlook}</strong>`;
 
-function watchMark(watch: Headline['watch']): SafeHtml {
-  if (watch === null) return html`<span class="muted">none</span>`;
+/** A watch, or `none` (under a heading that says Watch; in a table's cell, `no watch`, which a phone's card shows alone). */
+function watchMark(watch: Headline['watch'], none = 'none'): SafeHtml {
+  if (watch === null) return html`<span class="muted">${none}</span>`;
   return html`<strong>On watch ${watch.direction}</strong> <span class="muted">(review by ${watch.review_by})</span>`;
 }
 
@@ -139,23 +141,29 @@ export function ratingsPage(view: RatingsView): string {
   );
   const freshness =
     view.latestScoredAt === null || view.ageSeconds === null
-      ? html`No indicator is published yet.`
-      : html`Newest evaluation: ${onDay(view.latestScoredAt)} (${ageWords(view.ageSeconds)} ${asOf === null ? 'ago' : 'before'}).`;
-  // The figures come first, after the name, so a phone shows them without scrolling the table sideways.
+      ? ''
+      : html` Newest evaluation: ${onDay(view.latestScoredAt)} (${ageWords(view.ageSeconds)} ${asOf === null ? 'ago' : 'before'}).`;
+  const count =
+    view.headlines.length === 0
+      ? ''
+      : html`<p class="muted">${rows.length} of ${view.headlines.length} providers.</p>\n`;
+  // Nothing in force at all is said where the table would be, whatever the filter: no filter could match then. The
+  // figures come first, after the name; on a phone each row wraps into a card (site.css), so nothing is cut.
   const table =
-    rows.length === 0
-      ? html`<p class="note">No ${asOf === null ? 'current ' : ''}Risk Indicator matches this filter. <a href="${filterHref({}, asOf)}">Show all</a>.</p>\n`
-      : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th><th>Planner type</th><th>Subtype</th></tr></thead><tbody>
+    view.headlines.length === 0
+      ? html`<p class="note">${asOf === null ? 'No Risk Indicator is published yet.' : 'No Risk Indicator was in force then.'}</p>\n`
+      : rows.length === 0
+        ? html`<p class="note">No ${asOf === null ? 'current ' : ''}Risk Indicator matches this filter. <a href="${filterHref({}, asOf)}">Show all</a>.</p>\n`
+        : html`<div class="wide"><table class="ratings"><thead><tr><th>Provider</th><th>Score</th><th>Band</th><th>Outlook</th><th>Watch</th><th>Planner type</th><th>Subtype</th></tr></thead><tbody>
 ${rows.map(
   (h) =>
-    html`<tr><td><a href="${providerHref(h.id, asOf)}">${showControls(h.name)}</a></td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch)}</td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td></tr>\n`,
+    html`<tr><td><a href="${providerHref(h.id, asOf)}">${showControls(h.name)}</a></td><td>${h.final_score.toFixed(2)}</td><td>${badge(h.risk_band)}</td><td>${outlookMark(h.outlook)}</td><td>${watchMark(h.watch, 'no watch')}</td><td>${h.planner_type}</td><td>${showControls(h.provider_subtype)}</td></tr>\n`,
 )}</tbody></table></div>\n`;
   const body = html`<h1>Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</h1>
-${asOfSection('/', asOf, view.now, { planner_type: filter.planner_type, band: filter.band })}<p>${asOf === null ? 'Current' : 'The'} Risk Indicators of the covered digital-credit providers, from lowest risk (LOW) to highest (SEVERE); the
-score runs from 0 to 100, higher meaning lower risk. Framework in force${asOf === null ? '' : ' then'}: <a href="/methodology">${view.frameworkVersion}</a>.
-${freshness}</p>
-${filterLinks('Planner type', 'planner_type', PLANNER_TYPES, filter, asOf)}${filterLinks('Band', 'band', BANDS, filter, asOf)}<p class="muted">${rows.length} of ${view.headlines.length} providers.</p>
-${table}<h2>Use the data</h2>
+${asOfSection('/', asOf, view.now, { planner_type: filter.planner_type, band: filter.band })}<p>${asOf === null ? 'Current' : 'The'} Risk Indicators of the covered digital-credit providers, by provider name. The
+score runs from 0 to 100, higher meaning lower risk; the bands run from LOW (lowest risk) to SEVERE (highest).
+Framework in force${asOf === null ? '' : ' then'}: <a href="/methodology">${view.frameworkVersion}</a>.${freshness}</p>
+${filterLinks('Planner type', 'planner_type', PLANNER_TYPES, filter, asOf)}${filterLinks('Band', 'band', BANDS, filter, asOf)}${count}${table}<h2>Use the data</h2>
 <ul>
 <li>The <a href="/docs">API reference</a>: the public list is <code>GET ${view.siteUrl}/api/public/scores</code>, no key needed; <a href="/llms.txt">llms.txt</a> describes the service in short.</li>
 <li>The <a href="/methodology">methodology</a>: how every score and band is computed, in full.</li>
@@ -179,14 +187,32 @@ function change(previous: string | null, next: string | null, show: (v: string) 
   return previous === next ? html`${show(next)}` : html`${show(previous)} → ${show(next)}`;
 }
 
+/** A score's move; the arrow kept with the score it leaves, so a narrow column breaks after it, not around it. */
+function scoreChange(previous: number | null, next: number | null): SafeHtml {
+  if (previous === null || next === null || previous === next) {
+    return change(previous === null ? null : scoreOf(previous), next === null ? null : scoreOf(next), (s) => s);
+  }
+  return html`<span class="nowrap">${scoreOf(previous)} →</span> ${scoreOf(next)}`;
+}
+
 function actionRow(a: RatingAction): SafeHtml {
   const rationale = a.rationale === null ? html`<span class="muted">none</span>` : showControls(a.rationale);
-  return html`<tr><td>${atMinute(a.effective_at)}</td><td>${a.type}</td><td>${change(a.previous_band, a.new_band, badge)}</td><td class="nowrap">${change(
-    a.previous_score === null ? null : scoreOf(a.previous_score),
-    a.new_score === null ? null : scoreOf(a.new_score),
-    (s) => s,
-  )}</td><td>${outlookMark(a.outlook)}</td><td>${watchMark(a.watch)}</td><td>${rationale}</td><td><a href="/verify/${a.risk_indicator_id}"><code>${a.risk_indicator_id}</code></a></td></tr>\n`;
+  return html`<tr><td>${atMinute(a.effective_at)}</td><td>${a.type}</td><td>${change(a.previous_band, a.new_band, badge)}</td><td>${scoreChange(a.previous_score, a.new_score)}</td><td class="standing">${standingMark(a.outlook, a.watch)}</td><td>${rationale}</td><td><a href="/verify/${a.risk_indicator_id}"><code>${a.risk_indicator_id}</code></a></td></tr>\n`;
 }
+
+/** The outlook and the watch an action leaves, one column: each on its line (site.css), side by side on a phone. */
+function standingMark(outlook: Outlook, watch: RatingAction['watch']): SafeHtml {
+  return html`<span>${outlookMark(outlook)}</span> <span>${watchMark(watch, 'no watch')}</span>`;
+}
+
+/** The indicator's summary as published, and what naming a criterion both ways in it means. */
+function summaryOf(decision: ProviderCurrentDecision): SafeHtml {
+  const bothWays = bothWaysWords(decision);
+  return html`<p>${showControls(decision.summary)}</p>
+${bothWays === null ? '' : html`<p class="both-ways">${showControls(bothWays)}</p>\n`}`;
+}
+
+type ProviderCurrentDecision = NonNullable<ProviderView['current']>['indicator']['svc_decision_object'];
 
 /** When a provider page is read: now, or as of a past instant (then `asOf` is that instant), by the clock's `now`. */
 export interface PageTime {
@@ -223,11 +249,11 @@ ${
 `
     : ''
 }</dl>
-${current ? html`<p>${showControls(current.indicator.svc_decision_object.summary)}</p>\n` : ''}`;
+${current ? summaryOf(current.indicator.svc_decision_object) : ''}`;
   const actionsTable =
     actions.length === 0
       ? html`<p class="muted">No rating action is recorded yet.</p>\n`
-      : html`<div class="wide"><table class="actions"><thead><tr><th>Effective (UTC)</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook</th><th>Watch</th><th class="rationale">Rationale</th><th>Indicator</th></tr></thead><tbody>
+      : html`<div class="wide"><table class="actions"><thead><tr><th>Effective (UTC)</th><th>Action</th><th>Band</th><th>Score</th><th>Outlook and watch</th><th class="rationale">Rationale</th><th>Indicator</th></tr></thead><tbody>
 ${actions.map(actionRow)}</tbody></table></div>\n`;
   const body = html`<p><a href="${filterHref({}, asOf)}">All Risk Indicators${asOf === null ? '' : html` as of ${onDay(asOf)}`}</a></p>
 <h1>${name}</h1>
@@ -262,7 +288,7 @@ function historySection(
 <figure>
 ${scoreHistoryChart(name, points, bands, { id: 'history', until })}
 <figcaption class="muted">The final score after each rating action (oldest on the left), over the bands of the
-framework in force; dashed, the score in force since the last action, to ${until.slice(0, 10)}.</figcaption>
+framework in force; dashed, the score in force since the last action, to ${until.slice(0, 10)}.${historyMarksNote(points, 'actions')}</figcaption>
 </figure>
 <details><summary>The chart's data as a table</summary>
 <div class="wide"><table class="history"><thead><tr><th>Effective</th><th>Action</th><th>Score</th><th>Band</th></tr></thead><tbody>

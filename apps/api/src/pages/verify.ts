@@ -1,4 +1,5 @@
 import { showControls } from '@svc/methodology';
+import { bothWaysWords } from '../services/factor-words.js';
 import { nextBandWords } from '../services/next-band-words.js';
 import type { PublishedIndicator } from '../services/scores.js';
 import { html, page, type SafeHtml } from './html.js';
@@ -36,6 +37,7 @@ kept for verification, but a later one has replaced it for ${name}${
         : html`<p class="note withdrawn"><strong>Withdrawn.</strong> Coverage of ${name} was withdrawn on
 ${when(view.standing.withdrawnAt)}; this Risk Indicator is kept for verification but is no longer in force.</p>`;
   const nextBand = nextBandWords(ri.final_score, ri.svc_decision_object, view.pathToNextBand);
+  const bothWays = bothWaysWords(ri.svc_decision_object);
   const modules = ri.score_commentary.modules.map(
     (m) => html`<tr><td>${m.module_id}</td><td>${m.label}</td><td>${m.score.toFixed(2)} of ${m.max}</td></tr>`,
   );
@@ -58,7 +60,7 @@ ${standing}
 <dt>Published</dt><dd>${when(view.publishedAt)}</dd>
 </dl>
 <p>${showControls(ri.svc_decision_object.summary)}</p>
-${nextBand === null ? '' : html`<p class="next-band">${nextBand}</p>\n`}<h2>Modules</h2>
+${bothWays === null ? '' : html`<p class="both-ways">${showControls(bothWays)}</p>\n`}${nextBand === null ? '' : html`<p class="next-band">${nextBand}</p>\n`}<h2>Modules</h2>
 <table><thead><tr><th>Module</th><th>Label</th><th>Score</th></tr></thead><tbody>
 ${modules}</tbody></table>
 <h2>Package hashes</h2>

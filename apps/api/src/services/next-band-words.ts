@@ -28,7 +28,7 @@ export function nextBandWords(
       ? ''
       : changes.length === 0
         ? ` No change to a single input reaches ${next}.`
-        : ` Any one of these changes alone reaches ${next}: ${listOf(changes)}.`;
+        : ` Any one of these changes alone reaches ${next}: ${anyOf(changes)}.`;
   const target = `${next} (${min.toFixed(2)})`;
   if (holding.length === 0) return `${gap.toFixed(2)} points to ${target}.${reach}`;
   const caps = listOf(holding.map((c) => `${c.cap_id} (${c.label}, at most ${c.cap.toFixed(2)})`));
@@ -36,8 +36,17 @@ export function nextBandWords(
   return `${one ? 'Hard cap' : 'Hard caps'} ${caps} ${one ? 'holds' : 'hold'} the score at ${finalScore.toFixed(2)}, below ${target}: no other input lifts it there while ${one ? 'it fires' : 'they fire'}.${reach}`;
 }
 
-/** "a", "a and b", "a, b and c". */
+/** Every one of the items: "a", "a and b", "a, b and c". */
 function listOf(items: readonly string[]): string {
+  return joined(items, 'and');
+}
+
+/** Any one of the items, alternatives: "a", "a or b", "a, b or c". */
+function anyOf(items: readonly string[]): string {
+  return joined(items, 'or');
+}
+
+function joined(items: readonly string[], last: 'and' | 'or'): string {
   if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+  return `${items.slice(0, -1).join(', ')} ${last} ${items.at(-1)}`;
 }

@@ -9,7 +9,9 @@ export interface DomElement {
   textContent: string | null;
   parentElement: DomElement | null;
   getAttribute(name: string): string | null;
-  getBoundingClientRect(): { right: number; width: number };
+  getBoundingClientRect(): { left: number; right: number; width: number };
+  scrollWidth: number;
+  clientWidth: number;
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): ArrayLike<DomElement>;
   append(...nodes: DomElement[]): void;

@@ -43,6 +43,13 @@ export interface Observation {
   innerWidth: number;
   /** Elements reaching past the right edge of the window, outside any box that scrolls or clips them. */
   overflowing: string[];
+  /** `.wide` boxes whose content is wider than they are, so it scrolls sideways within them: named by their table. */
+  scrollingBoxes: string[];
+  /**
+   * Band badges whose text is cut: wider than the badge itself, or reaching past a box that scrolls or clips it (a
+   * table scrolled in its box, cut at its edge) or the window.
+   */
+  clippedBadges: string[];
   charts: ChartView[];
 }
 
@@ -77,6 +84,30 @@ function measure() {
       overflowing.push(`${[el.tagName.toLowerCase(), ...cls].join('.')} to ${Math.round(right)} px: "${text}"`);
     }
   }
+  const describe = (el: DomElement) => {
+    const cls = (el.getAttribute('class') ?? '').trim().split(/\s+/).filter(Boolean);
+    return `${[el.tagName.toLowerCase(), ...cls].join('.')} "${(el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 50)}"`;
+  };
+  const scrollingBoxes = Array.from(document.body.querySelectorAll('.wide'))
+    .filter((box) => box.scrollWidth > box.clientWidth + 0.5)
+    .map((box) => `${describe(box.querySelector('table') ?? box)}: ${box.scrollWidth} px wide in ${box.clientWidth}`);
+  const clippedBadges: string[] = [];
+  for (const badge of Array.from(document.body.querySelectorAll('.band'))) {
+    if (getComputedStyle(badge).display === 'none' || badge.getBoundingClientRect().width === 0) continue;
+    const rect = badge.getBoundingClientRect();
+    if (badge.scrollWidth > badge.clientWidth + 0.5)
+      clippedBadges.push(`${describe(badge)}: its text is wider than it`);
+    // The boxes that clip it, innermost first, then the window.
+    const boxes: { left: number; right: number; what: string }[] = [];
+    for (let p = badge.parentElement; p && p !== document.body && p !== root; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX === 'visible') continue;
+      const r = p.getBoundingClientRect();
+      boxes.push({ left: r.left, right: r.left + p.clientWidth, what: describe(p).slice(0, 40) });
+    }
+    boxes.push({ left: 0, right: iw, what: 'the window' });
+    const cut = boxes.find((b) => rect.left < b.left - 0.5 || rect.right > b.right + 0.5);
+    if (cut) clippedBadges.push(`${describe(badge)}: cut at the edge of ${cut.what}`);
+  }
   const charts = Array.from(document.body.querySelectorAll('svg.chart')).map((svg): ChartView => {
     const renderedWidth = svg.getBoundingClientRect().width;
     const viewBoxWidth = Number((svg.getAttribute('viewBox') ?? '').trim().split(/[\s,]+/)[2] ?? 0);
@@ -99,6 +130,8 @@ function measure() {
     scrollWidth: root.scrollWidth,
     innerWidth: iw,
     overflowing: overflowing.slice(0, 12),
+    scrollingBoxes,
+    clippedBadges,
     charts,
     cspViolations: window.__cspViolations ? [...window.__cspViolations] : ['the violation listener was not installed'],
   };

@@ -24,8 +24,10 @@ import { inspect, type Observation, type Visit } from './inspect.js';
  * Every site page, the API reference and the HTML memos in headless Chromium (issue 16), at a phone's width and a
  * desktop's: each loads with no console error, no page error, no failed request and no CSP violation, nothing
  * makes the page scroll sideways, and each chart shows the drawing meant for the width, titled, its text at least
- * 10 px. The API is `svc serve` over a SQLite file loaded with the demo data set (`pnpm main`), plus a withdrawal.
- * A full-page screenshot of each page at each width is written under test-output/screenshots for review.
+ * 10 px; no band badge is cut, and at a desktop's width no table needs to scroll within its box. The API is `svc
+ * serve` over a SQLite file loaded with the demo data set (`pnpm main`), plus a withdrawal and a watch on the provider
+ * with an outlook (its rating actions then have the widest rows). A full-page screenshot of each page at each width is
+ * written under test-output/screenshots for review.
  */
 
 const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url));
@@ -37,6 +39,8 @@ const WIDTHS = [
 const WIDE_FROM_PX = 768;
 /** The smallest chart text a reader should be given, in CSS px. */
 const LEGIBLE_PX = 10;
+/** From this width (a desktop's) every table fits its box: none scrolls sideways within it. */
+const DESKTOP_PX = 1280;
 
 /** The demo providers each page is about, found by their state on the record, and an API key to read memos. */
 interface Cast {
@@ -57,6 +61,12 @@ interface PageSpec {
   /** The page draws at least one chart. */
   charts?: boolean;
 }
+
+/**
+ * Tables that fit at every width, never scrolling in their box: the ratings and a provider's rating actions, cards on a
+ * phone (scrolled, they showed a few columns and cut the next, outlook and watch out of sight with no cue).
+ */
+const NEVER_SCROLLED = ['table.ratings', 'table.actions'];
 
 const PAGES: PageSpec[] = [
   { name: 'ratings', visit: () => ({ path: '/' }) },
@@ -123,16 +133,35 @@ describe.skipIf(chromiumPath === null)('site pages in headless Chromium', () => 
       const now = await json<{ data: PublicScore[] }>(origin, '/api/public/scores');
       return !now.data.some((h) => h.id === toWithdraw.id);
     });
+    // A watch on the provider whose outlook changed: an OUTLOOK_CHANGED row and a watch in one actions table.
+    const outlook = one(
+      scores.data.filter((h) => h.outlook !== 'STABLE' && h.watch === null),
+      'a provider with an outlook',
+    );
+    const proposal = await svc<{ id: string }>(
+      vars,
+      'watch',
+      'place',
+      outlook.id,
+      '--direction',
+      'NEGATIVE',
+      '--rationale',
+      'Dividend cover under review after the October downgrade.',
+      '--by',
+      'ann',
+    );
+    await svc(vars, 'actions', 'approve', proposal.id, '--by', 'bob');
+    await until('the watch shows in the public list', async () => {
+      const now = await json<{ data: PublicScore[] }>(origin, '/api/public/scores');
+      return now.data.some((h) => h.id === outlook.id && h.watch !== null);
+    });
     cast = {
       normal,
       watched: one(
         scores.data.filter((h) => h.watch !== null),
         'a provider on watch',
       ),
-      outlook: one(
-        scores.data.filter((h) => h.outlook !== 'STABLE'),
-        'a provider with an outlook',
-      ),
+      outlook,
       reinstatedId,
       withdrawnId: toWithdraw.id,
       normalIndicatorId: one(
@@ -169,6 +198,11 @@ describe.skipIf(chromiumPath === null)('site pages in headless Chromium', () => 
         expect(seen.status, visit.path).toBe(spec.status ?? 200);
         expectClean(seen);
         expectFits(seen);
+        expect(seen.clippedBadges, `cut badges:\n${seen.clippedBadges.join('\n')}`).toEqual([]);
+        const scrolled = seen.scrollingBoxes.filter(
+          (b) => size.width >= DESKTOP_PX || NEVER_SCROLLED.some((t) => b.startsWith(`${t} `)),
+        );
+        expect(scrolled, `tables scrolling in their box:\n${scrolled.join('\n')}`).toEqual([]);
         if (spec.charts) expect(seen.charts.length, 'the page draws a chart').toBeGreaterThan(0);
         expectChartsFor(seen, size.width);
       },
@@ -230,6 +264,11 @@ describe.skipIf(chromiumPath === null)('site pages in headless Chromium', () => 
             wide.style.width = '2000px';
             wide.textContent = 'too wide';
             document.body.append(wide);
+            // A table too wide for its scroll box, a band badge cut at the box's edge.
+            document.body.insertAdjacentHTML(
+              'beforeend',
+              '<div class="wide"><table><tr><td class="nowrap">a cell far wider than the window, wider than its box, so it scrolls there</td><td>and more</td><td><span class="band band-MEDIUM">MEDIUM</span></td></tr></table></div>',
+            );
             document.body.insertAdjacentHTML(
               'beforeend',
               '<svg class="chart" viewBox="0 0 1000 100" width="100"><title>tiny</title><text y="50">small</text></svg>',
@@ -250,6 +289,8 @@ describe.skipIf(chromiumPath === null)('site pages in headless Chromium', () => 
     expect(seen.pageErrors.some((e) => e.includes('uncaught in the page'))).toBe(true);
     expect(seen.scrollWidth).toBeGreaterThan(seen.innerWidth);
     expect(seen.overflowing.some((o) => o.includes('too wide'))).toBe(true);
+    expect(seen.scrollingBoxes.some((b) => b.startsWith('table "a cell far wider'))).toBe(true);
+    expect(seen.clippedBadges.some((b) => b.includes('"MEDIUM": cut at the edge of div.wide'))).toBe(true);
     const tiny = seen.charts.find((c) => c.title === 'tiny');
     expect(tiny?.smallestText?.px).toBeLessThan(LEGIBLE_PX);
   });

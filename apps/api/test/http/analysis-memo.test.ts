@@ -176,6 +176,26 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
       expect(text).toMatch(/\n## History\n\n\| Published \|/);
     });
 
+    it('names each decision factor once, and says what the summary naming a criterion both ways means', async () => {
+      const d = (await detail(SCRIPTED.provider.id)).svc_decision_object;
+      const ceilings = new Set(d.ceiling_factors.map((f) => f.criterion_id));
+      expect(d.floor_factors.filter((f) => ceilings.has(f.criterion_id)).map((f) => f.criterion_label)).toEqual([
+        'Collateral coverage',
+        'Custody model',
+      ]);
+      const { text } = await memo(SCRIPTED.provider.id, 'md');
+      const factors = text.slice(text.indexOf('## Decision factors'), text.indexOf('## Hard caps'));
+      const items = factors.split('\n').filter((line) => line.startsWith('- '));
+      expect(items).toEqual([
+        '- Holding back: Asset-liability duration gap (-2.71): Asset-liability duration gap 45 scores 61.2500 of 100',
+        '- Supporting and holding back: Collateral coverage (9.00 points earned, 3.00 short of its weight): Collateral coverage 1.35 scores 75.0000 of 100',
+        '- Supporting and holding back: Custody model (9.00 points earned, 3.00 short of its weight): Custody model qualified\\_custodian scores 75.0000 of 100',
+        '- Supporting: Security incidents (36 months) (+8.00): Security incidents (36 months) none scores 100.0000 of 100',
+      ]);
+      expect(text).toContain(mdText(d.summary));
+      expect(text).toContain('are named both as anchoring and as holding back the score: each is heavily weighted');
+    });
+
     it('says so when no hard cap fired', async () => {
       const indicator = await detail(MARKED.provider.id);
       expect(indicator.svc_decision_object.hard_caps_fired).toEqual([]);
@@ -259,8 +279,11 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
         expect(d.at).toBeLessThan(table);
         const { title, desc } = labelsOf(d);
         expect(title).toBe(`Score history of ${indicator.name}`);
+        // Publications of one day are said as that day, not "from D to D".
+        const [oldest, newest] = [day(oldestFirst[0]?.published_at ?? ''), day(past[0]?.published_at ?? '')];
+        const when = oldest === newest ? `on ${oldest}` : `from ${oldest} to ${newest}`;
         expect(desc).toContain(
-          `, to ${prepared}. ${past.length} rating actions from ${day(oldestFirst[0]?.published_at ?? '')} to ${day(past[0]?.published_at ?? '')}; the score ranged from ${score2(Math.min(...past.map((p) => p.final_score)))} to ${score2(Math.max(...past.map((p) => p.final_score)))}, and on ${prepared} it is ${score2(indicator.final_score)} (${indicator.risk_band}).`,
+          `, to ${prepared}. ${past.length} rating actions ${when}; the score ranged from ${score2(Math.min(...past.map((p) => p.final_score)))} to ${score2(Math.max(...past.map((p) => p.final_score)))}, and on ${prepared} it is ${score2(indicator.final_score)} (${indicator.risk_band}).`,
         );
       }
       // The wide plot area: x 30 to 650, y 12 (score 100) to 272 (score 0), so 2.6 units a point; the bands of the
@@ -276,14 +299,18 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/memo on %s', (engine) =>
         expect(Number(rect?.attributes.height)).toBeCloseTo((top - bottom) * 2.6, 2);
         expect(rect?.attributes.width).toBe('620');
       });
-      // One mark per publication, oldest on the left edge, each at its score's height.
+      // One mark per publication, oldest on the left, each at its instant on a chart of at least a week (marks closer
+      // than 10 units side by side), each at its score's height.
       const marks = elementsNamed(wide.svg, 'circle');
       expect(marks.map((m) => m.children[0]?.text)).toEqual(
         oldestFirst.map((p) => `${day(p.published_at)} published: ${score2(p.final_score)} ${p.risk_band}`),
       );
       const xs = marks.map((m) => Number(m.attributes.cx));
-      expect(xs[0]).toBe(30);
+      expect(xs[0]).toBeGreaterThanOrEqual(30);
       expect(xs).toEqual([...xs].sort((a, b) => a - b));
+      xs.slice(1).forEach((x, i) => {
+        expect(x - (xs[i] ?? 0)).toBeGreaterThanOrEqual(9.99);
+      });
       marks.forEach((m, i) => {
         expect(Number(m.attributes.cy)).toBeCloseTo(12 + (100 - (oldestFirst[i]?.final_score ?? 0)) * 2.6, 1);
       });

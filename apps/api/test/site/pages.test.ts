@@ -65,6 +65,19 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect(text).toContain(
       '1.54 points to LOW (80.00). Any one of these changes alone reaches LOW: collateral_coverage_ratio 1.4778,',
     );
+    // Alternatives, each enough alone: "a, b or c", never "a, b and c".
+    const reach = /Any one of these changes alone reaches LOW: ([^<]*)\.<\/p>/.exec(text)?.[1] ?? '';
+    expect(reach).toMatch(/, redemption_notice_days 0 or duration_gap_days 16$/);
+    expect(reach).not.toContain(' and ');
+    // The published summary names two criteria both after "anchored by" and after "held back by" (they are among the
+    // largest contributions and the largest shortfalls at once); it stays as published, and the page says what it means.
+    expect(text).toContain(
+      'anchored by Collateral coverage, Custody model and Security incidents (36 months), held back by Collateral coverage, Custody model and Asset-liability duration gap',
+    );
+    const bothWays =
+      '<p class="both-ways">Collateral coverage (9.00 points earned, 3.00 short of its weight) and Custody model (9.00 points earned, 3.00 short of its weight) are named both as anchoring and as holding back the score: each is heavily weighted, so it earns among the most points yet still falls among the furthest short of its full weight.</p>';
+    expect(text).toContain(bothWays);
+    expect(await (await server.get(`/providers/${WORKED_ID}`)).text()).toContain(bothWays);
     expect(text).toContain('Current.');
     expect(text).not.toContain('Superseded.');
     expect(text).not.toMatch(/<script|\sstyle=|\son\w+=/i);
@@ -184,6 +197,14 @@ describe.each(engines)('site pages (%s)', (engine) => {
     const headings = blocks.filter((b) => b.kind === 'heading');
     expect(headings.map((h) => h.text)).toContain('12. Texts');
     for (const h of headings) expect(text).toContain(`id="${anchorOf(h.text)}">${inlineCode(h.text).text}</h`);
+    // A table of contents before the first section: a link to every section and subsection, each to its anchor.
+    const nav = /<nav class="toc" aria-labelledby="contents">[\s\S]*?<\/nav>/.exec(text)?.[0] ?? '';
+    expect(text.indexOf(nav)).toBeLessThan(text.indexOf('<h2 id="1-arithmetic-and-determinism">'));
+    expect(nav).toContain('<h2 id="contents">Contents</h2>');
+    const linked = [...nav.matchAll(/<a href="#([^"]+)">/g)].map((m) => m[1]);
+    expect(linked).toEqual(headings.filter((h) => h.level > 1).map((h) => anchorOf(h.text)));
+    for (const anchor of linked) expect(text).toContain(`id="${anchor}"`);
+    expect(new Set(linked).size).toBe(linked.length);
     for (const b of blocks) {
       if (b.kind === 'code') expect(text).toContain(`<pre><code>${escapeHtml(b.text)}</code></pre>`);
       if (b.kind === 'paragraph') expect(text).toContain(`<p>${inlineCode(b.text).text}</p>`);

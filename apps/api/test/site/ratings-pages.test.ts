@@ -112,6 +112,11 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       expect(text).toContain(link);
     }
     expect(text).toContain('2 of 2 providers.');
+    // The page says the order it lists in, the public list's: by name (not by risk, which it once claimed).
+    expect(text).toContain('Current Risk Indicators of the covered digital-credit providers, by provider name.');
+    expect(text).not.toMatch(/providers, from lowest risk/);
+    const names = list.map((h) => h.name);
+    expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
   it('filters by planner type and band, with links that keep the other filter', async () => {
@@ -194,15 +199,16 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     // The score-history chart, drawn twice (narrow and wide, one shown at a time): each drawing titled and described.
     const drawings = [...text.matchAll(/<svg class="chart chart-(narrow|wide)"[\s\S]*?<\/svg>/g)];
     expect(drawings.map((d) => d[1])).toEqual(['narrow', 'wide']);
+    // The three actions were taken on one day: said as that day, not "from D to D".
+    const days = [...new Set(actions.map((a) => a.effective_at.slice(0, 10)))];
+    expect(days).toHaveLength(1);
     for (const [svg, layout] of drawings) {
       expect(svg).toContain(`role="img" aria-labelledby="history-${layout}-title history-${layout}-desc"`);
       expect(svg).toContain(
         `<title id="history-${layout}-title">Score history of ${escapeHtml(worked?.name ?? '')}</title>`,
       );
       expect(svg).toMatch(
-        new RegExp(
-          `<desc id="history-${layout}-desc">[^<]*3 rating actions from \\d{4}-\\d{2}-\\d{2} to \\d{4}-\\d{2}-\\d{2}`,
-        ),
+        new RegExp(`<desc id="history-${layout}-desc">[^<]*3 rating actions on ${days[0]}; the score ranged from `),
       );
     }
     const svg = drawings[1]?.[0] ?? '';
@@ -223,15 +229,26 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     expect(marks.map((m) => m[3])).toEqual(
       oldestFirst.map((a) => `${a.effective_at.slice(0, 10)} ${a.type}: ${a.new_score?.toFixed(2)} ${a.new_band}`),
     );
-    // Oldest at the left edge, each at its score's height; the chart runs on to today, the last score held (dashed).
+    // Each at its instant on a chart of at least a week to today, so the three actions of one day, minutes apart, are
+    // drawn at that day (not spread over the width as if days apart), side by side 10 units apart so each is legible,
+    // none moved by more than that; each at its score's height; the last score held (dashed) to today.
     const xs = marks.map((m) => Number(m[1]));
-    expect(xs[0]).toBe(30);
-    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    const end = clock.now().getTime();
+    const from = Math.min(Date.parse(oldestFirst[0]?.effective_at ?? ''), end - 7 * 86_400_000);
+    const at = (iso: string) => 30 + (620 * (Date.parse(iso) - from)) / (end - from);
+    oldestFirst.forEach((a, i) => {
+      expect(Math.abs((xs[i] ?? 0) - at(a.effective_at))).toBeLessThanOrEqual(20);
+    });
+    expect(xs[0]).toBeGreaterThan(30 + 620 * (6 / 7));
+    xs.slice(1).forEach((x, i) => {
+      expect(x - (xs[i] ?? 0)).toBeCloseTo(10, 1);
+    });
     expect(xs[2]).toBeLessThanOrEqual(650);
     marks.forEach((m, i) => {
       expect(Number(m[2])).toBeCloseTo(12 + (100 - (oldestFirst[i]?.new_score ?? 0)) * 2.6, 1);
     });
-    expect(svg).toMatch(/<path class="chart-line" d="M30,[\d.]+/);
+    expect(svg).toMatch(new RegExp(`<path class="chart-line" d="M${xs[0]},[\\d.]+`));
+    expect(text).toContain('Actions taken on the same day are drawn side by side at that date.</figcaption>');
     if (xs[2] !== 650) expect(svg).toMatch(new RegExp(`<path class="chart-held" d="M${xs[2]},[\\d.]+H650"/>`));
     expect(text).toContain("<details><summary>The chart's data as a table</summary>");
     for (const a of oldestFirst) {
@@ -283,6 +300,22 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
     const line = /<path class="chart-line" d="([^"]+)"/.exec(wide)?.[1] ?? '';
     const xs = [...line.matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
     expect(Math.max(...xs)).toBeCloseTo(cross, 1);
+    // The caption says what the cross is.
+    expect(text).toContain(
+      'A red cross on the 0 line marks a withdrawal: no score was in force from then until a reinstatement.',
+    );
+  });
+
+  it('says the score held when every action left the same score, not that it "ranged from" it to itself', async () => {
+    const text = await pageOf(server(), `/providers/${LOW_BAND_ID}`);
+    const actions = await actionsOf(LOW_BAND_ID);
+    expect(actions.map((a) => a.type)).toEqual(['WATCH_PLACED', 'NEW']);
+    const score = actions[0]?.new_score?.toFixed(2);
+    expect(actions[1]?.new_score?.toFixed(2)).toBe(score);
+    expect(text).toContain(
+      `2 rating actions on ${actions[0]?.effective_at.slice(0, 10)}; the score held at ${score}, and on `,
+    );
+    expect(text).not.toContain('ranged from');
   });
 
   it('answers an unknown provider with the HTML 404 page', async () => {
@@ -343,7 +376,10 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       const day = await pageOf(server(), '/?as_of=2026-07-31');
       expect(day).toContain('<strong>As of <time datetime="2026-07-31T23:59:59.999Z">');
       expect(day).toContain('href="/?band=LOW&amp;as_of=2026-07-31"');
-      expect(day).toContain('No Risk Indicator matches this filter.');
+      // Nothing was in force then, and no filter is applied: said so, not "matches this filter", and no "0 of 0".
+      expect(day).toContain('<p class="note">No Risk Indicator was in force then.</p>');
+      expect(day).not.toContain('matches this filter');
+      expect(day).not.toContain('0 of 0 providers');
       // The form sends an empty date for now: the current page.
       expect(rowIds(await pageOf(server(), '/?band=LOW&as_of='))).toEqual(rowIds(text));
     });
@@ -362,7 +398,8 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       expect(text).toContain(`<a href="/providers/${CAPS_ID}">See it now</a>`);
       // The chart ends at the instant, and the score held to it.
       expect(text).toContain(`dashed, the score in force since the last action, to ${at.slice(0, 10)}`);
-      expect(text).toMatch(/<path class="chart-held" d="M[\d.]+,[\d.]+H650"\/>/);
+      // Its actions were minutes before the instant: the last mark is at the right edge, or the score held to it.
+      expect(text).toMatch(/<path class="chart-held" d="M[\d.]+,[\d.]+H650"\/>|<circle class="chart-mark" cx="650"/);
       // The worked example as of its first publication: one action, its first indicator's verification link.
       const first = await pageOf(server(), `/providers/${WORKED_ID}?as_of=${encodeURIComponent(between(1))}`);
       const worked = (await actionsOf(WORKED_ID)).at(-1);
@@ -395,6 +432,22 @@ describe.each(engines)('ratings and provider pages (%s)', (engine) => {
       const twice = await pageOf(server(), '/?as_of=2026-05-01&as_of=2026-06-01', 400);
       expect(twice).toContain('as_of is one date or timestamp; got more than one value.');
     });
+  });
+});
+
+describe.each(engines)('the ratings page with nothing published (%s)', (engine) => {
+  const server = useServer(engine);
+
+  it('says nothing is published yet, not that no indicator "matches this filter", and counts no "0 of 0"', async () => {
+    const text = await pageOf(server(), '/');
+    expect(text).toContain('<p class="note">No Risk Indicator is published yet.</p>');
+    expect(text).not.toContain('matches this filter');
+    expect(text).not.toContain('0 of 0 providers');
+    expect(text).not.toContain('Newest evaluation');
+    // A filter cannot match anything either: the reason is the same.
+    const filtered = await pageOf(server(), '/?band=LOW');
+    expect(filtered).toContain('<p class="note">No Risk Indicator is published yet.</p>');
+    expect(filtered).not.toContain('matches this filter');
   });
 });
 

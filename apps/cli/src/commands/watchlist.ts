@@ -1,5 +1,5 @@
 import type { ServiceContext } from '@svc/api';
-import type { Outlook, Watch } from '@svc/contracts';
+import { DecisionObjectSchema, type Outlook, type RiskIndicatorResponse, type Watch } from '@svc/contracts';
 import { getFramework } from '@svc/methodology';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type Api, type Environment, operations, withOperator } from '../operations.js';
@@ -10,8 +10,11 @@ import { printJson, printLines, renderTable, withOutputOptions } from '../output
  * report, so it exits 0 whether or not the list is empty; it writes nothing.
  */
 
-/** Why a rating is on the watchlist: a closed set. */
-export type WatchlistCode = 'WATCH_OVERDUE' | 'BAND_CHANGE' | 'NOT_PUBLISHABLE' | 'NEAR_BAND_EDGE';
+/**
+ * Why a rating is on the watchlist: a closed set. HELD_AT_CAP is a score just below the band above held there by a
+ * binding hard cap: not near the edge as NEAR_BAND_EDGE means it, since no small improvement lifts it.
+ */
+export type WatchlistCode = 'WATCH_OVERDUE' | 'BAND_CHANGE' | 'NOT_PUBLISHABLE' | 'NEAR_BAND_EDGE' | 'HELD_AT_CAP';
 
 export interface WatchlistReason {
   code: WatchlistCode;
@@ -30,6 +33,9 @@ export interface WatchlistEntry {
   reasons: WatchlistReason[];
 }
 
+/** A hard cap that fired, as the decision object of the indicator in force gives it. */
+type HardCapFired = RiskIndicatorResponse['svc_decision_object']['hard_caps_fired'][number];
+
 /** How close (in points) a final score must be to an edge of its band to be listed. */
 const EDGE_POINTS = 1;
 const MAX_DAYS = 730;
@@ -45,7 +51,7 @@ export function registerWatchlist(program: Command, env: Environment): void {
     program
       .command('watchlist')
       .description(
-        'ratings in force that need a look: a watch past its review date, a band change or loss of publishability within --days as the evidence ages (no new evidence), or a final score within 1.00 point of an edge of its band; soonest date first',
+        'ratings in force that need a look: a watch past its review date, a band change or loss of publishability within --days as the evidence ages (no new evidence), or a final score within 1.00 point of an edge of its band (one held below the band above by a binding hard cap is listed as held at the cap, not near the edge); soonest date first',
       )
       .option('--days <n>', `how many days ahead to look, 1 to ${MAX_DAYS}`, daysOption, DEFAULT_DAYS),
   ).action(async (options: WatchlistOptions) => {
@@ -74,6 +80,11 @@ export function registerWatchlist(program: Command, env: Environment): void {
           e.reasons.map((r) => `${r.date ?? 'now'} ${r.code}: ${r.detail}`),
         ]),
       ),
+      ...(entries.some((e) => e.reasons.some((r) => r.code === 'HELD_AT_CAP'))
+        ? [
+            'HELD_AT_CAP: just below the band above, but held there by a binding hard cap, so not counted as near the band edge',
+          ]
+        : []),
     );
   });
 }
@@ -89,7 +100,8 @@ function daysOption(value: string): number {
 
 /**
  * Every provider with an indicator in force that has a reason to be listed, the soonest dated reason first (an
- * overdue watch's date is its review date, in the past), then those with only undated reasons, by name.
+ * overdue watch's date is its review date, in the past), then those with only undated reasons, by name, those only
+ * held at a cap last.
  */
 export async function watchlist(api: Api, ctx: ServiceContext, days: number): Promise<WatchlistEntry[]> {
   const today = ctx.clock.now().toISOString().slice(0, 10);
@@ -121,7 +133,11 @@ export async function watchlist(api: Api, ctx: ServiceContext, days: number): Pr
         detail: 'confidence falls below the publication threshold as the evidence ages',
       });
     }
-    reasons.push(...edgeReasons(schedule.framework_version, h.risk_band, h.final_score));
+    const indicator = JSON.parse(
+      await api.currentIndicator(ctx, { providerId: h.id, fields: ['svc_decision_object'] }),
+    ) as { svc_decision_object: unknown };
+    const binding = DecisionObjectSchema.parse(indicator.svc_decision_object).hard_caps_fired.filter((c) => c.binding);
+    reasons.push(...edgeReasons(schedule.framework_version, h.risk_band, h.final_score, binding));
     if (reasons.length === 0) continue;
     reasons.sort((a, b) => byDate(a.date, b.date));
     entries.push({
@@ -137,6 +153,7 @@ export async function watchlist(api: Api, ctx: ServiceContext, days: number): Pr
   return entries.sort(
     (a, b) =>
       byDate(a.reasons[0]?.date, b.reasons[0]?.date) ||
+      heldOnly(a) - heldOnly(b) ||
       compare(a.name, b.name) ||
       compare(a.provider_id, b.provider_id),
   );
@@ -144,9 +161,16 @@ export async function watchlist(api: Api, ctx: ServiceContext, days: number): Pr
 
 /**
  * A score within 1.00 point of an edge of its band that another band lies beyond (the framework's band minimums,
- * highest first): above its own band's minimum, or below the minimum of the band above. In hundredths, exactly.
+ * highest first): above its own band's minimum, or below the minimum of the band above. In hundredths, exactly. A
+ * score held by binding caps (`binding`) cannot rise by a small improvement, so below the band above it is listed as
+ * held at the cap instead; it can still fall, so its lower edge counts as any score's.
  */
-function edgeReasons(frameworkVersion: string, band: string, score: number): WatchlistReason[] {
+function edgeReasons(
+  frameworkVersion: string,
+  band: string,
+  score: number,
+  binding: readonly HardCapFired[],
+): WatchlistReason[] {
   const bands = getFramework(frameworkVersion).definition.bands;
   const at = bands.findIndex((b) => b.band === band);
   const own = bands[at];
@@ -165,18 +189,33 @@ function edgeReasons(frameworkVersion: string, band: string, score: number): Wat
   if (above) {
     const ceiling = Math.round(Number(above.min) * 100);
     if (ceiling - cents <= EDGE_POINTS * 100) {
-      reasons.push({
-        code: 'NEAR_BAND_EDGE',
-        detail: `${score.toFixed(2)} is ${points(ceiling - cents)} below ${above.min}, where ${above.band} starts`,
-      });
+      const gap = `${points(ceiling - cents)} below ${above.min}, where ${above.band} starts`;
+      reasons.push(
+        binding.length === 0
+          ? { code: 'NEAR_BAND_EDGE', detail: `${score.toFixed(2)} is ${gap}` }
+          : { code: 'HELD_AT_CAP', detail: `${heldBy(binding)} at ${score.toFixed(2)}, ${gap}: ${noLift(binding)}` },
+      );
     }
   }
   return reasons;
 }
 
+/** "held by hard cap HC-05 (Unregulated high yield)", "held by hard caps HC-04 (…) and HC-06 (…)". */
+function heldBy(caps: readonly HardCapFired[]): string {
+  const named = caps.map((c) => `${c.cap_id} (${c.label})`);
+  const list = named.length === 1 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  return `held by hard cap${caps.length === 1 ? '' : 's'} ${list}`;
+}
+
+const noLift = (caps: readonly HardCapFired[]) =>
+  `no small improvement lifts it while ${caps.length === 1 ? 'the cap binds' : 'the caps bind'}`;
+
 function points(cents: number): string {
   return `${(cents / 100).toFixed(2)} ${cents === 100 ? 'point' : 'points'}`;
 }
+
+/** 1 for an entry listed only as held at a cap (the least to do: after the others of its date), else 0. */
+const heldOnly = (e: WatchlistEntry) => (e.reasons.every((r) => r.code === 'HELD_AT_CAP') ? 1 : 0);
 
 /** Dated before undated, then by date (YYYY-MM-DD sorts as text). */
 function byDate(a: string | undefined, b: string | undefined): number {
