@@ -4,6 +4,7 @@ and an issuance closed off the upcoming list."""
 from __future__ import annotations
 
 import asyncio
+import json
 import unittest
 
 import live_service  # first: puts the package's src folder on sys.path
@@ -17,8 +18,9 @@ WORKED_ID = "7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11"
 
 def setUpModule() -> None:
     SERVICE.start()
-    SERVICE.cli("inputs", "import", str(WORKED_EXAMPLE), "--by", "alice")
-    SERVICE.cli("inputs", "approve", WORKED_ID, "--by", "bob")
+    imported = json.loads(SERVICE.cli("inputs", "import", str(WORKED_EXAMPLE), "--by", "alice", "--json"))
+    # An approval names the content it approves: the inputs SHA-256 the import printed.
+    SERVICE.cli("inputs", "approve", WORKED_ID, "--sha256", imported[0]["inputs_sha256"], "--by", "bob")
     SERVICE.cli("publish", WORKED_ID)
     SERVICE.cli("provider", "withdraw", WORKED_ID, "--reason", "ceased lending")
     # Published again from the same inputs: the same content-addressed indicator id as before the withdrawal.
