@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import { endOutputQuietlyWhenClosed } from './output.js';
+import { EXIT_CODES } from './errors.js';
+import { processStreams } from './io.js';
 import { run } from './program.js';
 
-endOutputQuietlyWhenClosed();
-
-// The one place the CLI reads the environment: the API's loadConfig validates it.
+// The one place the CLI reads the process: its environment (which only loadConfig validates) and its streams.
 // biome-ignore lint/style/noProcessEnv: handed over once, read only by loadConfig
-process.exitCode = await run(process.argv, process.env);
+const env = process.env;
+process.exitCode = await run(process.argv, { env, ...processStreams(EXIT_CODES.cannot_write) });

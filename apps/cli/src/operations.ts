@@ -1,6 +1,7 @@
 import type { Config, OperatorRole, SecretBox, ServiceContext, Signer, Store } from '@svc/api';
 import type { ServiceErrorCode } from '@svc/contracts';
 import { asCliError, CliError, type ErrorCode as CliErrorCode } from './errors.js';
+import { saidOnce, writeErr } from './io.js';
 
 /** The process environment, handed over once by bin.ts; only the API's loadConfig reads it. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -113,13 +114,10 @@ export function withOperator<T>(
   });
 }
 
-let warnedOpenMode = false;
-
-/** Says once per process that the store is in open mode (stderr, so --json output stays one document). */
+/** Says once per run that the store is in open mode (stderr, so --json output stays one document). */
 export function warnOpenMode(ops: Operations): void {
-  if (warnedOpenMode) return;
-  warnedOpenMode = true;
-  process.stderr.write(`warning: ${ops.api.OPEN_MODE_WARNING}\n`);
+  if (saidOnce()) return;
+  writeErr(`warning: ${ops.api.OPEN_MODE_WARNING}\n`);
 }
 
 /** The box that seals workspace secrets: SVC_MASTER_KEY, or the key file in SVC_DATA_DIR (created on first use). */

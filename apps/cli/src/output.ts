@@ -2,6 +2,7 @@ import { showControls } from '@svc/methodology';
 import Table from 'cli-table3';
 import { type Command, CommanderError } from 'commander';
 import { asCliError, type CliError, EXIT_CODES, type ProblemLine } from './errors.js';
+import { writeErr, writeOut } from './io.js';
 
 /** How a run reports: JSON for scripts or text for people, stacks only when debugging. */
 export interface Mode {
@@ -20,41 +21,6 @@ export function withOutputOptions(command: Command): Command {
 export function modeOf(args: readonly string[]): Mode {
   const before = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
   return { json: before.includes('--json'), debug: before.includes('--debug') };
-}
-
-/** Whether the reader of standard output has gone (`svc … | head -1`): what is left to print is dropped. */
-let outputClosed = false;
-
-/**
- * Ends the output quietly when its reader closes it, as Unix tools do: EPIPE on standard output or
- * standard error is not a failure of the command, which finishes its work and keeps its own exit code;
- * nothing more is written to the closed stream. Any other write failure (a full disk behind `>`) is
- * reported on standard error and ends the run with the exit code of a file it cannot write (2).
- * bin.ts installs it once, before the command runs.
- */
-export function endOutputQuietlyWhenClosed(): void {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (closedByReader(error)) outputClosed = true;
-    else cannotWriteOutput(error);
-  });
-  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
-    if (!closedByReader(error)) process.exit(EXIT_CODES.cannot_write);
-  });
-}
-
-function closedByReader(error: NodeJS.ErrnoException): boolean {
-  return error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED';
-}
-
-function cannotWriteOutput(error: NodeJS.ErrnoException): never {
-  outputClosed = true;
-  process.stderr.write(`error: cannot write to standard output: ${error.message}\n`);
-  process.exit(EXIT_CODES.cannot_write);
-}
-
-/** Every line of output goes through here. */
-function writeOut(text: string): void {
-  if (!outputClosed) process.stdout.write(text);
 }
 
 /**
@@ -118,8 +84,8 @@ export function reportError(error: unknown, mode: Mode): number {
 }
 
 function writeErrorLines(failure: CliError): void {
-  process.stderr.write(`error: ${showControls(failure.headline)}\n`);
-  for (const p of failure.problems) process.stderr.write(`  ${showControls(problemText(p))}\n`);
+  writeErr(`error: ${showControls(failure.headline)}\n`);
+  for (const p of failure.problems) writeErr(`  ${showControls(problemText(p))}\n`);
 }
 
 /** "file: path: message", leaving out what a problem does not have. */
@@ -136,5 +102,5 @@ function reportCommanderError(error: CommanderError, mode: Mode): number {
 
 function writeStack(failure: CliError): void {
   const origin = failure.cause instanceof Error ? failure.cause : failure;
-  if (origin.stack) process.stderr.write(`${origin.stack}\n`);
+  if (origin.stack) writeErr(`${origin.stack}\n`);
 }

@@ -20,6 +20,7 @@ import { registerWatchlist } from './commands/watchlist.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import { registerWorkspace } from './commands/workspace.js';
 import { EXIT_RULE } from './errors.js';
+import { type Io, setExitCode, withIo, writeErr, writeOut } from './io.js';
 import type { Environment } from './operations.js';
 import { modeOf, reportError } from './output.js';
 
@@ -31,6 +32,8 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
  */
 export function buildProgram(env: Environment = {}): Command {
   const program = new Command('svc')
+    // Commander's own messages (usage errors, help, the version) go to the run's streams too.
+    .configureOutput({ writeOut, writeErr })
     .description(
       'Risk Indicator Scoring Service: score approved inputs, verify computation packages, read frameworks, submit, approve and publish inputs, run the API, dispatch its webhooks and administer it',
     )
@@ -66,13 +69,27 @@ function withExitRule(command: Command): void {
   for (const sub of command.commands) withExitRule(sub);
 }
 
-/** Runs one command line and returns the exit code (EXIT_CODES: 0 done, 1 refused or not reproduced, 2 bad usage or unusable input). */
-export async function run(argv: readonly string[], env: Environment = {}): Promise<number> {
-  try {
-    process.exitCode = 0;
-    await buildProgram(env).parseAsync([...argv]);
-    return Number(process.exitCode ?? 0);
-  } catch (error) {
-    return reportError(error, modeOf(argv.slice(2)));
-  }
+/** What a run reads and writes: the environment (the configuration) and the three streams. */
+export interface RunOptions extends Partial<Io> {
+  env?: Environment;
+}
+
+/**
+ * Runs one command line (`argv` as process.argv has it: the node binary and the script first) with these streams
+ * and environment, and returns the exit code (EXIT_CODES: 0 done, 1 refused or not reproduced, 2 bad usage or
+ * unusable input). Nothing of the process is read or written: `svc` passes the process's own; the suites their own.
+ */
+export async function run(argv: readonly string[], options: RunOptions = {}): Promise<number> {
+  const io: Io = {
+    stdout: options.stdout ?? process.stdout,
+    stderr: options.stderr ?? process.stderr,
+    stdin: options.stdin ?? process.stdin,
+  };
+  return withIo(io, async () => {
+    try {
+      await buildProgram(options.env ?? {}).parseAsync([...argv]);
+    } catch (error) {
+      setExitCode(reportError(error, modeOf(argv.slice(2))));
+    }
+  });
 }

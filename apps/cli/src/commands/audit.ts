@@ -1,6 +1,7 @@
 import type { AuditEntry } from '@svc/api';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
+import { setExitCode, writeErr } from '../io.js';
 import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
@@ -92,12 +93,12 @@ export function registerAudit(program: Command, env: Environment): void {
           `audit trail intact: ${result.entries} entries, head seq ${result.head.seq} hash ${result.head.hash}`,
         );
       } else {
-        process.stderr.write(`audit trail broken at seq ${result.broken_seq}: ${result.reason}\n`);
+        writeErr(`audit trail broken at seq ${result.broken_seq}: ${result.reason}\n`);
       }
       if (statements?.broken) {
         const b = statements.broken;
         const about = [b.provider_id && `provider ${b.provider_id}`, b.risk_indicator_id].filter(Boolean).join(', ');
-        process.stderr.write(
+        writeErr(
           b.statement_sha256 === null
             ? `statements incomplete${about ? ` (${about})` : ''}: ${b.reason}\n`
             : `statement ${b.statement_sha256} (${about}) does not hold: ${b.reason}\n`,
@@ -108,7 +109,7 @@ export function registerAudit(program: Command, env: Environment): void {
         );
       }
     }
-    process.exitCode = result.intact && statementsHold ? 0 : 1;
+    setExitCode(result.intact && statementsHold ? 0 : 1);
   });
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { SeedReport } from '../demo/seed.js';
+import { writeErr } from '../io.js';
 import {
   describeStore,
   type Environment,
@@ -64,7 +65,7 @@ async function migrateStore(env: Environment, options: DbOptions): Promise<void>
   if (applied.length === 0) printLines(`${where}: up to date, no migrations to apply`);
   else printLines(`${where}: applied ${applied.length} ${plural(applied.length, 'migration')}`, ...applied);
   if ('error' in past) {
-    process.stderr.write(`warning: the statements of earlier publications are not signed yet: ${past.error}\n`);
+    writeErr(`warning: the statements of earlier publications are not signed yet: ${past.error}\n`);
   } else if (past.signed > 0) {
     printLines(
       `signed the statements of ${past.signed} earlier publications, withdrawals and rating actions with key ${past.kid}`,

@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { atTerminal, confirmed } from '../confirm.js';
 import { asCliError, CliError, type ProblemLine } from '../errors.js';
 import { listJsonFiles, pathKind, readJsonFile } from '../files.js';
+import { setExitCode } from '../io.js';
 import { type Environment, type Operations, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 import { providerIdArgument, providerIdsArgument } from '../provider-id.js';
@@ -93,7 +94,7 @@ export function registerInputs(program: Command, env: Environment): void {
         '--sha256 goes with named providers; --all-pending approves exactly the review it shows',
       );
     }
-    if (options.allPending) process.exitCode = await approveAllPending(env, options);
+    if (options.allPending) setExitCode(await approveAllPending(env, options));
     else await approveInputs(env, providerIds, options);
   });
   withOutputOptions(

@@ -8,6 +8,7 @@ import { listJsonFiles } from '../files.js';
 import { compareOnInputs, type InputsComparison, type ProviderMove } from '../framework-compare-inputs.js';
 import { compareFrameworks, type DefinitionChange, type FrameworkComparison } from '../framework-diff.js';
 import { FRAMEWORK_FILE_OPTION, FRAMEWORK_OPTION, loadFrameworkFiles, selectFramework } from '../framework-option.js';
+import { setExitCode } from '../io.js';
 import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 import { reportLines } from './publish.js';
@@ -86,7 +87,7 @@ export function registerMethodology(program: Command, env: Environment = {}): vo
         'the chief risk officer signing the framework off, in open mode (otherwise the holder of SVC_OPERATOR_TOKEN, with the chief_risk_officer role)',
       ),
   ).action(async (version: string, options: PublishFrameworkOptions) => {
-    process.exitCode = await publishFrameworkVersion(env, selectFramework(version), options);
+    setExitCode(await publishFrameworkVersion(env, selectFramework(version), options));
   });
 }
 

@@ -3,6 +3,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { calendarDate } from '../calendar-date.js';
 import { CliError } from '../errors.js';
+import { io, setExitCode } from '../io.js';
 import { type Environment, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 import { providerIdsArgument } from '../provider-id.js';
@@ -26,7 +27,7 @@ export function registerPublish(program: Command, env: Environment): void {
       .option('--date <YYYY-MM-DD>', "evaluate on this date instead of each document's evaluation_date", calendarDate)
       .option('--dry-run', 'score and report what would happen; write nothing'),
   ).action(async (providerIds: string[], options: PublishOptions) => {
-    process.exitCode = await publish(env, providerIds, options);
+    setExitCode(await publish(env, providerIds, options));
   });
 }
 
@@ -75,11 +76,11 @@ function progressBar(): { tick(done: number, total: number, providerId: string):
   let bar: SingleBar | undefined;
   return {
     tick(done, total, providerId) {
-      if (!process.stderr.isTTY || total < 2) return;
+      if (!io().stderr.isTTY || total < 2) return;
       if (!bar) {
         bar = new SingleBar(
           {
-            stream: process.stderr,
+            stream: io().stderr as NodeJS.WritableStream,
             format: 'publishing [{bar}] {value}/{total} {provider}',
             clearOnComplete: true,
             hideCursor: true,

@@ -13,6 +13,7 @@ import { calendarDate } from '../calendar-date.js';
 import { asCliError, CliError } from '../errors.js';
 import { ensureDirectory, listJsonFiles, pathKind, readJsonFile, writeText } from '../files.js';
 import { FRAMEWORK_OPTION, selectFramework } from '../framework-option.js';
+import { io, setExitCode, writeErr } from '../io.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface ScoreOptions {
@@ -34,7 +35,7 @@ export function registerScore(program: Command): void {
       .option('--date <YYYY-MM-DD>', "evaluate on this date instead of the document's evaluation_date", calendarDate)
       .option(...FRAMEWORK_OPTION),
   ).action(async (path: string, options: ScoreOptions) => {
-    process.exitCode = await score(path, options);
+    setExitCode(await score(path, options));
   });
 }
 
@@ -72,10 +73,10 @@ export async function scoreFile(file: string, framework: Framework, date?: strin
 function warnIfFutureDated(file: string, document: unknown): void {
   const future = futureDatedProblems(document, new Date());
   if (future.length === 0) return;
-  process.stderr.write(
+  writeErr(
     `warning: ${file}: dated after the present; scored for exploration only (svc inputs import and svc publish refuse it)\n`,
   );
-  for (const p of future) process.stderr.write(`  ${p.path}: ${p.message}\n`);
+  for (const p of future) writeErr(`  ${p.path}: ${p.message}\n`);
 }
 
 /** Scores files one after another, in the given order; reports each to `onScored` (the progress bar). */
@@ -138,10 +139,10 @@ export function packageFileName(file: string): string {
 
 /** A progress bar on stderr, only for people watching a terminal. */
 async function withProgress<T>(total: number, work: (tick: (file: string) => void) => Promise<T>): Promise<T> {
-  if (!process.stderr.isTTY) return work(() => {});
+  if (!io().stderr.isTTY) return work(() => {});
   const bar = new SingleBar(
     {
-      stream: process.stderr,
+      stream: io().stderr as NodeJS.WritableStream,
       format: 'scoring [{bar}] {value}/{total} {file}',
       clearOnComplete: true,
       hideCursor: true,

@@ -1,6 +1,7 @@
 import type { Config, RunningServer } from '@svc/api';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../errors.js';
+import { setExitCode, writeErr } from '../io.js';
 import { type Api, type Environment, explain, operations, warnOpenMode } from '../operations.js';
 import { printJsonLine, printLines, withOutputOptions } from '../output.js';
 
@@ -18,7 +19,7 @@ export function registerServe(program: Command, env: Environment): void {
       .option('--port <n>', 'port to listen on, 0 for any free port (default: PORT, or 8080)', portNumber)
       .option('--host <address>', 'address to listen on (default: HOST, or 127.0.0.1)', hostAddress),
   ).action(async (options: ServeOptions) => {
-    process.exitCode = await serve(env, options);
+    setExitCode(await serve(env, options));
   });
 }
 
@@ -52,9 +53,9 @@ async function serve(env: Environment, options: ServeOptions): Promise<number> {
   if (!options.json) printLines(`ratings page: open ${running.url}/ in a browser`);
   const signal = await stop.received;
   // A second signal while closing is not caught: it ends the process at once.
-  process.stderr.write(`${signal}: finishing the requests in flight, then stopping\n`);
+  writeErr(`${signal}: finishing the requests in flight, then stopping\n`);
   await running.close();
-  process.stderr.write('stopped\n');
+  writeErr('stopped\n');
   return 0;
 }
 

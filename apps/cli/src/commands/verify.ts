@@ -2,6 +2,7 @@ import { canonicalJson, type Verification, verifyPackage } from '@svc/methodolog
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { parseJson, readText } from '../files.js';
+import { setExitCode } from '../io.js';
 import { printJson, printLines, withOutputOptions } from '../output.js';
 import { checkStatement } from '../statement.js';
 
@@ -26,7 +27,7 @@ export function registerVerify(program: Command): void {
         'the signing keys, a JWKS (/.well-known/svc-signing-keys.json); needed with --statement',
       ),
   ).action(async (file: string, options: VerifyOptions) => {
-    process.exitCode = await verify(file, options);
+    setExitCode(await verify(file, options));
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { io, writeErr } from '../io.js';
 import {
   describeStore,
   type Environment,
@@ -60,7 +61,11 @@ async function dispatchOnce(ops: Operations, options: DispatchOptions): Promise<
   const { api, config } = ops;
   const attempts = await withMigratedStore(ops, async (store) => {
     // Logs go to stderr: stdout is the result.
-    const dispatcher = api.createDispatcher(config, store, api.createLogger(config, process.stderr));
+    const dispatcher = api.createDispatcher(
+      config,
+      store,
+      api.createLogger(config, io().stderr as NodeJS.WritableStream),
+    );
     try {
       return await dispatcher.drain();
     } finally {
@@ -77,20 +82,24 @@ async function dispatchUntilStopped(ops: Operations, options: DispatchOptions): 
   const stop = stopSignals();
   try {
     await withMigratedStore(ops, async (store) => {
-      const dispatcher = api.createDispatcher(config, store, api.createLogger(config, process.stderr));
+      const dispatcher = api.createDispatcher(
+        config,
+        store,
+        api.createLogger(config, io().stderr as NodeJS.WritableStream),
+      );
       dispatcher.start();
       const every = config.webhooks.pollMs;
       if (options.json) printJsonLine({ dispatching: true, store: config.store.kind, poll_ms: every });
       else printLines(`dispatching webhooks from the ${describeStore(config)} (looking every ${every} ms)`);
       const signal = await stop.received;
       // A second signal while stopping is not caught: it ends the process at once.
-      process.stderr.write(`${signal}: finishing the attempts in flight, then stopping\n`);
+      writeErr(`${signal}: finishing the attempts in flight, then stopping\n`);
       await dispatcher.stop();
     });
   } finally {
     stop.dispose();
   }
-  process.stderr.write('stopped\n');
+  writeErr('stopped\n');
 }
 
 async function listEndpoints(env: Environment, options: ListOptions): Promise<void> {
