@@ -228,6 +228,34 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect((await server.get('/openapi.json')).status).toBe(200);
   });
 
+  it('every link on /docs resolves on the service, and what it renders names no file of the repository', async () => {
+    const page = await (await server.get('/docs')).text();
+    const openapi = await (await server.get('/openapi.json')).text();
+    // The page's own links, and those of the document it renders: Markdown links, URLs, externalDocs.
+    const texts: string[] = [];
+    JSON.parse(openapi, (name, value) => {
+      if (typeof value === 'string' && ['description', 'summary', 'url'].includes(name)) texts.push(value);
+      return value;
+    });
+    const links = [
+      ...[...page.matchAll(/(?:src|href)="([^"#][^"]*)"/g)].map((m) => m[1] ?? ''),
+      ...texts.flatMap((t) => [...t.matchAll(/\]\(([^)\s]+)\)|\bhttps?:\/\/[^\s)"'<>`]+/g)].map((m) => m[1] ?? m[0])),
+    ];
+    const sameOrigin = [
+      ...new Set(
+        links.filter((l) => l.startsWith('/') || l.startsWith(server.url)).map((l) => l.replace(server.url, '')),
+      ),
+    ].map((l) => l || '/');
+    expect(sameOrigin).toEqual(
+      expect.arrayContaining(['/', '/docs/errors', '/llms.txt', '/methodology', '/openapi.json']),
+    );
+    const answers: Record<string, number> = {};
+    for (const link of sameOrigin) answers[link] = (await server.get(link)).status;
+    expect(Object.entries(answers).filter(([, status]) => status < 200 || status > 299)).toEqual([]);
+    // A reader of the service cannot open a path of the repository (docs/…, a Markdown file).
+    expect(texts.filter((t) => /\b[\w./-]+\.md\b|\bdocs\/(?!errors\b)/.test(t))).toEqual([]);
+  });
+
   it('serves only the Swagger UI files the page needs', async () => {
     for (const path of [
       '/assets/swagger-ui/index.html',
