@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ERROR_CODES, endpoints } from '@svc/contracts';
 import { anchorOf, currentFramework, readJson, specificationOf } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +72,15 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect(text).toContain('/assets/site.css');
     expect(text).toContain(`/api/v1/computation/${firstId}`);
     expect(text).toContain('svc verify package.json');
-    expect(text).toContain('/api/v1/methodology?version=1.0');
+    // Every check the page asks for is made with public endpoints, but the package itself (Enterprise).
+    expect(text).toContain(`curl -sS -o framework.json ${server.url}/api/public/frameworks/1.0`);
+    expect([...text.matchAll(/\/api\/v1\/[\w/-]+/g)].map((m) => m[0])).toEqual([`/api/v1/computation/${firstId}`]);
+    const framework = await server.get('/api/public/frameworks/1.0');
+    expect(framework.status).toBe(200);
+    const frameworkSha256 = createHash('sha256')
+      .update(Buffer.from(await framework.arrayBuffer()))
+      .digest('hex');
+    expect(text).toContain(`<dt>framework_sha256</dt><dd class="hash">${frameworkSha256}</dd>`);
 
     const key = await server.key('ENTERPRISE');
     const pkg = readJson(await (await server.get(`/api/v1/computation/${firstId}`, { key })).text()) as {
