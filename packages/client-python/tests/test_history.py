@@ -18,7 +18,9 @@ WORKED_ID = "7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11"
 def setUpModule() -> None:
     SERVICE.start()
     SERVICE.cli("inputs", "import", str(WORKED_EXAMPLE), "--by", "alice")
-    SERVICE.cli("inputs", "approve", WORKED_ID, "--by", "bob")
+    # An approval names the submission it certifies (off a terminal it must): the one `inputs show` prints.
+    pending = SERVICE.cli_json("inputs", "show", WORKED_ID)
+    SERVICE.cli("inputs", "approve", WORKED_ID, "--sha256", str(pending["inputs_sha256"]), "--by", "bob")
     SERVICE.cli("publish", WORKED_ID)
     SERVICE.cli("provider", "withdraw", WORKED_ID, "--reason", "ceased lending")
     # Published again from the same inputs: the same content-addressed indicator id as before the withdrawal.
