@@ -381,8 +381,9 @@ export const endpoints = withTransportErrors({
     description:
       'The statement of the publication of a Risk Indicator, signed with Ed25519 over its RFC 8785 bytes: the figures, ' +
       'the framework, inputs, result and package hashes, the previous statement of the provider and the audit trail head. ' +
-      'Check it against the key of `kid` at /.well-known/svc-signing-keys.json (docs/auditing.md). An indicator published ' +
-      'again after a withdrawal answers its latest statement. Rate limited per client IP (120/minute).',
+      'Check it against the key of `kid` at /.well-known/svc-signing-keys.json: the verification page ' +
+      '/verify/{risk_indicator_id} shows how, with curl, python3 and openssl. An indicator published again after a ' +
+      'withdrawal answers its latest statement. Rate limited per client IP (120/minute).',
     tag: 'Public',
     limit: 'public_records',
     params: PublicationParamsSchema,
@@ -398,7 +399,7 @@ export const endpoints = withTransportErrors({
       'Every statement the service has signed, of every type (a publication, a withdrawal, a rating action), by the ' +
       'SHA-256 of its RFC 8785 bytes: the `prev_statement_sha256` of the next statement of its provider, or the ' +
       '`statement_sha256` a served indicator or action carries. Following `prev_statement_sha256` from any statement ' +
-      "walks the provider's chain back to its first (docs/auditing.md). Statements are never rewritten, so the answer " +
+      "walks the provider's chain back to its first. Statements are never rewritten, so the answer " +
       'may be kept for ever. Rate limited per client IP (120/minute).',
     tag: 'Public',
     limit: 'public_records',
@@ -495,8 +496,9 @@ export const endpoints = withTransportErrors({
     description:
       'The statement of a rating action, signed with Ed25519 over its RFC 8785 bytes: the action as it took effect ' +
       '(`action`, the fields the feed serves), the previous statement of the provider and the audit trail head. Check ' +
-      'it against the key of `kid` at /.well-known/svc-signing-keys.json (docs/auditing.md). A pending proposal has ' +
-      'none (404). Rate limited per client IP (120/minute).',
+      "it against the key of `kid` at /.well-known/svc-signing-keys.json, as a publication's (the verification page " +
+      '/verify/{risk_indicator_id} shows how). A pending proposal has none (404). Rate limited per client IP ' +
+      '(120/minute).',
     tag: 'Public',
     limit: 'public_records',
     params: RatingActionParamsSchema,

@@ -213,7 +213,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         'Within v1 answers only gain: new fields, new values in the sets documented as open, new operations and events; ' +
         'ignore what you do not know (response schemas are open to new properties). A deprecated operation is marked ' +
         '`deprecated: true` and answers with `Deprecation`, `Sunset` and `Link: <…>; rel="deprecation"` headers at ' +
-        'least six months before its sunset (docs/compatibility.md).',
+        'least six months before its sunset.',
     },
     servers: [{ url: options.serverUrl ?? '/' }],
     tags: [

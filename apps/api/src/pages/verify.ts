@@ -23,7 +23,8 @@ export function verifyPage(view: VerifyView): string {
   // A name stored before free text refused control characters is shown with them made visible.
   const name = showControls(ri.name);
   const id = ri.risk_indicator_id;
-  const methodologyPath = `/api/v1/methodology${view.frameworkVersion ? `?version=${view.frameworkVersion}` : ''}`;
+  // The framework's canonical bytes are public: no key is needed to check framework_sha256.
+  const frameworkPath = `/api/public/frameworks${view.frameworkVersion ? `/${view.frameworkVersion}` : ''}`;
   const standing =
     view.standing.kind === 'current'
       ? html`<p class="note current"><strong>Current.</strong> This is the Risk Indicator in force for ${name}.</p>`
@@ -80,13 +81,20 @@ ${signedSection(view)}
 It prints <code>reproduced: ${id} (${ri.framework_version}), result sha256 …</code> and exits 0 when every step
 reproduces; otherwise it names the first step that differs.</li>
 <li>Check the hashes: <code>inputs_sha256</code>, <code>framework.sha256</code> and <code>result_sha256</code> in the
-package must equal the three above, and the <code>framework_sha256</code> of the published framework,
-<code>GET ${methodologyPath}</code> (a Professional key or above), must equal <code>framework_sha256</code>.
+package must equal the three above. ${
+    view.frameworkVersion
+      ? html`The framework is public (no key): its canonical bytes, saved as received, hash to
+<code>framework_sha256</code>:
+<pre><code>curl -sS -o framework.json ${view.siteUrl}${frameworkPath}
+sha256sum framework.json</code></pre>`
+      : html`The released frameworks are public (no key): <code>GET ${view.siteUrl}${frameworkPath}</code> lists each
+with its <code>framework_sha256</code>.`
+  }
 The identifier itself is content-addressed: <code>ri_</code> followed by the first 24 hex digits of the SHA-256 of
 the canonical <code>{framework_sha256, inputs_sha256, evaluation_date}</code>.</li>
 </ol>
 <p class="muted">The rules are the published methodology, ${ri.framework_version}, served as data by
-<code>GET ${methodologyPath}</code>; the endpoints are described in the <a href="/docs">API reference</a>.</p>
+<code>GET ${frameworkPath}</code> (public); the endpoints are described in the <a href="/docs">API reference</a>.</p>
 `;
   return page({ title: `Risk Indicator ${id}: ${name}` }, body);
 }

@@ -100,7 +100,7 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
     expect(before.toolMethodology.framework_version).toBe('DCRF v1.0');
     expect(before.toolScore.framework_version).toBe('DCRF v1.0');
     expect(before.verify).toContain('<dt>Framework</dt><dd>DCRF v1.0</dd>');
-    expect(before.verify).toContain('/api/v1/methodology?version=1.0');
+    expect(before.verify).toContain('/api/public/frameworks/1.0');
     expect(before.portfolio.framework_version).toBe('DCRF v1.0');
     expect((await frameworkInForce(services)).definition.framework_version).toBe('DCRF v1.0');
 
@@ -131,7 +131,9 @@ describe.each(engines)('a second signed-off release on %s', (engine) => {
     });
     expect(after.toolScore.framework_version).toBe('DCRF v1.1');
     expect(after.verify).toContain('<dt>Framework</dt><dd>DCRF v1.1</dd>');
-    expect(after.verify).toContain('/api/v1/methodology?version=1.1');
+    expect(after.verify).toContain('/api/public/frameworks/1.1');
+    // The page sends auditors to the public framework, which serves the release's bytes without a key.
+    expect((await server().get('/api/public/frameworks/1.1')).headers.get('etag')).toBe(`"${V1_1.sha256}"`);
     expect(after.verify).toContain(V1_1.sha256);
     expect(after.portfolio.framework_version).toBe('DCRF v1.1');
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ERROR_CODES, endpoints } from '@svc/contracts';
 import { anchorOf, currentFramework, readJson, specificationOf } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,7 +85,15 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect(text).toContain('/assets/site.css');
     expect(text).toContain(`/api/v1/computation/${firstId}`);
     expect(text).toContain('svc verify package.json');
-    expect(text).toContain('/api/v1/methodology?version=1.0');
+    // Every check the page asks for is made with public endpoints, but the package itself (Enterprise).
+    expect(text).toContain(`curl -sS -o framework.json ${server.url}/api/public/frameworks/1.0`);
+    expect([...text.matchAll(/\/api\/v1\/[\w/-]+/g)].map((m) => m[0])).toEqual([`/api/v1/computation/${firstId}`]);
+    const framework = await server.get('/api/public/frameworks/1.0');
+    expect(framework.status).toBe(200);
+    const frameworkSha256 = createHash('sha256')
+      .update(Buffer.from(await framework.arrayBuffer()))
+      .digest('hex');
+    expect(text).toContain(`<dt>framework_sha256</dt><dd class="hash">${frameworkSha256}</dd>`);
 
     const key = await server.key('ENTERPRISE');
     const pkg = readJson(await (await server.get(`/api/v1/computation/${firstId}`, { key })).text()) as {
@@ -247,6 +256,34 @@ describe.each(engines)('site pages (%s)', (engine) => {
     expect(init).toContain("url: '/openapi.json'");
     expect(init).toContain("dom_id: '#swagger'");
     expect((await server.get('/openapi.json')).status).toBe(200);
+  });
+
+  it('every link on /docs resolves on the service, and what it renders names no file of the repository', async () => {
+    const page = await (await server.get('/docs')).text();
+    const openapi = await (await server.get('/openapi.json')).text();
+    // The page's own links, and those of the document it renders: Markdown links, URLs, externalDocs.
+    const texts: string[] = [];
+    JSON.parse(openapi, (name, value) => {
+      if (typeof value === 'string' && ['description', 'summary', 'url'].includes(name)) texts.push(value);
+      return value;
+    });
+    const links = [
+      ...[...page.matchAll(/(?:src|href)="([^"#][^"]*)"/g)].map((m) => m[1] ?? ''),
+      ...texts.flatMap((t) => [...t.matchAll(/\]\(([^)\s]+)\)|\bhttps?:\/\/[^\s)"'<>`]+/g)].map((m) => m[1] ?? m[0])),
+    ];
+    const sameOrigin = [
+      ...new Set(
+        links.filter((l) => l.startsWith('/') || l.startsWith(server.url)).map((l) => l.replace(server.url, '')),
+      ),
+    ].map((l) => l || '/');
+    expect(sameOrigin).toEqual(
+      expect.arrayContaining(['/', '/docs/errors', '/llms.txt', '/methodology', '/openapi.json']),
+    );
+    const answers: Record<string, number> = {};
+    for (const link of sameOrigin) answers[link] = (await server.get(link)).status;
+    expect(Object.entries(answers).filter(([, status]) => status < 200 || status > 299)).toEqual([]);
+    // A reader of the service cannot open a path of the repository (docs/…, a Markdown file).
+    expect(texts.filter((t) => /\b[\w./-]+\.md\b|\bdocs\/(?!errors\b)/.test(t))).toEqual([]);
   });
 
   it('serves only the Swagger UI files the page needs', async () => {
