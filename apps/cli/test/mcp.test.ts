@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   ChangelogResponseSchema,
   ComparisonSchema,
+  HistoryPublicationSchema,
   MCP_SERVER_INFO,
   MethodologyResponseSchema,
   ProviderAmbiguitySchema,
@@ -20,7 +21,7 @@ import { acceptTerms, type Env, embedded, type Served, serve, svcIn, svcJsonIn }
 import { STACK_FRAME } from './svc.js';
 
 /** A history of publications only (no withdrawal in it). */
-const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: RiskIndicatorSchema.array() });
+const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: HistoryPublicationSchema.array() });
 
 /** The six agent tools the issues name, in the order the server lists them. */
 const TOOL_NAMES = [

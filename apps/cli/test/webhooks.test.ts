@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { EndpointSummary } from '@svc/api';
-import { ChangelogResponseSchema, RiskIndicatorSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
+import { ChangelogResponseSchema, HistoryPublicationSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   acceptTerms,
@@ -22,7 +22,7 @@ import { type Received, type Receiver, startReceiver } from './receiver.js';
 import { BIN, EXAMPLES, type Run, STACK_FRAME, tempDir, WORKED_EXAMPLE } from './svc.js';
 
 /** A history of publications only (no withdrawal in it). */
-const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: RiskIndicatorSchema.array() });
+const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: HistoryPublicationSchema.array() });
 
 interface CreatedWorkspace {
   workspace_id: string;

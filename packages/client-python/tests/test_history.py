@@ -51,6 +51,14 @@ class History(unittest.TestCase):
         self.assertEqual(withdrawal["reason"], "ceased lending")
         self.assertEqual(withdrawal["previous_band"], "MEDIUM")
 
+    def test_every_entry_names_its_kind_and_a_publication_is_the_indicator_as_score_reads_it(self) -> None:
+        data = self.client.history(WORKED_ID)["data"]
+        self.assertEqual([e["entry_type"] for e in data], ["publication", "withdrawal", "publication"])
+        newest = dict(data[0])
+        self.assertEqual(next(iter(newest)), "entry_type")
+        del newest["entry_type"]
+        self.assertEqual(newest, self.client.score(WORKED_ID))
+
     def test_iter_history_yields_the_same_entries_page_by_page_in_both_clients(self) -> None:
         whole = self.client.history(WORKED_ID)["data"]
         self.assertEqual(list(self.client.iter_history(WORKED_ID, page_size=1)), whole)

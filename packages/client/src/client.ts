@@ -298,7 +298,8 @@ export class SvcClient {
 
   /**
    * GET /api/v1/scores/{providerId}/history (PROFESSIONAL): one page of the history, newest first: published
-   * indicators, and withdrawals as entries of their own (`entry_type: "withdrawal"`; see `isWithdrawal`).
+   * indicators (`entry_type: "publication"`), and withdrawals as entries of their own (`entry_type: "withdrawal"`;
+   * see `isWithdrawal`).
    */
   history(providerId: string, params: HistoryParams = {}, options?: RequestOptions): Promise<ScoreHistoryResponse> {
     return this.#http.json(get(path`/api/v1/scores/${providerId}/history`, params), options);

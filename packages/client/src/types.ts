@@ -51,6 +51,7 @@ export type {
   EvidenceScheduleResponse,
   FieldProblem,
   FrameworkReleaseEntry,
+  HistoryPublication,
   HistoryWithdrawal,
   Issuance,
   McpManifest,
@@ -81,7 +82,10 @@ export type {
   WhatIfResponse,
 } from '@svc/contracts';
 
-/** One entry of a provider's history: a published indicator, or a withdrawal (`entry_type: "withdrawal"`). */
+/**
+ * One entry of a provider's history, named by `entry_type`: a published indicator (`"publication"`) or a withdrawal
+ * (`"withdrawal"`).
+ */
 export type HistoryEntry = ScoreHistoryResponse['data'][number];
 
 // ---- queries: what the caller may set (every field optional unless the endpoint needs it) ----

@@ -1,6 +1,6 @@
 import { closeIssuance, standaloneContext } from '@svc/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HistoryEntry, isWithdrawal, SvcClient } from '../src/index.js';
+import { type HistoryEntry, type HistoryPublication, isWithdrawal, SvcClient } from '../src/index.js';
 import { example, type RealApi, startApi } from './support/api.js';
 
 /** What the operator records, read through the client against the real API: a withdrawal, a closed issuance. */
@@ -32,6 +32,14 @@ describe('history with a withdrawal', () => {
     expect(kinds(data)).toEqual([current, `withdrawal of ${current}`, current]);
     const withdrawal = data.find(isWithdrawal);
     expect(withdrawal).toMatchObject({ entry_type: 'withdrawal', reason: 'ceased lending', previous_band: 'MEDIUM' });
+  });
+
+  it('names the kind of every entry: a publication is the indicator as score() serves it, its entry_type first', async () => {
+    const { data } = await client.history(WORKED.id);
+    expect(data.map((e) => e.entry_type)).toEqual(['publication', 'withdrawal', 'publication']);
+    const { entry_type, ...indicator } = data[0] as HistoryPublication;
+    expect(Object.keys(data[0] ?? {})[0]).toBe('entry_type');
+    expect(indicator).toEqual(await client.score(WORKED.id));
   });
 
   it('iterHistory yields the same entries one page at a time', async () => {

@@ -183,8 +183,9 @@ export const endpoints = withTransportErrors({
     path: '/api/v1/scores/{providerId}/history',
     summary: "A provider's published Risk Indicators and withdrawals, newest first",
     description:
-      'Every publication (a Risk Indicator) and every withdrawal (an entry of its own, `entry_type: "withdrawal"`, ' +
-      'with the indicator withdrawn, its score and band, and the reason), newest first. A withdrawal follows the ' +
+      'Every publication (`entry_type: "publication"`, then the Risk Indicator as GET /api/v1/scores/{providerId} ' +
+      'serves it) and every withdrawal (an entry of its own, `entry_type: "withdrawal"`, with the indicator ' +
+      'withdrawn, its score and band, and the reason), newest first. A withdrawal follows the ' +
       'publication it withdrew, so a provider withdrawn and published again from the same inputs lists the same ' +
       '`risk_indicator_id` twice with its withdrawal between.',
     tag: 'Scores',

@@ -149,7 +149,7 @@ export const MCP_TOOLS = {
   },
   get_score_history: {
     description:
-      'A provider\'s published Risk Indicators and withdrawals (entries with `entry_type: "withdrawal"`), newest first, as GET /api/v1/scores/{providerId}/history serves them ' +
+      'A provider\'s published Risk Indicators (entries with `entry_type: "publication"`) and withdrawals (`entry_type: "withdrawal"`), newest first, as GET /api/v1/scores/{providerId}/history serves them ' +
       '(`limit` 1 to 100, default 10; pass `next_cursor` back as `cursor` for older ones). The name is resolved as ' +
       'in get_provider_score.',
     input: GetScoreHistoryInputSchema,

@@ -273,12 +273,23 @@ export const HistoryWithdrawalSchema = z
   })
   .meta({ id: 'HistoryWithdrawal' });
 
+/**
+ * A publication in a provider's history: the Risk Indicator as GET /api/v1/scores/{providerId} serves it, with
+ * `entry_type: "publication"` first, as a withdrawal names its kind.
+ */
+export const HistoryPublicationSchema = z
+  .strictObject({
+    entry_type: z.literal('publication'),
+    ...RiskIndicatorSchema.shape,
+  })
+  .meta({ id: 'HistoryPublication' });
+
 export const ScoreHistoryResponseSchema = z
   .object({
     provider_id: UuidSchema,
-    data: z.array(z.union([RiskIndicatorSchema, HistoryWithdrawalSchema])).meta({
+    data: z.array(z.union([HistoryPublicationSchema, HistoryWithdrawalSchema])).meta({
       description:
-        'Every publication (a Risk Indicator) and every withdrawal (an entry with `entry_type: "withdrawal"`), newest first. ' +
+        'Every publication (a Risk Indicator with `entry_type: "publication"`) and every withdrawal (an entry with `entry_type: "withdrawal"`), newest first. ' +
         'A withdrawal follows the publication it withdrew; a later publication reinstates the provider. ' +
         'Each publication carries the `outlook` and `watch` in force when it was published (the rating actions feed says what changed them since).',
     }),
@@ -294,3 +305,4 @@ export type ScoreQuery = z.infer<typeof ScoreQuerySchema>;
 export type ScoresListResponse = z.infer<typeof ScoresListResponseSchema>;
 export type ScoreHistoryResponse = z.infer<typeof ScoreHistoryResponseSchema>;
 export type HistoryWithdrawal = z.infer<typeof HistoryWithdrawalSchema>;
+export type HistoryPublication = z.infer<typeof HistoryPublicationSchema>;

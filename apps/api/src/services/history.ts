@@ -42,9 +42,9 @@ export async function scoreHistory(
 type Entry = { seq: number; withdrawal: WithdrawalsTable | null; json: string };
 
 /**
- * One page of a provider's history, newest first: every publication (the Risk Indicator as served) and every
- * withdrawal as an entry of its own (`entry_type: "withdrawal"`) right after the publication it withdrew, so a
- * withdrawal and a re-publication never read as the same indicator listed twice.
+ * One page of a provider's history, newest first: every publication (the Risk Indicator as served, named
+ * `entry_type: "publication"`) and every withdrawal as an entry of its own (`entry_type: "withdrawal"`) right after
+ * the publication it withdrew, so a withdrawal and a re-publication never read as the same indicator listed twice.
  */
 async function historyPage(
   db: Kysely<Database>,
@@ -59,7 +59,7 @@ async function historyPage(
     listWithdrawals(db, providerId, { beforeSeq: before?.n, limit: limit + 1 }),
   ]);
   const entries: Entry[] = [
-    ...publications.map((p) => ({ seq: p.seq, withdrawal: null, json: servedIndicatorJson(p) })),
+    ...publications.map((p) => ({ seq: p.seq, withdrawal: null, json: publicationJson(p) })),
     ...withdrawals.map((w) => ({ seq: w.after_seq, withdrawal: w, json: withdrawalJson(w) })),
   ];
   entries.sort((a, b) => b.seq - a.seq || (a.withdrawal ? -1 : 0) - (b.withdrawal ? -1 : 0));
@@ -67,6 +67,11 @@ async function historyPage(
     e.withdrawal ? { n: e.seq, w: 1 } : { n: e.seq },
   );
   return { dataJson: `[${page.map((e) => e.json).join(',')}]`, nextCursor };
+}
+
+/** A publication as the history lists it: its kind first, then the served indicator's members as they are. */
+function publicationJson(row: Parameters<typeof servedIndicatorJson>[0]): string {
+  return `{"entry_type":"publication",${servedIndicatorJson(row).slice(1)}`;
 }
 
 function withdrawalJson(w: WithdrawalsTable): string {

@@ -43,7 +43,18 @@ describe.each(engines)('GET /api/v1/scores/{providerId}/history on %s', (engine)
     it("the newest history entry is the provider's current indicator", async () => {
       const current = await expectJson(await server().get(`/api/v1/scores/${WORKED_ID}`, { key }), RiskIndicatorSchema);
       const history = await expectJson(await server().get(path, { key }), HistorySchema);
-      expect(history.data[0]).toEqual(current);
+      const { entry_type, ...indicator } = history.data[0] ?? { entry_type: null };
+      expect(entry_type).toBe('publication');
+      expect(indicator).toEqual(current);
+    });
+
+    it('a publication entry is the bytes GET /scores/{id} serves, with `"entry_type":"publication"` first', async () => {
+      const current = await (await server().get(`/api/v1/scores/${WORKED_ID}`, { key })).text();
+      const history = await (await server().get(path, { key })).text();
+      expect(
+        history.startsWith(`{"provider_id":"${WORKED_ID}","data":[{"entry_type":"publication",${current.slice(1)},`),
+      ).toBe(true);
+      expect(history.match(/"entry_type":"publication"/g)).toHaveLength(2);
     });
 
     it('re-publishing unchanged inputs adds no history entry', async () => {

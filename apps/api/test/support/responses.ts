@@ -1,9 +1,9 @@
 import {
   ERROR_CODES,
   type ErrorCode,
+  HistoryPublicationSchema,
   type Problem,
   ProblemSchema,
-  RiskIndicatorSchema,
   ScoreHistoryResponseSchema,
 } from '@svc/contracts';
 import { expect } from 'vitest';
@@ -11,9 +11,9 @@ import { z } from 'zod';
 
 /** Assertions on HTTP answers, shared by every suite that talks to a server. */
 
-/** A history of publications only (no withdrawal in it): the contract's history, narrowed to Risk Indicators. */
+/** A history of publications only (no withdrawal in it): the contract's history, narrowed to its publications. */
 export const PublicationsHistorySchema = ScoreHistoryResponseSchema.extend({
-  data: z.array(RiskIndicatorSchema),
+  data: z.array(HistoryPublicationSchema),
 }).strict();
 
 /** Asserts a 2xx JSON answer and parses its body with the contract schema. */

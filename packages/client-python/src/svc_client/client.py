@@ -268,8 +268,9 @@ class Client:
     def history(
         self, provider_id: str, limit: Optional[int] = None, cursor: Optional[str] = None
     ) -> ScoreHistoryResponse:
-        """One page of a provider's history, newest first: published Risk Indicators, and withdrawals as entries of
-        their own (``entry_type == "withdrawal"``; see ``svc_client.is_withdrawal``)."""
+        """One page of a provider's history, newest first: published Risk Indicators (``entry_type ==
+        "publication"``), and withdrawals as entries of their own (``entry_type == "withdrawal"``; see
+        ``svc_client.is_withdrawal``)."""
         path = f"/api/v1/scores/{path_segment(provider_id)}/history"
         return cast(ScoreHistoryResponse, self._get_json(path, {"limit": limit, "cursor": cursor}))
 

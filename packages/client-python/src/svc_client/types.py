@@ -233,8 +233,14 @@ class HistoryWithdrawal(TypedDict):
     reason: Optional[str]
 
 
-#: One entry of a provider's history: a published Risk Indicator, or a withdrawal (see ``is_withdrawal``).
-HistoryEntry = Union[RiskIndicator, HistoryWithdrawal]
+class HistoryPublication(RiskIndicator):
+    """A publication in a provider's history: the Risk Indicator as ``score()`` reads it, with its kind."""
+
+    entry_type: Literal["publication"]
+
+
+#: One entry of a provider's history, named by ``entry_type``: a publication or a withdrawal (see ``is_withdrawal``).
+HistoryEntry = Union[HistoryPublication, HistoryWithdrawal]
 
 
 def is_withdrawal(entry: Any) -> bool:
@@ -244,7 +250,7 @@ def is_withdrawal(entry: Any) -> bool:
 
 class ScoreHistoryResponse(TypedDict):
     provider_id: str
-    #: Publications (Risk Indicators) and withdrawals (``entry_type == "withdrawal"``), newest first.
+    #: Publications (``entry_type == "publication"``) and withdrawals (``entry_type == "withdrawal"``), newest first.
     data: List[HistoryEntry]
     next_cursor: Optional[str]
 

@@ -7,6 +7,7 @@ import {
   COVERAGE_REQUEST_STATUSES,
   ComputationPackageSchema,
   DELIVERY_STATUSES,
+  HistoryPublicationSchema,
   HistoryWithdrawalSchema,
   IndicatorPublishedDataSchema,
   ISSUANCE_TYPES,
@@ -77,7 +78,13 @@ const CLOSED: [row: string, set: string, values: readonly string[], v1: readonly
     BandChangedDataSchema.shape.direction.options,
     ['improved', 'deteriorated'],
   ],
-  ['history `entry_type`', 'entry_type', [HistoryWithdrawalSchema.shape.entry_type.value], ['withdrawal']],
+  // `publication` was added on 2026-12-02, by the exception recorded in decision 0017 (a publication carried none).
+  [
+    'history `entry_type`',
+    'entry_type',
+    [HistoryPublicationSchema.shape.entry_type.value, HistoryWithdrawalSchema.shape.entry_type.value],
+    ['publication', 'withdrawal'],
+  ],
   ['status', 'status', StatusResponseSchema.shape.status.options, ['ok', 'degraded']],
   ['status', 'store', StatusResponseSchema.shape.components.shape.store.options, ['ok', 'unavailable']],
   [
