@@ -26,7 +26,7 @@ interface CreatedKey {
 describe('svc workspace', () => {
   it('create --json shows the id and the webhook secret once; the store keeps the secret sealed', async () => {
     const vars = await embedded();
-    const run = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Risk desk');
+    const run = await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Risk desk');
     expect(run.status, run.stderr).toBe(0);
     expect(Object.keys(run.json).sort()).toEqual(['webhook_secret', 'workspace_id']);
     expect(run.json.workspace_id).toMatch(/^ws_[0-9a-f]{24}$/);
@@ -44,7 +44,7 @@ describe('svc workspace', () => {
   });
 
   it('create tells people the secret will not be shown again', async () => {
-    const run = svcIn(await embedded(), 'workspace', 'create', 'Risk desk');
+    const run = await svcIn(await embedded(), 'workspace', 'create', 'Risk desk');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^workspace ws_[0-9a-f]{24} created: Risk desk\n/);
     expect(run.stdout).toMatch(/webhook signing secret: whsec_\S+\n/);
@@ -53,31 +53,31 @@ describe('svc workspace', () => {
 
   it('create with SVC_MASTER_KEY seals with that key and writes no key file', async () => {
     const vars = { ...(await embedded()), SVC_MASTER_KEY: 'ab'.repeat(32) };
-    expect(svcIn(vars, 'workspace', 'create', 'x').status).toBe(0);
+    expect((await svcIn(vars, 'workspace', 'create', 'x')).status).toBe(0);
     await expect(stat(join(vars.SVC_DATA_DIR, 'master.key'))).rejects.toThrow();
   });
 
   it('a blank name is bad usage (exit 2)', async () => {
-    const run = svcIn(await embedded(), 'workspace', 'create', '   ');
+    const run = await svcIn(await embedded(), 'workspace', 'create', '   ');
     expect(run.status).toBe(2);
     expect(afterOpenModeWarning(run.stderr)).toBe('error: a workspace name is 1 to 200 characters\n');
   });
 
   it('enable-mcp turns the agent tools on once the preview terms are accepted; an unknown workspace exits 1', async () => {
     const vars = await embedded();
-    const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Agents').json;
-    acceptTerms(vars, workspace_id);
-    const early = svcJsonIn<{ error: string; code: string }>(vars, 'workspace', 'enable-mcp', workspace_id);
+    const { workspace_id } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Agents')).json;
+    await acceptTerms(vars, workspace_id);
+    const early = await svcJsonIn<{ error: string; code: string }>(vars, 'workspace', 'enable-mcp', workspace_id);
     expect(early.status).toBe(1);
     expect(early.json.code).toBe('refused');
     expect(early.json.error).toContain(`svc workspace accept-terms ${workspace_id}`);
     expect(early.json.error).toContain('--preview');
-    acceptTerms(vars, workspace_id, { preview: true });
-    const run = svcJsonIn(vars, 'workspace', 'enable-mcp', workspace_id);
+    await acceptTerms(vars, workspace_id, { preview: true });
+    const run = await svcJsonIn(vars, 'workspace', 'enable-mcp', workspace_id);
     expect(run.status).toBe(0);
     expect(run.json).toEqual({ workspace_id, mcp_enabled: true });
-    expect(svcIn(vars, 'workspace', 'enable-mcp', workspace_id).stdout).toContain('agent tools (MCP) enabled');
-    const unknown = svcIn(vars, 'workspace', 'enable-mcp', 'ws_000000000000000000000000');
+    expect((await svcIn(vars, 'workspace', 'enable-mcp', workspace_id)).stdout).toContain('agent tools (MCP) enabled');
+    const unknown = await svcIn(vars, 'workspace', 'enable-mcp', 'ws_000000000000000000000000');
     expect(unknown.status).toBe(1);
     expect(afterOpenModeWarning(unknown.stderr)).toBe('error: no workspace ws_000000000000000000000000\n');
   });
@@ -86,17 +86,20 @@ describe('svc workspace', () => {
 describe('svc workspace list and show', () => {
   it('list finds a lost ws_ id: every workspace, oldest first, with its key counts; never a secret', async () => {
     const vars = await embedded();
-    expect(svcJsonIn(vars, 'workspace', 'list').json).toEqual([]);
-    expect(svcIn(vars, 'workspace', 'list').stdout).toBe('no workspaces yet: svc workspace create NAME makes one\n');
-    const risk = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Risk desk').json;
-    const treasury = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Treasury').json;
-    acceptTerms(vars, risk.workspace_id);
-    acceptTerms(vars, treasury.workspace_id, { preview: true });
-    const key = svcJsonIn<CreatedKey>(vars, 'key', 'create', '--workspace', risk.workspace_id, '--tier', 'FREE').json;
-    svcJsonIn(vars, 'key', 'create', '--workspace', risk.workspace_id, '--tier', 'FREE');
-    svcIn(vars, 'key', 'revoke', key.key_id);
-    svcIn(vars, 'workspace', 'enable-mcp', treasury.workspace_id);
-    const listed = svcJsonIn<Record<string, unknown>[]>(vars, 'workspace', 'list');
+    expect((await svcJsonIn(vars, 'workspace', 'list')).json).toEqual([]);
+    expect((await svcIn(vars, 'workspace', 'list')).stdout).toBe(
+      'no workspaces yet: svc workspace create NAME makes one\n',
+    );
+    const risk = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Risk desk')).json;
+    const treasury = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Treasury')).json;
+    await acceptTerms(vars, risk.workspace_id);
+    await acceptTerms(vars, treasury.workspace_id, { preview: true });
+    const key = (await svcJsonIn<CreatedKey>(vars, 'key', 'create', '--workspace', risk.workspace_id, '--tier', 'FREE'))
+      .json;
+    await svcJsonIn(vars, 'key', 'create', '--workspace', risk.workspace_id, '--tier', 'FREE');
+    await svcIn(vars, 'key', 'revoke', key.key_id);
+    await svcIn(vars, 'workspace', 'enable-mcp', treasury.workspace_id);
+    const listed = await svcJsonIn<Record<string, unknown>[]>(vars, 'workspace', 'list');
     expect(listed.status).toBe(0);
     expect(listed.json).toEqual([
       {
@@ -116,7 +119,7 @@ describe('svc workspace list and show', () => {
         active_keys: 0,
       },
     ]);
-    const table = svcIn(vars, 'workspace', 'list').stdout;
+    const table = (await svcIn(vars, 'workspace', 'list')).stdout;
     expect(table).toMatch(/Workspace id .*Name .*Created .*Agent tools .*Keys \(active\/all\)/);
     expect(table).toContain(risk.workspace_id);
     expect(table).toMatch(/│ 1\/2 +│/);
@@ -128,21 +131,23 @@ describe('svc workspace list and show', () => {
 
   it('show gives one workspace with its settings and every key; an unknown id exits 1 naming it', async () => {
     const vars = await embedded();
-    const ws = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Risk desk').json;
-    acceptTerms(vars, ws.workspace_id);
-    const key = svcJsonIn<CreatedKey>(
-      vars,
-      'key',
-      'create',
-      '--workspace',
-      ws.workspace_id,
-      '--tier',
-      'PROFESSIONAL',
-      '--name',
-      'dashboard',
+    const ws = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Risk desk')).json;
+    await acceptTerms(vars, ws.workspace_id);
+    const key = (
+      await svcJsonIn<CreatedKey>(
+        vars,
+        'key',
+        'create',
+        '--workspace',
+        ws.workspace_id,
+        '--tier',
+        'PROFESSIONAL',
+        '--name',
+        'dashboard',
+      )
     ).json;
-    svcIn(vars, 'workspace', 'rotate-secret', ws.workspace_id, '--overlap', '1h');
-    const shown = svcJsonIn<Record<string, unknown>>(vars, 'workspace', 'show', ws.workspace_id);
+    await svcIn(vars, 'workspace', 'rotate-secret', ws.workspace_id, '--overlap', '1h');
+    const shown = await svcJsonIn<Record<string, unknown>>(vars, 'workspace', 'show', ws.workspace_id);
     expect(shown.status).toBe(0);
     expect(shown.json).toEqual({
       workspace_id: ws.workspace_id,
@@ -165,7 +170,7 @@ describe('svc workspace list and show', () => {
         },
       ],
     });
-    const text = svcIn(vars, 'workspace', 'show', ws.workspace_id).stdout;
+    const text = (await svcIn(vars, 'workspace', 'show', ws.workspace_id)).stdout;
     expect(text).toMatch(new RegExp(`^workspace ${ws.workspace_id}: Risk desk\n`));
     expect(text).toContain('the previous one also signs until');
     expect(text).toContain('dashboard');
@@ -174,33 +179,41 @@ describe('svc workspace list and show', () => {
     expect(text).toContain('the agent-tool preview terms: not accepted');
     expect(text).not.toContain(key.key);
     expect(text).not.toContain(ws.webhook_secret);
-    const missing = svcIn(vars, 'workspace', 'show', 'ws_nope');
+    const missing = await svcIn(vars, 'workspace', 'show', 'ws_nope');
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe('error: no workspace ws_nope\n');
-    expect(svcIn(vars, 'workspace', 'show').status).toBe(2);
+    expect((await svcIn(vars, 'workspace', 'show')).status).toBe(2);
   });
 });
 
 describe('svc key', () => {
   it('create, list (never the key nor its hash), revoke, revoke again', async () => {
     const vars = await embedded();
-    const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
-    acceptTerms(vars, workspace_id);
+    const { workspace_id } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys')).json;
+    await acceptTerms(vars, workspace_id);
 
-    const created = svcJsonIn<CreatedKey>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'PROFESSIONAL');
+    const created = await svcJsonIn<CreatedKey>(
+      vars,
+      'key',
+      'create',
+      '--workspace',
+      workspace_id,
+      '--tier',
+      'PROFESSIONAL',
+    );
     expect(created.status, created.stderr).toBe(0);
     expect(Object.keys(created.json).sort()).toEqual(['expires_at', 'key', 'key_id', 'name']);
     expect(created.json).toMatchObject({ name: null, expires_at: null });
     expect(created.json.key).toMatch(/^svc_live_[A-Za-z0-9_-]{43}$/);
     expect(created.json.key_id).toMatch(/^key_[0-9a-f]{24}$/);
-    const second = svcJsonIn<CreatedKey>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'free');
+    const second = await svcJsonIn<CreatedKey>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'free');
     expect(second.status).toBe(0);
 
     const store = storeOf(vars);
     const hashes = (await store.db.selectFrom('api_keys').select('key_hash').execute()).map((r) => r.key_hash);
     await store.close();
 
-    const listed = svcJsonIn<Record<string, unknown>[]>(vars, 'key', 'list', '--workspace', workspace_id);
+    const listed = await svcJsonIn<Record<string, unknown>[]>(vars, 'key', 'list', '--workspace', workspace_id);
     expect(listed.status).toBe(0);
     expect(listed.json).toHaveLength(2);
     expect(listed.json[0]).toEqual({
@@ -215,20 +228,20 @@ describe('svc key', () => {
       status: 'active',
     });
     expect(listed.json[1]).toMatchObject({ key_id: second.json.key_id, tier: 'FREE' });
-    const table = svcIn(vars, 'key', 'list', '--workspace', workspace_id);
+    const table = await svcIn(vars, 'key', 'list', '--workspace', workspace_id);
     for (const output of [listed.stdout, table.stdout]) {
       for (const secret of [created.json.key, second.json.key, ...hashes]) expect(output).not.toContain(secret);
     }
     expect(table.stdout).toMatch(/Key id .*Name .*Prefix .*Tier .*Created .*Expires .*Last used .*Status/);
     expect(table.stdout).toContain('never');
 
-    const revoked = svcJsonIn(vars, 'key', 'revoke', created.json.key_id);
+    const revoked = await svcJsonIn(vars, 'key', 'revoke', created.json.key_id);
     expect(revoked.status).toBe(0);
     expect(revoked.json).toEqual({ key_id: created.json.key_id, status: 'revoked' });
-    const again = svcIn(vars, 'key', 'revoke', created.json.key_id);
+    const again = await svcIn(vars, 'key', 'revoke', created.json.key_id);
     expect(again.status).toBe(0);
     expect(again.stdout).toBe(`key ${created.json.key_id} was already revoked\n`);
-    const after = svcJsonIn<Record<string, unknown>[]>(vars, 'key', 'list', '--workspace', workspace_id).json;
+    const after = (await svcJsonIn<Record<string, unknown>[]>(vars, 'key', 'list', '--workspace', workspace_id)).json;
     expect(after[0]?.revoked_at).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/));
     expect(after[0]?.status).toBe('revoked');
     expect(after[1]?.revoked_at).toBeNull();
@@ -236,12 +249,12 @@ describe('svc key', () => {
 
   it('create --name --expires-in: the key answers until its expiry, then 401 invalid_api_key like a revoked one; list shows name, expiry and status', async () => {
     const vars = await embedded();
-    const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
-    acceptTerms(vars, workspace_id);
+    const { workspace_id } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys')).json;
+    await acceptTerms(vars, workspace_id);
     const served = await serve(vars, '--port', '0');
     try {
       const started = Date.now();
-      const created = svcJsonIn<CreatedKey & { name: string; expires_at: string }>(
+      const created = await svcJsonIn<CreatedKey & { name: string; expires_at: string }>(
         vars,
         'key',
         'create',
@@ -257,16 +270,18 @@ describe('svc key', () => {
       expect(created.status, created.stderr).toBe(0);
       expect(created.json.name).toBe('nightly export');
       expect(Date.parse(created.json.expires_at) - started).toBeGreaterThanOrEqual(15_000);
-      const lasting = svcJsonIn<CreatedKey & { expires_at: string }>(
-        vars,
-        'key',
-        'create',
-        '--workspace',
-        workspace_id,
-        '--tier',
-        'FREE',
-        '--expires-in',
-        '90d',
+      const lasting = (
+        await svcJsonIn<CreatedKey & { expires_at: string }>(
+          vars,
+          'key',
+          'create',
+          '--workspace',
+          workspace_id,
+          '--tier',
+          'FREE',
+          '--expires-in',
+          '90d',
+        )
       ).json;
       expect(Date.parse(lasting.expires_at) - started).toBeGreaterThanOrEqual(90 * 86_400_000);
       const issuances = (key: string) => fetch(`${served.url}/api/v1/issuances`, { headers: { 'x-api-key': key } });
@@ -278,12 +293,13 @@ describe('svc key', () => {
       expect(refused.status).toBe(401);
       expect(((await refused.json()) as { code: string }).code).toBe('invalid_api_key');
       expect((await issuances(lasting.key)).status).toBe(200);
-      const listed = svcJsonIn<Record<string, unknown>[]>(vars, 'key', 'list', '--workspace', workspace_id).json;
+      const listed = (await svcJsonIn<Record<string, unknown>[]>(vars, 'key', 'list', '--workspace', workspace_id))
+        .json;
       expect(listed.map((k) => [k.name, k.expires_at, k.status])).toEqual([
         ['nightly export', created.json.expires_at, 'expired'],
         [null, lasting.expires_at, 'active'],
       ]);
-      const table = svcIn(vars, 'key', 'list', '--workspace', workspace_id).stdout;
+      const table = (await svcIn(vars, 'key', 'list', '--workspace', workspace_id)).stdout;
       expect(table).toContain('nightly export');
       expect(table).toContain(created.json.expires_at);
       expect(table).toMatch(/│ expired +│/);
@@ -294,11 +310,11 @@ describe('svc key', () => {
 
   it('a bad --expires-in is a usage error (exit 2), a bad --name is refused; neither creates a key', async () => {
     const vars = await embedded();
-    const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
-    acceptTerms(vars, workspace_id);
+    const { workspace_id } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys')).json;
+    await acceptTerms(vars, workspace_id);
     const base = ['key', 'create', '--workspace', workspace_id, '--tier', 'FREE'];
     for (const value of ['0', '-1d', '90', 'ninety days', '3651d', '1y']) {
-      const run = svcIn(vars, ...base, '--expires-in', value);
+      const run = await svcIn(vars, ...base, '--expires-in', value);
       expect(run.status, value).toBe(2);
       expect(run.stderr).toBe(
         `error: --expires-in must be a duration of more than 0 and at most 3650d, such as 90d, 12h or 30m, not "${value}"\n`,
@@ -316,7 +332,7 @@ describe('svc key', () => {
         'a key name must not hold control characters, bidirectional overrides or line separators; found U+001B at character 1',
       ],
     ] as const) {
-      const run = svcIn(vars, ...base, '--name', name);
+      const run = await svcIn(vars, ...base, '--name', name);
       expect(run.status).not.toBe(0);
       expect(afterOpenModeWarning(run.stderr)).toBe(`error: ${message}\n`);
       expect(run.stderr).not.toMatch(STACK_FRAME);
@@ -328,9 +344,9 @@ describe('svc key', () => {
 
   it('create shows people the key once, with a warning', async () => {
     const vars = await embedded();
-    const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
-    acceptTerms(vars, workspace_id);
-    const run = svcIn(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'ENTERPRISE');
+    const { workspace_id } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys')).json;
+    await acceptTerms(vars, workspace_id);
+    const run = await svcIn(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'ENTERPRISE');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
       /^key key_[0-9a-f]{24} created: ENTERPRISE for workspace ws_[0-9a-f]{24}, no expiry\nsvc_live_\S{43}\n/,
@@ -340,9 +356,9 @@ describe('svc key', () => {
 
   it('an unknown workspace or key, or a workspace without accepted terms, exits 1 (refused), a bad tier 2 (bad usage), with a clear message', async () => {
     const vars = await embedded();
-    const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys').json;
-    const bare = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'No terms').json.workspace_id;
-    acceptTerms(vars, workspace_id);
+    const { workspace_id } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Keys')).json;
+    const bare = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'No terms')).json.workspace_id;
+    await acceptTerms(vars, workspace_id);
     // The command line, the message, the JSON code, the exit status, and whether it changes the record (so warns).
     const cases: [string[], string, string, number, boolean][] = [
       [['key', 'create', '--workspace', 'ws_nope', '--tier', 'FREE'], 'no workspace ws_nope', 'not_found', 1, true],
@@ -364,10 +380,10 @@ describe('svc key', () => {
       ],
     ];
     for (const [args, message, code, exit, changes] of cases) {
-      const run = svcIn(vars, ...args);
+      const run = await svcIn(vars, ...args);
       expect(run.status, args.join(' ')).toBe(exit);
       expect(changes ? afterOpenModeWarning(run.stderr) : run.stderr).toBe(`error: ${message}\n`);
-      const json = svcIn(vars, ...args, '--json');
+      const json = await svcIn(vars, ...args, '--json');
       expect(json.status).toBe(exit);
       expect(JSON.parse(json.stdout)).toEqual({ error: message, code });
     }
@@ -388,7 +404,7 @@ describe('svc key', () => {
       ['serve', '--port', 'http'],
       ['serve', '--port', '65536'],
     ]) {
-      const run = svcIn(vars, ...args);
+      const run = await svcIn(vars, ...args);
       expect(run.status, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(/^error: /);
       expect(run.stderr).not.toMatch(STACK_FRAME);

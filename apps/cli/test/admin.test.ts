@@ -26,13 +26,13 @@ async function withStoreOf<T>(vars: Env, work: (store: Store) => Promise<T>): Pr
 }
 
 /** The worked example, imported by alice, approved by bob and published. */
-function publishWorked(vars: Env): void {
+async function publishWorked(vars: Env): Promise<void> {
   for (const args of [
     ['inputs', 'import', WORKED_EXAMPLE, '--by', 'alice'],
     ['inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob'],
     ['publish', WORKED_ID],
   ]) {
-    const run = svcIn(vars, ...args);
+    const run = await svcIn(vars, ...args);
     expect(run.status, run.stderr).toBe(0);
   }
 }
@@ -40,7 +40,7 @@ function publishWorked(vars: Env): void {
 /** Runs a command that must fail with this exit code and message, and checks it changed nothing. */
 async function refusedUnchanged(vars: Env, exit: number, message: RegExp, ...args: string[]): Promise<void> {
   const before = await withStoreOf(vars, contentsOf);
-  const run = svcIn(vars, ...args);
+  const run = await svcIn(vars, ...args);
   expect(run.status, run.stderr).toBe(exit);
   expect(withoutOpenModeWarning(run.stderr)).toMatch(message);
   expect(run.stderr).not.toMatch(STACK_FRAME);
@@ -51,9 +51,9 @@ async function refusedUnchanged(vars: Env, exit: number, message: RegExp, ...arg
 describe('svc provider', () => {
   it('list, withdraw (WITHDRAWN entry, publication version bumped), withdraw again refused, publish reinstates', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'provider', 'list').stdout).toBe('no providers yet\n');
-    publishWorked(vars);
-    const listed = svcJsonIn<Record<string, unknown>[]>(vars, 'provider', 'list');
+    expect((await svcIn(vars, 'provider', 'list')).stdout).toBe('no providers yet\n');
+    await publishWorked(vars);
+    const listed = await svcJsonIn<Record<string, unknown>[]>(vars, 'provider', 'list');
     expect(listed.status, listed.stderr).toBe(0);
     expect(listed.json).toEqual([
       {
@@ -66,14 +66,21 @@ describe('svc provider', () => {
         withdrawn_at: null,
       },
     ]);
-    const table = svcIn(vars, 'provider', 'list').stdout;
+    const table = (await svcIn(vars, 'provider', 'list')).stdout;
     expect(table).toMatch(/Provider id .*Name .*Planner type .*Score .*Band .*Withdrawn/);
     expect(table).toContain('78.46');
 
     const versionOf = (store: Store) =>
       store.db.selectFrom('store_meta').select('value').where('key', '=', 'publication_version').executeTakeFirst();
     const version = Number((await withStoreOf(vars, versionOf))?.value);
-    const withdrawn = svcJsonIn<Record<string, unknown>>(vars, 'provider', 'withdraw', WORKED_ID, '--reason', 'ceased');
+    const withdrawn = await svcJsonIn<Record<string, unknown>>(
+      vars,
+      'provider',
+      'withdraw',
+      WORKED_ID,
+      '--reason',
+      'ceased',
+    );
     expect(withdrawn.status, withdrawn.stderr).toBe(0);
     // Open mode (no operators): the one warning, nothing else.
     expect(afterOpenModeWarning(withdrawn.stderr)).toBe('');
@@ -97,7 +104,7 @@ describe('svc provider', () => {
       risk_indicator_id: null,
       framework_version: 'DCRF v1.0',
     });
-    expect(svcJsonIn<Record<string, unknown>[]>(vars, 'provider', 'list').json[0]).toMatchObject({
+    expect((await svcJsonIn<Record<string, unknown>[]>(vars, 'provider', 'list')).json[0]).toMatchObject({
       final_score: null,
       withdrawn: true,
       withdrawn_at: withdrawn.json.withdrawn_at,
@@ -107,7 +114,7 @@ describe('svc provider', () => {
     await refusedUnchanged(vars, 1, /^error: no provider 0f0f0f0f/, 'provider', 'withdraw', UNKNOWN_ID);
     await refusedUnchanged(vars, 2, /missing required argument/, 'provider', 'withdraw');
 
-    const again = svcJsonIn<{ outcomes: { change: string }[] }>(vars, 'publish', WORKED_ID);
+    const again = await svcJsonIn<{ outcomes: { change: string }[] }>(vars, 'publish', WORKED_ID);
     expect(again.status, again.stderr).toBe(0);
     expect(again.json.outcomes[0]?.change).toBe('NEW');
     const feed = (await withStoreOf(vars, contentsOf)).changelog.map((c) => c.change_type);
@@ -116,11 +123,11 @@ describe('svc provider', () => {
 
   it('withdraw in text and --json error forms', async () => {
     const vars = await embedded();
-    publishWorked(vars);
-    const run = svcIn(vars, 'provider', 'withdraw', WORKED_ID);
+    await publishWorked(vars);
+    const run = await svcIn(vars, 'provider', 'withdraw', WORKED_ID);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^provider 7d1f7c1e-\S+ \(Example Sats Lending\) withdrawn at \S+\nwas 78\.46 MEDIUM/);
-    const twice = svcJsonIn(vars, 'provider', 'withdraw', WORKED_ID);
+    const twice = await svcJsonIn(vars, 'provider', 'withdraw', WORKED_ID);
     expect(twice.status).toBe(1);
     expect(twice.json).toEqual({ error: expect.stringMatching(/already withdrawn/), code: 'refused' });
   });
@@ -166,8 +173,8 @@ const BAD: [string[], RegExp][] = [
 describe('svc issuances', () => {
   it('add, update, list: amounts as the API serves them (a number; the store keeps the exact text), iss_ ids, clock timestamps, filters', async () => {
     const vars = await embedded();
-    publishWorked(vars);
-    const added = svcJsonIn<Issuance>(vars, ...ADD, '--provider', WORKED_ID, '--coupon-rate', '8');
+    await publishWorked(vars);
+    const added = await svcJsonIn<Issuance>(vars, ...ADD, '--provider', WORKED_ID, '--coupon-rate', '8');
     expect(added.status, added.stderr).toBe(0);
     expect(added.json).toEqual({
       id: expect.stringMatching(/^iss_[0-9a-f]{24}$/),
@@ -188,7 +195,7 @@ describe('svc issuances', () => {
     const stored = (await withStoreOf(vars, contentsOf)).issuances;
     expect(stored).toEqual([{ ...added.json, target_amount: '25000000.10' }]);
 
-    const updated = svcJsonIn<Issuance>(
+    const updated = await svcJsonIn<Issuance>(
       vars,
       'issuances',
       'update',
@@ -212,7 +219,7 @@ describe('svc issuances', () => {
       updated_at: expect.stringMatching(ISO),
     });
 
-    const bond = svcIn(
+    const bond = await svcIn(
       vars,
       ...ADD.slice(0, 6),
       '--type',
@@ -229,21 +236,25 @@ describe('svc issuances', () => {
       /^issuance iss_[0-9a-f]{24} added: Example Sats Lending, 8\.00% Series A Preferred \(ANNOUNCED\)\n$/,
     );
 
-    const all = svcJsonIn<Issuance[]>(vars, 'issuances', 'list');
+    const all = await svcJsonIn<Issuance[]>(vars, 'issuances', 'list');
     expect(all.json).toHaveLength(2);
-    expect(svcJsonIn<Issuance[]>(vars, 'issuances', 'list', '--status', 'PRICING').json).toEqual([updated.json]);
-    expect(svcJsonIn<Issuance[]>(vars, 'issuances', 'list', '--type', 'bond').json.map((i) => i.type)).toEqual([
+    expect((await svcJsonIn<Issuance[]>(vars, 'issuances', 'list', '--status', 'PRICING')).json).toEqual([
+      updated.json,
+    ]);
+    expect((await svcJsonIn<Issuance[]>(vars, 'issuances', 'list', '--type', 'bond')).json.map((i) => i.type)).toEqual([
       'bond',
     ]);
-    const table = svcIn(vars, 'issuances', 'list').stdout;
+    const table = (await svcIn(vars, 'issuances', 'list')).stdout;
     expect(table).toMatch(/Issuance id .*Issuer .*Instrument .*Type .*Status .*Amount .*Pricing/);
     expect(table).toContain('25000000.1 USD');
-    expect(svcIn(vars, 'issuances', 'list', '--type', 'bond', '--status', 'PRICING').stdout).toBe('no issuances\n');
+    expect((await svcIn(vars, 'issuances', 'list', '--type', 'bond', '--status', 'PRICING')).stdout).toBe(
+      'no issuances\n',
+    );
   });
 
   it('update refuses each bad field, changing nothing', async () => {
     const vars = await embedded();
-    const added = svcJsonIn<Issuance>(vars, ...ADD);
+    const added = await svcJsonIn<Issuance>(vars, ...ADD);
     expect(added.status, added.stderr).toBe(0);
     for (const [flags, message] of BAD) {
       await refusedUnchanged(vars, 2, message, 'issuances', 'update', added.json.id, ...flags);
@@ -252,7 +263,7 @@ describe('svc issuances', () => {
 
   it('add refuses bad data; unknown ids, missing flags and bad filters are refused; nothing changes', async () => {
     const vars = await embedded();
-    const added = svcJsonIn<Issuance>(vars, ...ADD);
+    const added = await svcJsonIn<Issuance>(vars, ...ADD);
     expect(added.status, added.stderr).toBe(0);
     const id = added.json.id;
     const headline = /^error: not a valid issuance \(1 problem\); nothing was written\n/;
@@ -290,7 +301,7 @@ describe('svc issuances', () => {
       'x',
     );
 
-    const json = svcJsonIn<Record<string, unknown>>(vars, ...ADD, '--target-amount', '-1');
+    const json = await svcJsonIn<Record<string, unknown>>(vars, ...ADD, '--target-amount', '-1');
     expect(json.status).toBe(2);
     expect(json.json).toEqual({
       error: 'not a valid issuance (1 problem); nothing was written',
@@ -303,20 +314,21 @@ describe('svc issuances', () => {
 describe('svc issuances close', () => {
   it('PRICED or CANCELLED takes an issuance off the upcoming list; include-closed shows it; a closed one changes no more', async () => {
     const vars = await embedded();
-    const kept = svcJsonIn<Issuance>(vars, ...ADD);
-    const priced = svcJsonIn<Issuance>(vars, ...ADD, '--type', 'bond');
+    const kept = await svcJsonIn<Issuance>(vars, ...ADD);
+    const priced = await svcJsonIn<Issuance>(vars, ...ADD, '--type', 'bond');
     expect(priced.status, priced.stderr).toBe(0);
-    const closed = svcJsonIn<Issuance>(vars, 'issuances', 'close', priced.json.id, '--status', 'priced');
+    const closed = await svcJsonIn<Issuance>(vars, 'issuances', 'close', priced.json.id, '--status', 'priced');
     expect(closed.status, closed.stderr).toBe(0);
     expect(closed.json).toEqual({ ...priced.json, status: 'PRICED', updated_at: expect.stringMatching(ISO) });
-    const ids = (...args: string[]) => svcJsonIn<Issuance[]>(vars, 'issuances', 'list', ...args).json.map((i) => i.id);
-    expect(ids()).toEqual([kept.json.id]);
-    expect(ids('--include-closed').sort()).toEqual([kept.json.id, priced.json.id].sort());
-    expect(ids('--status', 'PRICED')).toEqual([priced.json.id]);
-    expect(svcIn(vars, 'issuances', 'close', kept.json.id, '--status', 'CANCELLED').stdout).toBe(
+    const ids = async (...args: string[]) =>
+      (await svcJsonIn<Issuance[]>(vars, 'issuances', 'list', ...args)).json.map((i) => i.id);
+    expect(await ids()).toEqual([kept.json.id]);
+    expect((await ids('--include-closed')).sort()).toEqual([kept.json.id, priced.json.id].sort());
+    expect(await ids('--status', 'PRICED')).toEqual([priced.json.id]);
+    expect((await svcIn(vars, 'issuances', 'close', kept.json.id, '--status', 'CANCELLED')).stdout).toBe(
       `issuance ${kept.json.id} closed: Example Sats Lending, 8.00% Series A Preferred (CANCELLED)\n`,
     );
-    expect(ids()).toEqual([]);
+    expect(await ids()).toEqual([]);
 
     const closedAgain = /^error: issuance iss_[0-9a-f]{24} is closed \(PRICED at \S+\); it changes no more\n$/;
     await refusedUnchanged(vars, 1, closedAgain, 'issuances', 'close', priced.json.id, '--status', 'CANCELLED');
@@ -368,10 +380,10 @@ describe('svc requests', () => {
 
   it('list (newest first, by status, never the fingerprint); set IN_REVIEW, then a final COVERED or DECLINED with a note, once', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'requests', 'list').stdout).toBe('no coverage requests\n'); // migrates the fresh store
+    expect((await svcIn(vars, 'requests', 'list')).stdout).toBe('no coverage requests\n'); // migrates the fresh store
     await insertRequest(vars, 'cr_aaaaaaaaaaaaaaaaaaaaaaaa', '2026-06-01T00:00:00.000Z');
     await insertRequest(vars, 'cr_bbbbbbbbbbbbbbbbbbbbbbbb', '2026-06-02T00:00:00.000Z');
-    const listed = svcJsonIn<Record<string, unknown>[]>(vars, 'requests', 'list');
+    const listed = await svcJsonIn<Record<string, unknown>[]>(vars, 'requests', 'list');
     expect(listed.status, listed.stderr).toBe(0);
     expect(listed.json.map((r) => r.id)).toEqual(['cr_bbbbbbbbbbbbbbbbbbbbbbbb', 'cr_aaaaaaaaaaaaaaaaaaaaaaaa']);
     expect(listed.json[0]).toEqual({
@@ -386,9 +398,9 @@ describe('svc requests', () => {
       resolved_at: null,
       resolution: null,
     });
-    expect(svcIn(vars, 'requests', 'list').stdout).toMatch(/Request id .*Provider .*Received .*Status .*Note/);
+    expect((await svcIn(vars, 'requests', 'list')).stdout).toMatch(/Request id .*Provider .*Received .*Status .*Note/);
 
-    const reviewed = svcJsonIn<Record<string, unknown>>(
+    const reviewed = await svcJsonIn<Record<string, unknown>>(
       vars,
       'requests',
       'set',
@@ -398,7 +410,7 @@ describe('svc requests', () => {
     );
     expect(reviewed.status, reviewed.stderr).toBe(0);
     expect(reviewed.json).toMatchObject({ status: 'IN_REVIEW', resolution: null, resolved_at: null });
-    const covered = svcJsonIn<Record<string, unknown>>(
+    const covered = await svcJsonIn<Record<string, unknown>>(
       vars,
       'requests',
       'set',
@@ -416,12 +428,15 @@ describe('svc requests', () => {
       resolved_at: expect.stringMatching(ISO),
     });
     expect(covered.json).not.toHaveProperty('fingerprint');
-    const onlyCovered = svcJsonIn<Record<string, unknown>[]>(vars, 'requests', 'list', '--status', 'covered');
+    const onlyCovered = await svcJsonIn<Record<string, unknown>[]>(vars, 'requests', 'list', '--status', 'covered');
     expect(onlyCovered.json.map((r) => r.id)).toEqual(['cr_aaaaaaaaaaaaaaaaaaaaaaaa']);
     expect(
-      svcIn(vars, 'requests', 'set', 'cr_bbbbbbbbbbbbbbbbbbbbbbbb', '--status', 'DECLINED', '--note', 'no').stdout,
+      (await svcIn(vars, 'requests', 'set', 'cr_bbbbbbbbbbbbbbbbbbbbbbbb', '--status', 'DECLINED', '--note', 'no'))
+        .stdout,
     ).toBe('coverage request cr_bbbbbbbbbbbbbbbbbbbbbbbb (Provider cr_bbbbbbbbbbbbbbbbbbbbbbbb) is now DECLINED\n');
-    expect(svcIn(vars, 'requests', 'list', '--status', 'RECEIVED').stdout).toBe('no RECEIVED coverage requests\n');
+    expect((await svcIn(vars, 'requests', 'list', '--status', 'RECEIVED')).stdout).toBe(
+      'no RECEIVED coverage requests\n',
+    );
 
     const set = (id: string, ...rest: string[]) => ['requests', 'set', id, ...rest];
     await refusedUnchanged(

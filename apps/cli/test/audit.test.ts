@@ -63,10 +63,10 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
       ['provider', 'withdraw', LOW_ID, '--reason', 'no longer lends'],
       ['issuances', 'add', '--issuer', 'Example Sats Lending', '--instrument', 'Series A', '--type', 'bond'],
     ]) {
-      const run = svcIn(vars, ...args, ...(args[0] === 'issuances' ? ISSUANCE_REST : []));
+      const run = await svcIn(vars, ...args, ...(args[0] === 'issuances' ? ISSUANCE_REST : []));
       expect(run.status, `${args.join(' ')}\n${run.stderr}`).toBe(0);
     }
-    const listed = svcJsonIn<AuditEntry[]>(vars, 'audit', 'list');
+    const listed = await svcJsonIn<AuditEntry[]>(vars, 'audit', 'list');
     expect(listed.status, listed.stderr).toBe(0);
     all = listed.json;
   });
@@ -91,22 +91,22 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
     for (const secret of ['whsec_', 'svc_live_', 'svc_op_']) expect(text).not.toContain(secret);
   });
 
-  it('verify: exit 0 with the head hash; status shows the same head', () => {
+  it('verify: exit 0 with the head hash; status shows the same head', async () => {
     const last = all.at(-1) as AuditEntry;
-    const run = svcIn(vars, 'audit', 'verify');
+    const run = await svcIn(vars, 'audit', 'verify');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe(`audit trail intact: ${all.length} entries, head seq ${last.seq} hash ${last.hash}\n`);
     expect(run.stderr).toBe('');
-    const json = svcJsonIn<Verification>(vars, 'audit', 'verify');
+    const json = await svcJsonIn<Verification>(vars, 'audit', 'verify');
     expect(json.status).toBe(0);
     expect(json.json).toEqual({ intact: true, entries: all.length, head: { seq: last.seq, hash: last.hash } });
-    const status = svcJsonIn<{ audit_head: unknown }>(vars, 'status');
+    const status = await svcJsonIn<{ audit_head: unknown }>(vars, 'status');
     expect(status.json.audit_head).toEqual({ seq: last.seq, hash: last.hash });
-    expect(svcIn(vars, 'status').stdout).toContain(`audit trail: head seq ${last.seq} hash ${last.hash}`);
+    expect((await svcIn(vars, 'status')).stdout).toContain(`audit trail: head seq ${last.seq} hash ${last.hash}`);
   });
 
   it('verify --statements: exit 0 when every record is stated; 1 naming a statement deleted or relabelled, writing nothing', async () => {
-    const intact = svcIn(vars, 'audit', 'verify', '--statements');
+    const intact = await svcIn(vars, 'audit', 'verify', '--statements');
     expect(intact.status, intact.stderr).toBe(0);
     expect(intact.stdout).toMatch(
       /\nstatements: all \d+ verify, name entries of this trail, and state every publication, withdrawal and rating action\n$/,
@@ -122,12 +122,12 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
           .where('id', '=', last?.id ?? -1)
           .execute(),
       );
-      const deleted = svcIn(vars, 'audit', 'verify', '--statements');
+      const deleted = await svcIn(vars, 'audit', 'verify', '--statements');
       expect(deleted.status).toBe(1);
       expect(deleted.stderr).toMatch(
         /^statements incomplete \(provider [0-9a-f-]{36}, ri_[0-9a-f]{24}\): .* has no signed statement\n$/,
       );
-      const json = svcJsonIn<{ statements: { broken: { statement_sha256: null; reason: string } } }>(
+      const json = await svcJsonIn<{ statements: { broken: { statement_sha256: null; reason: string } } }>(
         vars,
         'audit',
         'verify',
@@ -146,7 +146,7 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
           .where('id', '=', saved[0]?.id ?? -1)
           .execute();
       });
-      const relabelled = svcIn(vars, 'audit', 'verify', '--statements');
+      const relabelled = await svcIn(vars, 'audit', 'verify', '--statements');
       expect(relabelled.status).toBe(1);
       expect(relabelled.stderr).toContain(`statement ${saved[0]?.statement_sha256} (provider `);
       expect(relabelled.stderr).toContain(
@@ -158,50 +158,52 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
         for (const row of saved) await store.db.insertInto('statements').values(row).execute();
       });
     }
-    expect(svcIn(vars, 'audit', 'verify', '--statements').status).toBe(0);
+    expect((await svcIn(vars, 'audit', 'verify', '--statements')).status).toBe(0);
   });
 
-  it('list filters by --since, --actor (name in any case, or id), --action (one, or a family), --limit', () => {
-    const list = (...args: string[]) => {
-      const run = svcJsonIn<AuditEntry[]>(vars, 'audit', 'list', ...args);
+  it('list filters by --since, --actor (name in any case, or id), --action (one, or a family), --limit', async () => {
+    const list = async (...args: string[]) => {
+      const run = await svcJsonIn<AuditEntry[]>(vars, 'audit', 'list', ...args);
       expect(run.status, run.stderr).toBe(0);
       return run.json.map((e) => e.seq);
     };
     const seqs = (keep: (e: AuditEntry) => boolean) => all.filter(keep).map((e) => e.seq);
     const publishedAt = all.find((e) => e.action === 'indicator.published')?.at as string;
-    expect(list('--since', publishedAt)).toEqual(seqs((e) => e.at >= publishedAt));
-    expect(list('--since', publishedAt).length).toBeLessThan(all.length);
-    expect(list('--since', '2000-01-01')).toEqual(seqs(() => true));
-    expect(list('--since', '2999-01-01')).toEqual([]);
-    expect(list('--actor', 'ALICE')).toEqual(seqs((e) => e.actor.name === 'alice'));
-    expect(list('--actor', 'ALICE')).toHaveLength(2);
-    expect(list('--action', 'inputs.')).toEqual(seqs((e) => e.action.startsWith('inputs.')));
-    expect(list('--action', 'inputs.approved')).toEqual(seqs((e) => e.action === 'inputs.approved'));
-    expect(list('--action', 'inputs.approved', '--actor', 'bob')).toEqual(seqs((e) => e.action === 'inputs.approved'));
-    expect(list('--limit', '3')).toEqual([1, 2, 3]);
-    expect(list('--limit', '10000')).toEqual(seqs(() => true));
+    expect(await list('--since', publishedAt)).toEqual(seqs((e) => e.at >= publishedAt));
+    expect((await list('--since', publishedAt)).length).toBeLessThan(all.length);
+    expect(await list('--since', '2000-01-01')).toEqual(seqs(() => true));
+    expect(await list('--since', '2999-01-01')).toEqual([]);
+    expect(await list('--actor', 'ALICE')).toEqual(seqs((e) => e.actor.name === 'alice'));
+    expect(await list('--actor', 'ALICE')).toHaveLength(2);
+    expect(await list('--action', 'inputs.')).toEqual(seqs((e) => e.action.startsWith('inputs.')));
+    expect(await list('--action', 'inputs.approved')).toEqual(seqs((e) => e.action === 'inputs.approved'));
+    expect(await list('--action', 'inputs.approved', '--actor', 'bob')).toEqual(
+      seqs((e) => e.action === 'inputs.approved'),
+    );
+    expect(await list('--limit', '3')).toEqual([1, 2, 3]);
+    expect(await list('--limit', '10000')).toEqual(seqs(() => true));
 
-    const table = svcIn(vars, 'audit', 'list', '--action', 'provider.withdrawn');
+    const table = await svcIn(vars, 'audit', 'list', '--action', 'provider.withdrawn');
     expect(table.stdout).toMatch(/Seq +│ At +│ Actor +│ Action +│ Subject +│ Details/);
     expect(table.stdout).toContain(`provider ${LOW_ID}`);
-    expect(svcIn(vars, 'audit', 'list', '--since', '2999-01-01').stdout).toBe('no entries match\n');
+    expect((await svcIn(vars, 'audit', 'list', '--since', '2999-01-01')).stdout).toBe('no entries match\n');
   });
 
-  it('bad list options are usage errors (exit 2), never a stack trace', () => {
+  it('bad list options are usage errors (exit 2), never a stack trace', async () => {
     for (const limit of ['0', '10001', '-1', 'ten', '2.5']) {
       expectFailed(
-        svcIn(vars, 'audit', 'list', '--limit', limit),
+        await svcIn(vars, 'audit', 'list', '--limit', limit),
         2,
         'error: --limit must be a whole number from 1 to 10000\n',
         limit,
       );
     }
     expectFailed(
-      svcIn(vars, 'audit', 'list', '--since', 'yesterday'),
+      await svcIn(vars, 'audit', 'list', '--since', 'yesterday'),
       2,
-      'error: --since must be a date (2026-11-26) or an ISO 8601 instant, not "yesterday"\n',
+      'error: --since must be a date on the calendar (2026-11-26) or an ISO 8601 instant, not "yesterday"\n',
     );
-    expectFailed(svcIn(vars, 'audit', 'list', '--action', 'Inputs;drop'), 2, /^error: an action is lower-case/);
+    expectFailed(await svcIn(vars, 'audit', 'list', '--action', 'Inputs;drop'), 2, /^error: an action is lower-case/);
   });
 
   describe('an edited store', () => {
@@ -264,12 +266,12 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
         const last = all.length;
         await withStoreOf(vars, (store) => edit(store, last));
         try {
-          const run = svcIn(vars, 'audit', 'verify');
+          const run = await svcIn(vars, 'audit', 'verify');
           expect(run.status, run.stdout).toBe(1);
           expect(run.stdout).toBe('');
           expect(run.stderr).toMatch(new RegExp(`^audit trail broken at seq ${seqOf(last)}: `));
           expect(run.stderr.replace(/^audit trail broken at seq \d+: /, '')).toMatch(reason);
-          const json = svcJsonIn<BrokenVerification>(vars, 'audit', 'verify');
+          const json = await svcJsonIn<BrokenVerification>(vars, 'audit', 'verify');
           expect(json.status).toBe(1);
           expect(json.json).toMatchObject({
             intact: false,
@@ -290,7 +292,7 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
         await store.db.updateTable('audit_head').set({ seq: kept.seq, hash: kept.hash }).where('id', '=', 1).execute();
       });
       try {
-        const run = svcJsonIn<Verification>(vars, 'audit', 'verify');
+        const run = await svcJsonIn<Verification>(vars, 'audit', 'verify');
         expect(run.status).toBe(0);
         expect(run.json).toEqual({ intact: true, entries: kept.seq, head: { seq: kept.seq, hash: kept.hash } });
         expect(run.json.head?.hash).not.toBe(before.hash);
@@ -299,8 +301,8 @@ describe.each(ENGINES)('svc audit on %s', (_engine, fresh) => {
       }
     });
 
-    it('put back as it was, the chain verifies again', () => {
-      const run = svcJsonIn<Verification>(vars, 'audit', 'verify');
+    it('put back as it was, the chain verifies again', async () => {
+      const run = await svcJsonIn<Verification>(vars, 'audit', 'verify');
       expect(run.status, run.stderr).toBe(0);
       expect(run.json.head?.hash).toBe(all.at(-1)?.hash);
     });

@@ -3,34 +3,34 @@ import { describe, expect, it } from 'vitest';
 import { STACK_FRAME, svc, tempDir, WORKED_EXAMPLE, writeTemp } from './svc.js';
 
 describe('svc: usage errors', () => {
-  it("an unknown command gets commander's message and exit 2", () => {
-    const run = svc('scroe', WORKED_EXAMPLE);
+  it("an unknown command gets commander's message and exit 2", async () => {
+    const run = await svc('scroe', WORKED_EXAMPLE);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain("error: unknown command 'scroe'");
   });
 
-  it('an unknown option exits 2', () => {
-    const run = svc('score', WORKED_EXAMPLE, '--colour');
+  it('an unknown option exits 2', async () => {
+    const run = await svc('score', WORKED_EXAMPLE, '--colour');
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("error: unknown option '--colour'");
   });
 
-  it('a missing argument exits 2', () => {
-    expect(svc('verify').status).toBe(2);
-    expect(svc('methodology', 'diff', '1.0').status).toBe(2);
+  it('a missing argument exits 2', async () => {
+    expect((await svc('verify')).status).toBe(2);
+    expect((await svc('methodology', 'diff', '1.0')).status).toBe(2);
   });
 
-  it('a usage error in --json mode prints only a JSON error object on stdout', () => {
-    const run = svc('score', WORKED_EXAMPLE, '--json', '--colour');
+  it('a usage error in --json mode prints only a JSON error object on stdout', async () => {
+    const run = await svc('score', WORKED_EXAMPLE, '--json', '--colour');
     expect(run.status).toBe(2);
     expect(JSON.parse(run.stdout)).toEqual({ error: "unknown option '--colour'", code: 'usage' });
   });
 
-  it('--help and --version succeed', () => {
-    expect(svc('--help').status).toBe(0);
-    expect(svc('score', '--help').status).toBe(0);
-    const version = svc('--version');
+  it('--help and --version succeed', async () => {
+    expect((await svc('--help')).status).toBe(0);
+    expect((await svc('score', '--help')).status).toBe(0);
+    const version = await svc('--version');
     expect(version.status).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
@@ -48,7 +48,8 @@ describe('svc: stack traces', () => {
       ['score', WORKED_EXAMPLE, '--date', '2026-13-01'],
       ['score', WORKED_EXAMPLE, '--date', '2026-01-01'],
       ['score', WORKED_EXAMPLE, '--framework', '0.1'],
-      ['score', WORKED_EXAMPLE, '--package', join(dir, 'missing', 'folder', 'p.json')],
+      // A folder missing is made (the README's out/); a path through a file cannot be written.
+      ['score', WORKED_EXAMPLE, '--package', join(garbage, 'folder', 'p.json')],
       ['verify', garbage],
       ['verify', WORKED_EXAMPLE],
       ['methodology', 'diff', '1.0', '7.0'],
@@ -57,7 +58,7 @@ describe('svc: stack traces', () => {
       [],
     ];
     for (const args of failures) {
-      const run = svc(...args);
+      const run = await svc(...args);
       expect(run.status, args.join(' ')).not.toBe(0);
       expect(run.stderr, args.join(' ')).not.toBe('');
       expect(`${run.stdout}\n${run.stderr}`, args.join(' ')).not.toMatch(STACK_FRAME);
@@ -65,7 +66,7 @@ describe('svc: stack traces', () => {
   });
 
   it('--debug shows the stack of a failure', async () => {
-    const run = svc('score', await writeTemp('garbage.json', 'not json'), '--debug');
+    const run = await svc('score', await writeTemp('garbage.json', 'not json'), '--debug');
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(STACK_FRAME);
   });

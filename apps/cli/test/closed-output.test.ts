@@ -96,7 +96,7 @@ describe('svc: a closed standard output ends the command quietly', () => {
     expectQuietEnd(await intoClosedPipe(vars, 'publish', WORKED_ID), 'publish', openMode);
     expectQuietEnd(await intoClosedPipe(vars, 'provider', 'withdraw', WORKED_ID), 'withdraw', openMode);
     // The work was done although nobody read the output.
-    const list = svcIn(vars, 'provider', 'list', '--json');
+    const list = await svcIn(vars, 'provider', 'list', '--json');
     expect(JSON.parse(list.stdout)).toMatchObject([{ id: WORKED_ID, withdrawn: true }]);
   });
 

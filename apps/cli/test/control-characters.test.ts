@@ -62,9 +62,9 @@ describe.each(stores)('control characters in the CLI on %s', (_name, storeVars) 
     const document = await readExample();
     document.provider.name = 'Evil\u001b[2JLending';
     const file = await writeTemp('evil.json', document);
-    expect(svcIn(vars, 'provider', 'list').status).toBe(0); // the store, made and migrated
+    expect((await svcIn(vars, 'provider', 'list')).status).toBe(0); // the store, made and migrated
     const before = await withStore(vars, contentsOf);
-    const run = svcIn(vars, 'inputs', 'import', file, '--by', 'alice');
+    const run = await svcIn(vars, 'inputs', 'import', file, '--by', 'alice');
     expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toContain('provider.name: must not hold control characters');
     expect(run.stderr).toContain('found U+001B at character 5');
@@ -75,7 +75,7 @@ describe.each(stores)('control characters in the CLI on %s', (_name, storeVars) 
 
   it('--by with a control character is refused, and the error shows the character instead of obeying it', async () => {
     const vars = await storeVars();
-    const run = svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'al\u001b[2Jice');
+    const run = await svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'al\u001b[2Jice');
     expect(run.status, run.stderr).toBe(2);
     // Refused as the operator's name is read (before any store is written), so the message names --by, not a role.
     expect(run.stderr).toMatch(/--by\)? must not hold control characters.*; found U\+001B at character 3\n$/);
@@ -89,7 +89,7 @@ describe.each(stores)('control characters in the CLI on %s', (_name, storeVars) 
       ['inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob'],
       ['publish', WORKED_ID],
     ]) {
-      const run = svcIn(vars, ...args);
+      const run = await svcIn(vars, ...args);
       expect(run.status, run.stderr).toBe(0);
     }
     // As a store written before the rule holds it.
@@ -100,17 +100,17 @@ describe.each(stores)('control characters in the CLI on %s', (_name, storeVars) 
       store.db.updateTable('approved_inputs').set({ submitted_by: 'ali\u001b[31mce' }).execute(),
     );
 
-    const table = svcIn(vars, 'provider', 'list');
+    const table = await svcIn(vars, 'provider', 'list');
     expect(table.status, table.stderr).toBe(0);
     expect(table.stdout).toContain(SHOWN);
     expect(table.stdout).not.toMatch(RAW_CONTROL);
 
-    const submissions = svcIn(vars, 'inputs', 'list');
+    const submissions = await svcIn(vars, 'inputs', 'list');
     expect(submissions.status, submissions.stderr).toBe(0);
     expect(submissions.stdout).toContain('ali\\u001b[31mce');
     expect(submissions.stdout).not.toMatch(RAW_CONTROL);
 
-    const json = svcJsonIn<{ name: string }[]>(vars, 'provider', 'list');
+    const json = await svcJsonIn<{ name: string }[]>(vars, 'provider', 'list');
     expect(json.status, json.stderr).toBe(0);
     expect(json.stdout).not.toMatch(RAW_CONTROL);
     expect(json.json[0]?.name).toBe(STORED);

@@ -34,7 +34,7 @@ async function contents(vars: Env) {
 
 /** Seeds twice: the first run loads everything, the second changes nothing at all. */
 async function seedsOnceOnly(vars: Env, kind: string): Promise<void> {
-  const first = svcJsonIn<SeedJson>(vars, 'db', 'seed', '--demo');
+  const first = await svcJsonIn<SeedJson>(vars, 'db', 'seed', '--demo');
   expect(first.status, first.stderr).toBe(0);
   // A fresh store has no operators: the seed publishes in open mode, and says so once.
   expect(afterOpenModeWarning(first.stderr)).toBe('');
@@ -48,7 +48,7 @@ async function seedsOnceOnly(vars: Env, kind: string): Promise<void> {
   expect(first.json.issuances).toEqual({ inserted: 8, updated: 0, unchanged: 0 });
   const after = await contents(vars);
 
-  const second = svcJsonIn<SeedJson>(vars, 'db', 'seed', '--demo');
+  const second = await svcJsonIn<SeedJson>(vars, 'db', 'seed', '--demo');
   expect(second.status, second.stderr).toBe(0);
   expect(second.json.changed).toBe(false);
   expect(second.json.published).toBe(0);
@@ -57,7 +57,7 @@ async function seedsOnceOnly(vars: Env, kind: string): Promise<void> {
   expect(second.json.issuances).toEqual({ inserted: 0, updated: 0, unchanged: 8 });
   expect(await contents(vars)).toEqual(after);
 
-  const third = svcIn(vars, 'db', 'seed', '--demo');
+  const third = await svcIn(vars, 'db', 'seed', '--demo');
   expect(third.status).toBe(0);
   expect(third.stdout.split('\n')[0]).toMatch(
     /nothing changed, the demo data set \(DCRF v1\.0, 14 providers, 8 issuances\)/,
@@ -68,14 +68,14 @@ async function seedsOnceOnly(vars: Env, kind: string): Promise<void> {
 describe('svc db migrate', () => {
   it('applies the migrations once, then reports the store up to date', async () => {
     const vars = await embedded();
-    const first = svcIn(vars, 'db', 'migrate');
+    const first = await svcIn(vars, 'db', 'migrate');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 12 migrations`);
+    expect(first.stdout).toContain(`SQLite store ${vars.SVC_DATA_DIR}/svc.db: applied 13 migrations`);
     expect(first.stdout).toContain('0001-initial');
-    const second = svcIn(vars, 'db', 'migrate');
+    const second = await svcIn(vars, 'db', 'migrate');
     expect(second.status).toBe(0);
     expect(second.stdout).toContain('up to date, no migrations to apply');
-    expect(svcJsonIn(vars, 'db', 'migrate').json).toEqual({
+    expect((await svcJsonIn(vars, 'db', 'migrate')).json).toEqual({
       store: 'sqlite',
       applied: [],
       up_to_date: true,
@@ -84,7 +84,7 @@ describe('svc db migrate', () => {
   });
 
   it('--json lists what it applied', async () => {
-    const run = svcJsonIn(await embedded(), 'db', 'migrate');
+    const run = await svcJsonIn(await embedded(), 'db', 'migrate');
     expect(run.status).toBe(0);
     expect(run.json).toEqual({
       store: 'sqlite',
@@ -116,7 +116,7 @@ describe('svc db seed --demo', () => {
   });
 
   it('shows people what it loaded: a headline and a table of the providers', async () => {
-    const run = svcIn(await embedded(), 'db', 'seed', '--demo');
+    const run = await svcIn(await embedded(), 'db', 'seed', '--demo');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
       /loaded the demo data set \(DCRF v1\.0, 14 providers, 8 issuances\): 19 indicators published \(change feed: 15 NEW, 2 SCORE_CHANGE, 2 BAND_CHANGE\), 2 analyst actions approved, 1 withdrawal, 8 issuances added/,
@@ -127,7 +127,7 @@ describe('svc db seed --demo', () => {
   });
 
   it('without --demo is a usage error (exit 2)', async () => {
-    const run = svcIn(await embedded(), 'db', 'seed');
+    const run = await svcIn(await embedded(), 'db', 'seed');
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("required option '--demo' not specified");
   });
@@ -138,7 +138,7 @@ describe('svc db seed --demo', () => {
       const vars = { DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
       await seedsOnceOnly(vars, 'postgres');
       const sqlite = await embedded();
-      expect(svcIn(sqlite, 'db', 'seed', '--demo').status).toBe(0);
+      expect((await svcIn(sqlite, 'db', 'seed', '--demo')).status).toBe(0);
       const [fromPostgres, fromSqlite] = [await contents(vars), await contents(sqlite)];
       expect(fromPostgres.counts).toEqual(fromSqlite.counts);
       expect(fromPostgres.history).toEqual(fromSqlite.history);
@@ -165,7 +165,7 @@ describe('svc: configuration from the environment', () => {
   for (const [name, value, args] of bad) {
     it(`${name}=${value} stops \`svc ${args.join(' ')}\` with exit 2, naming the variable`, async () => {
       const vars = { ...(await embedded()), [name]: value };
-      const run = svcIn(vars, ...args);
+      const run = await svcIn(vars, ...args);
       expect(run.status).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(new RegExp(`^error: invalid configuration: ${name}: `));
@@ -175,7 +175,7 @@ describe('svc: configuration from the environment', () => {
   }
 
   it('reports a bad variable as a JSON error object with --json', async () => {
-    const run = svcIn({ DATABASE_URL: 'mysql://x' }, 'db', 'migrate', '--json');
+    const run = await svcIn({ DATABASE_URL: 'mysql://x' }, 'db', 'migrate', '--json');
     expect(run.status).toBe(2);
     expect(JSON.parse(run.stdout)).toEqual({
       error: expect.stringMatching(/^invalid configuration: DATABASE_URL: must be a postgres:\/\/ URL/),
@@ -184,18 +184,18 @@ describe('svc: configuration from the environment', () => {
   });
 
   it('scoring and verifying do not read the configuration: a bad variable does not stop them', async () => {
-    const run = svcIn({ PORT: 'abc', DATABASE_URL: 'mysql://x' }, 'score', WORKED_EXAMPLE, '--json');
+    const run = await svcIn({ PORT: 'abc', DATABASE_URL: 'mysql://x' }, 'score', WORKED_EXAMPLE, '--json');
     expect(run.status, run.stderr).toBe(0);
   });
 
   it('methodology show reads the recorded sign-off from the configured store, so a bad variable stops it (exit 2)', async () => {
-    const run = svcIn({ DATABASE_URL: 'mysql://x' }, 'methodology', 'show');
+    const run = await svcIn({ DATABASE_URL: 'mysql://x' }, 'methodology', 'show');
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^error: invalid configuration: DATABASE_URL: /);
   });
 
-  it('an unreachable PostgreSQL is a clear failure (exit 2), without the password', () => {
-    const run = svcIn(
+  it('an unreachable PostgreSQL is a clear failure (exit 2), without the password', async () => {
+    const run = await svcIn(
       { DATABASE_URL: 'postgres://svc:s3cret@127.0.0.1:1/svc', SVC_STORE_TIMEOUT_MS: '500' },
       'db',
       'migrate',

@@ -96,12 +96,12 @@ describe.each(engines)('the ids the docs print, against the demo data (%s)', (en
       drop = schema.drop;
       vars = { DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
     }
-    expect(svcIn(vars, 'db', 'seed', '--demo').status).toBe(0);
+    expect((await svcIn(vars, 'db', 'seed', '--demo')).status).toBe(0);
     served = await serve(vars, '--port', '0');
-    const { workspace_id } = svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'Docs').json;
-    acceptTerms(vars, workspace_id);
-    key = svcJsonIn<{ key: string }>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'ENTERPRISE').json
-      .key;
+    const { workspace_id } = (await svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'Docs')).json;
+    await acceptTerms(vars, workspace_id);
+    key = (await svcJsonIn<{ key: string }>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'ENTERPRISE'))
+      .json.key;
   });
 
   afterAll(async () => {
@@ -206,7 +206,7 @@ describe.each(engines)('the ids the docs print, against the demo data (%s)', (en
     expect(response.status).toBe(200);
     const file = join(await tempDir(), 'package.json');
     await writeFile(file, Buffer.from(await response.arrayBuffer()));
-    const run = svcIn({}, 'verify', file);
+    const run = await svcIn({}, 'verify', file);
     expect(run.status).toBe(0);
     expect(run.stdout.startsWith(line as string)).toBe(true);
   });

@@ -38,7 +38,7 @@ beforeAll(async () => {
   vars = await embedded();
   dir = await tempDir();
   packageFile = join(dir, 'worked.package.json');
-  expect(svc('score', WORKED_EXAMPLE, '--package', packageFile).status).toBe(0);
+  expect((await svc('score', WORKED_EXAMPLE, '--package', packageFile)).status).toBe(0);
   const tampered = JSON.parse(await readFile(packageFile, 'utf8')) as { steps: { final_score: string } };
   tampered.steps.final_score = '99.00';
   await writeTemp('tampered.package.json', tampered, dir);
@@ -48,7 +48,7 @@ beforeAll(async () => {
   (invalid as { evaluation_date: string }).evaluation_date = '2026-02-30';
   await writeTemp('invalid.json', invalid, dir);
   // A workspace, and the worked example submitted by alice, approved by bob and published.
-  const workspace = svcIn(vars, 'workspace', 'create', 'Exit rule', '--json');
+  const workspace = await svcIn(vars, 'workspace', 'create', 'Exit rule', '--json');
   expect(workspace.status, workspace.stderr).toBe(0);
   workspaceId = (JSON.parse(workspace.stdout) as { workspace_id: string }).workspace_id;
   for (const args of [
@@ -57,7 +57,7 @@ beforeAll(async () => {
     ['publish', WORKED_ID],
     ['inputs', 'import', WORKED_EXAMPLE, '--by', 'alice'],
   ]) {
-    const run = svcIn(vars, ...args);
+    const run = await svcIn(vars, ...args);
     expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
   }
 });
@@ -148,25 +148,40 @@ describe('svc: one exit rule for every command (0 done, 1 refused or not reprodu
   for (const c of CASES) {
     it(`svc ${c.args.join(' ')}: exit ${c.exit}${c.code ? ` (${c.code})` : ''}, in text and in --json mode`, async () => {
       const args = argsOf(c);
-      const run = await svcAsync(vars, ...args);
+      const run = await svcIn(vars, ...args);
       expect(run.status, run.stderr).toBe(c.exit);
       expect(run.stderr).not.toMatch(STACK_FRAME);
       if (c.exit === 0) return;
       // A record-changing command on this store (no operators) warns of open mode first.
       if (c.code !== null) expect(withoutOpenModeWarning(run.stderr)).toMatch(/^error: /);
-      const json = await svcAsync(vars, ...args, '--json');
+      const json = await svcIn(vars, ...args, '--json');
       expect(json.status).toBe(c.exit);
       if (c.code !== null) expect(JSON.parse(json.stdout)).toMatchObject({ code: c.code });
     });
   }
 
-  it('a configuration that cannot be used exits 2', () => {
-    const run = svcIn({ ...vars, SVC_STORE_TIMEOUT_MS: 'soon' }, 'provider', 'list', '--json');
+  it('the built `svc`, as its own process, ends with the same statuses a shell sees: one case of each', async () => {
+    const one = (exit: number) =>
+      CASES.find((c) => c.exit === exit && c.code !== null) ?? CASES.find((c) => c.exit === exit);
+    for (const c of [one(0), one(1), one(2)]) {
+      if (!c) throw new Error('the cases hold every status');
+      const args = argsOf(c);
+      const run = await svcAsync(vars, ...args);
+      expect(run.status, `svc ${args.join(' ')}\n${run.stderr}`).toBe(c.exit);
+      expect(run.stderr).not.toMatch(STACK_FRAME);
+      const json = await svcAsync(vars, ...args, '--json');
+      expect(json.status).toBe(c.exit);
+      if (c.exit !== 0 && c.code) expect(JSON.parse(json.stdout)).toMatchObject({ code: c.code });
+    }
+  });
+
+  it('a configuration that cannot be used exits 2', async () => {
+    const run = await svcIn({ ...vars, SVC_STORE_TIMEOUT_MS: 'soon' }, 'provider', 'list', '--json');
     expect(run.status).toBe(2);
     expect(JSON.parse(run.stdout)).toMatchObject({ code: 'invalid_config' });
   });
 
-  it('--help of the program and of every command states the rule', () => {
+  it('--help of the program and of every command states the rule', async () => {
     for (const args of [
       ['--help'],
       ['score', '--help'],
@@ -176,7 +191,7 @@ describe('svc: one exit rule for every command (0 done, 1 refused or not reprodu
       ['operator', 'add', '--help'],
       ['audit', 'verify', '--help'],
     ]) {
-      const help = svc(...args);
+      const help = await svc(...args);
       expect(help.status).toBe(0);
       expect(help.stdout, args.join(' ')).toContain('Exit status (every command):');
       expect(help.stdout).toMatch(/ {2}0 {2}done\n/);

@@ -102,7 +102,7 @@ export async function refusedUnchanged(
   message: RegExp | string,
 ): Promise<Run> {
   const before = await dumpOf(vars);
-  const run = svcIn(vars, ...args);
+  const run = await svcIn(vars, ...args);
   expectFailed(run, exit, message, args.join(' '));
   expect(await dumpOf(vars), `${args.join(' ')} wrote to the store`).toEqual(before);
   return run;

@@ -70,8 +70,8 @@ function insertRequest(vars: Env, id: string): Promise<unknown> {
 }
 
 /** Runs a command that must succeed (exit 0). */
-function ok(vars: Env, ...args: string[]) {
-  const run = svcIn(vars, ...args);
+async function ok(vars: Env, ...args: string[]) {
+  const run = await svcIn(vars, ...args);
   expect(run.status, `${args.join(' ')}\n${run.stderr}`).toBe(0);
   return run;
 }
@@ -81,7 +81,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
     let vars: Env;
     beforeAll(async () => {
       vars = await fresh();
-      ok(vars, 'db', 'migrate');
+      await ok(vars, 'db', 'migrate');
     });
 
     it('every record-changing command works with the typed name (or none), warns once on stderr, and records it', async () => {
@@ -129,7 +129,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         const args = argsOf();
         if (args[0] === 'requests') await insertRequest(vars, 'cr_aaaaaaaaaaaaaaaaaaaaaaaa');
         const head = await headOf(vars);
-        const run = svcJsonIn<{ workspace_id?: string }>(vars, ...args);
+        const run = await svcJsonIn<{ workspace_id?: string }>(vars, ...args);
         expect(run.status, `${args.join(' ')}\n${run.stderr}`).toBe(0);
         expect(afterOpenModeWarning(run.stderr), args.join(' ')).toBe('');
         if (args[1] === 'create' && args[0] === 'workspace') state.workspace = run.json.workspace_id;
@@ -143,7 +143,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
     });
 
     it('self-approval by the same typed name is still refused (exit 1), and nothing is written', async () => {
-      ok(vars, 'inputs', 'import', join(EXAMPLES, 'multiple-caps.json'), '--by', 'carol');
+      await ok(vars, 'inputs', 'import', join(EXAMPLES, 'multiple-caps.json'), '--by', 'carol');
       const run = await refusedUnchanged(
         vars,
         ['inputs', 'approve', CAPS_ID, ...pins(CAPS_ID), '--by', 'Carol'],
@@ -167,17 +167,17 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
 
     it('bootstrap: the first operator needs no token and must be an admin; from then on adding one needs the token', async () => {
       // A first operator without admin: refused, nothing written (no operator, no operator.added entry).
-      ok(vars, 'db', 'migrate');
+      await ok(vars, 'db', 'migrate');
       await refusedUnchanged(
         vars,
         ['operator', 'add', 'Xavier', '--role', 'analyst'],
         1,
         /error: the first operator of a store must be an administrator: add --role admin/,
       );
-      expect(svcJsonIn(vars, 'operator', 'list').json).toEqual([]);
-      expect(svcJsonIn(vars, 'audit', 'list', '--action', 'operator.').json).toEqual([]);
+      expect((await svcJsonIn(vars, 'operator', 'list')).json).toEqual([]);
+      expect((await svcJsonIn(vars, 'audit', 'list', '--action', 'operator.')).json).toEqual([]);
 
-      const admin = svcJsonIn<{ token: string; operator_id: string; roles: string[] }>(
+      const admin = await svcJsonIn<{ token: string; operator_id: string; roles: string[] }>(
         vars,
         'operator',
         'add',
@@ -206,7 +206,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         'error: this store has operators: set SVC_OPERATOR_TOKEN to your operator token',
       );
       for (const [name, roles] of Object.entries(TEAM)) {
-        const run = svcJsonIn<{ token: string; operator_id: string }>(
+        const run = await svcJsonIn<{ token: string; operator_id: string }>(
           as('Admin'),
           'operator',
           'add',
@@ -219,7 +219,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         tokens[name] = run.json.token;
         ids[name] = run.json.operator_id;
       }
-      const listed = svcJsonIn<{ name: string; roles: string[]; status: string }[]>(vars, 'operator', 'list');
+      const listed = await svcJsonIn<{ name: string; roles: string[]; status: string }[]>(vars, 'operator', 'list');
       expect(listed.json.map((o) => [o.name, o.roles, o.status])).toEqual([
         ['Admin', ['admin'], 'active'],
         ...Object.entries(TEAM).map(([name, roles]) => [name, roles, 'active']),
@@ -270,7 +270,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         by: ['--by', 'bob'],
         actions: ['inputs.approved'],
         setup: async () => {
-          ok(as('Alice'), 'inputs', 'import', join(EXAMPLES, 'low-band.json'));
+          await ok(as('Alice'), 'inputs', 'import', join(EXAMPLES, 'low-band.json'));
         },
       },
       {
@@ -443,7 +443,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
           );
         }
         const head = await headOf(vars);
-        const run = svcJsonIn<Record<string, unknown>>(as(row.right), ...args);
+        const run = await svcJsonIn<Record<string, unknown>>(as(row.right), ...args);
         expect(run.status, run.stderr).toBe(0);
         expect(run.stderr).toBe('');
         row.after?.(run.json);
@@ -464,7 +464,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         'error: loading the demo data set needs the admin role, which Alice does not hold',
       );
       const head = await headOf(vars);
-      const run = svcIn(as('Admin'), 'db', 'seed', '--demo');
+      const run = await svcIn(as('Admin'), 'db', 'seed', '--demo');
       expect(run.status, run.stderr).toBe(0);
       const entries = await entriesAfter(vars, head.seq);
       expect(entries.length).toBeGreaterThan(0);
@@ -474,11 +474,11 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         new Set([JSON.stringify({ type: 'operator', id: ids.Admin, name: 'Admin' })]),
       );
       // Never dated before the entry before it: the chain verifies, its time checked too.
-      expect(svcJsonIn<{ intact: boolean }>(vars, 'audit', 'verify').json.intact).toBe(true);
+      expect((await svcJsonIn<{ intact: boolean }>(vars, 'audit', 'verify')).json.intact).toBe(true);
     });
 
-    it('workspace show --json shows the terms accepted, recorded by the administrator who entered them', () => {
-      const shown = svcJsonIn<{ terms_accepted: unknown[]; mcp_enabled: boolean }>(
+    it('workspace show --json shows the terms accepted, recorded by the administrator who entered them', async () => {
+      const shown = await svcJsonIn<{ terms_accepted: unknown[]; mcp_enabled: boolean }>(
         vars,
         'workspace',
         'show',
@@ -501,7 +501,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
     });
 
     it('self-approval by token: the submitter cannot approve, even holding the approver role; another approver can; the trail names both by id', async () => {
-      ok(as('Alice'), 'inputs', 'import', join(EXAMPLES, 'multiple-caps.json'));
+      await ok(as('Alice'), 'inputs', 'import', join(EXAMPLES, 'multiple-caps.json'));
       await refusedUnchanged(
         as('Alice'),
         ['inputs', 'approve', CAPS_ID, ...pins(CAPS_ID)],
@@ -513,15 +513,15 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         approved: [],
         refused: [expect.objectContaining({ provider_id: CAPS_ID, status: 'PENDING' })],
       });
-      ok(as('Bob'), 'inputs', 'approve', CAPS_ID, ...pins(CAPS_ID));
-      const trail = svcJsonIn<AuditEntry[]>(vars, 'audit', 'list', '--action', 'inputs.');
+      await ok(as('Bob'), 'inputs', 'approve', CAPS_ID, ...pins(CAPS_ID));
+      const trail = await svcJsonIn<AuditEntry[]>(vars, 'audit', 'list', '--action', 'inputs.');
       expect(trail.status, trail.stderr).toBe(0);
       const ofCaps = trail.json.filter((e) => e.details.provider_id === CAPS_ID);
       expect(ofCaps.map((e) => [e.action, e.actor])).toEqual([
         ['inputs.imported', { type: 'operator', id: ids.Alice, name: 'Alice' }],
         ['inputs.approved', { type: 'operator', id: ids.Bob, name: 'Bob' }],
       ]);
-      const listed = svcJsonIn<{ provider_id: string; submitted_by: string; approved_by: string }[]>(
+      const listed = await svcJsonIn<{ provider_id: string; submitted_by: string; approved_by: string }[]>(
         vars,
         'inputs',
         'list',
@@ -532,8 +532,9 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
     });
 
     it("a rotated token: the old one is refused, the new one works (also the operator's own rotation); a revoked operator's token is refused naming them; the last admin stays", async () => {
-      const dave = svcJsonIn<{ token: string }>(as('Admin'), 'operator', 'add', 'Dave', '--role', 'analyst').json;
-      const rotated = svcJsonIn<{ token: string }>(as('Admin'), 'operator', 'rotate-token', 'Dave').json;
+      const dave = (await svcJsonIn<{ token: string }>(as('Admin'), 'operator', 'add', 'Dave', '--role', 'analyst'))
+        .json;
+      const rotated = (await svcJsonIn<{ token: string }>(as('Admin'), 'operator', 'rotate-token', 'Dave')).json;
       expect(rotated.token).toMatch(TOKEN);
       expect(rotated.token).not.toBe(dave.token);
       const add = ['issuances', 'add', ...ISSUANCE];
@@ -543,12 +544,17 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
         1,
         'error: SVC_OPERATOR_TOKEN is not the token of any operator of this store',
       );
-      ok(withToken(vars, rotated.token), ...add);
-      const own = svcJsonIn<{ token: string }>(withToken(vars, rotated.token), 'operator', 'rotate-token', 'Dave');
+      await ok(withToken(vars, rotated.token), ...add);
+      const own = await svcJsonIn<{ token: string }>(
+        withToken(vars, rotated.token),
+        'operator',
+        'rotate-token',
+        'Dave',
+      );
       expect(own.status, own.stderr).toBe(0);
       await refusedUnchanged(withToken(vars, rotated.token), add, 1, 'is not the token of any operator');
 
-      ok(as('Admin'), 'operator', 'revoke', 'Dave');
+      await ok(as('Admin'), 'operator', 'revoke', 'Dave');
       await refusedUnchanged(
         withToken(vars, own.json.token),
         add,
@@ -571,7 +577,7 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
     });
 
     it('bad input is refused with a clear message and the right exit status, and appends nothing to the trail', async () => {
-      const bare = svcJsonIn<{ workspace_id: string }>(as('Admin'), 'workspace', 'create', 'No terms yet').json
+      const bare = (await svcJsonIn<{ workspace_id: string }>(as('Admin'), 'workspace', 'create', 'No terms yet')).json
         .workspace_id;
       const terms = ['workspace', 'accept-terms', bare, '--administrator', 'Ada Admin'];
       const cases: [Env, string[], number, RegExp | string][] = [
@@ -611,12 +617,12 @@ describe.each(ENGINES)('governance of the record on %s', (_engine, fresh) => {
       ];
       for (const [env, args, exit, message] of cases) await refusedUnchanged(env, args, exit, message);
 
-      ok(as('Admin'), ...terms, '--email', 'ada@example.com');
+      await ok(as('Admin'), ...terms, '--email', 'ada@example.com');
       await refusedUnchanged(as('Admin'), ['workspace', 'enable-mcp', bare], 1, /^error: .*--preview/);
     });
 
-    it('the chain holds after all of it', () => {
-      const run = svcJsonIn<{ intact: boolean }>(vars, 'audit', 'verify');
+    it('the chain holds after all of it', async () => {
+      const run = await svcJsonIn<{ intact: boolean }>(vars, 'audit', 'verify');
       expect(run.status, run.stderr).toBe(0);
       expect(run.json.intact).toBe(true);
     });

@@ -22,7 +22,7 @@ const UNKNOWN_PROVIDER = '0f0f0f0f-0000-4000-8000-000000000000';
 describe('svc inputs', () => {
   it('import FILE --json submits one PENDING submission by the named analyst', async () => {
     const vars = await embedded();
-    const run = svcJsonIn<Submission[]>(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
+    const run = await svcJsonIn<Submission[]>(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
     expect(run.status, run.stderr).toBe(0);
     expect(run.json).toHaveLength(1);
     expect(run.json[0]).toMatchObject({
@@ -38,26 +38,26 @@ describe('svc inputs', () => {
   it('import DIR submits every document and prints a table for people', async () => {
     const vars = await embedded();
     const dir = await folderOf(['worked-example.json', 'low-band.json', 'multiple-caps.json']);
-    const run = svcIn(vars, 'inputs', 'import', dir, '--by', 'alice');
+    const run = await svcIn(vars, 'inputs', 'import', dir, '--by', 'alice');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
       /^3 submissions by alice, pending approval by another operator with the approver role:\n/,
     );
     expect(run.stdout).toContain('Example Sats Lending');
     expect(run.stdout).toContain('PENDING');
-    const listed = svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending');
+    const listed = await svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending');
     expect(listed.json.map((s) => s.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
   });
 
   it('import refuses a document dated after the present, naming each date (exit 2, input it cannot use), and stores nothing', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'db', 'migrate').status).toBe(0);
+    expect((await svcIn(vars, 'db', 'migrate')).status).toBe(0);
     const doc = await readExample();
     (doc.inputs.operating_history_years as { approved_at: string }).approved_at = '2029-06-02T10:00:00Z';
     const file = await writeTemp('future.json', { ...doc, evaluation_date: '2030-01-01' });
     const store = storeOf(vars);
     const before = await contentsOf(store);
-    const run = svcIn(vars, 'inputs', 'import', file, '--by', 'alice');
+    const run = await svcIn(vars, 'inputs', 'import', file, '--by', 'alice');
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`${file}: evaluation_date: 2030-01-01 is after the present`);
     expect(run.stderr).toContain(
@@ -69,7 +69,7 @@ describe('svc inputs', () => {
 
   it('an invalid folder stores nothing and lists every problem with its file and path (exit 2)', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'db', 'migrate').status).toBe(0);
+    expect((await svcIn(vars, 'db', 'migrate')).status).toBe(0);
     const dir = await folderOf(['worked-example.json']);
     const bad = { ...(await readExample()), evaluation_date: 'soon' };
     await writeTemp('bad.json', bad, dir);
@@ -81,7 +81,7 @@ describe('svc inputs', () => {
     const store = storeOf(vars);
     try {
       const before = await contentsOf(store);
-      const run = svcIn(vars, 'inputs', 'import', dir, '--by', 'alice');
+      const run = await svcIn(vars, 'inputs', 'import', dir, '--by', 'alice');
       expect(run.status).toBe(2); // the worst: a file that is not JSON
       expect(run.stderr).toMatch(/^error: 3 of 4 files in .* could not be submitted; nothing was stored\n/);
       expect(run.stderr).toContain(`${join(dir, 'bad.json')}: evaluation_date: `);
@@ -92,7 +92,7 @@ describe('svc inputs', () => {
 
       // Every file readable but two invalid: still exit 2 (input that cannot be used), every problem listed, nothing stored.
       await rm(join(dir, 'zz-broken.json'));
-      const json = svcJsonIn<{ code: string; problems: { file: string; path: string }[] }>(
+      const json = await svcJsonIn<{ code: string; problems: { file: string; path: string }[] }>(
         vars,
         'inputs',
         'import',
@@ -113,37 +113,45 @@ describe('svc inputs', () => {
 
   it('approve by the submitter is refused (exit 1); by another analyst it is approved', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-    const own = svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'alice');
+    expect((await svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice')).status).toBe(0);
+    const own = await svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'alice');
     expect(own.status).toBe(1);
     expect(afterOpenModeWarning(own.stderr)).toBe(
       `error: provider ${WORKED_ID}: alice submitted these inputs and cannot approve them; another operator with the approver role must\n`,
     );
-    const approved = svcJsonIn<Submission[]>(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
+    const approved = await svcJsonIn<Submission[]>(
+      vars,
+      'inputs',
+      'approve',
+      WORKED_ID,
+      ...pins(WORKED_ID),
+      '--by',
+      'bob',
+    );
     expect(approved.status, approved.stderr).toBe(0);
     expect(approved.json[0]).toMatchObject({ status: 'APPROVED', submitted_by: 'alice', approved_by: 'bob' });
-    expect(svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending').json).toEqual([]);
-    const all = svcIn(vars, 'inputs', 'list');
+    expect((await svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending')).json).toEqual([]);
+    const all = await svcIn(vars, 'inputs', 'list');
     expect(all.stdout).toContain('APPROVED');
     expect(all.stdout).toContain(approved.json[0]?.inputs_sha256.slice(0, 12));
-    expect(svcIn(vars, 'inputs', 'list', '--pending').stdout).toBe('no submissions are pending approval\n');
+    expect((await svcIn(vars, 'inputs', 'list', '--pending')).stdout).toBe('no submissions are pending approval\n');
   });
 
   it('nothing pending, or an unknown provider: a clear error, exit 1', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob').status).toBe(0);
-    const again = svcJsonIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
+    expect((await svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice')).status).toBe(0);
+    expect((await svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob')).status).toBe(0);
+    const again = await svcJsonIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
     expect(again.status).toBe(1);
     expect(again.json).toEqual({
       error: `provider ${WORKED_ID} has no pending submission to approve`,
       code: 'not_found',
     });
-    const unknown = svcIn(vars, 'inputs', 'approve', UNKNOWN_PROVIDER, '--sha256', '0'.repeat(64), '--by', 'bob');
+    const unknown = await svcIn(vars, 'inputs', 'approve', UNKNOWN_PROVIDER, '--sha256', '0'.repeat(64), '--by', 'bob');
     expect(unknown.status).toBe(1);
     expect(afterOpenModeWarning(unknown.stderr)).toBe(`error: no provider ${UNKNOWN_PROVIDER}\n`);
     // Not a provider id at all: a usage error before any work, naming the argument.
-    const malformed = svcIn(vars, 'inputs', 'approve', 'no-such-provider', '--by', 'bob');
+    const malformed = await svcIn(vars, 'inputs', 'approve', 'no-such-provider', '--by', 'bob');
     expect(malformed.status).toBe(2);
     expect(malformed.stderr).toBe(
       "error: command-argument value 'no-such-provider' is invalid for argument 'provider_id'. must be a provider id: a UUID, as svc provider list prints it\n",
@@ -152,25 +160,25 @@ describe('svc inputs', () => {
 
   it('a newer submission supersedes the pending one', async () => {
     const vars = await embedded();
-    const first = svcJsonIn<Submission[]>(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').json;
-    const second = svcJsonIn<Submission[]>(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'carol').json;
-    const listed = svcJsonIn<Submission[]>(vars, 'inputs', 'list').json;
+    const first = (await svcJsonIn<Submission[]>(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice')).json;
+    const second = (await svcJsonIn<Submission[]>(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'carol')).json;
+    const listed = (await svcJsonIn<Submission[]>(vars, 'inputs', 'list')).json;
     expect(listed.find((s) => s.id === first[0]?.id)?.status).toBe('SUPERSEDED');
     expect(listed.find((s) => s.id === second[0]?.id)?.status).toBe('PENDING');
     // carol's submission now needs someone else: alice may approve it.
-    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'alice').status).toBe(0);
+    expect((await svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'alice')).status).toBe(0);
   });
 
   it('in open mode --by is required (exit 2, naming --by); an empty folder exits 2', async () => {
     const vars = await embedded();
-    const nameless = svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE);
+    const nameless = await svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE);
     expect(nameless.status).toBe(2);
     expect(afterOpenModeWarning(nameless.stderr)).toMatch(/^error: name the submitter with --by NAME/);
-    expect(svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID)).status).toBe(2);
-    expect(svcJsonIn(vars, 'inputs', 'list').json).toEqual([]);
+    expect((await svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID))).status).toBe(2);
+    expect((await svcJsonIn(vars, 'inputs', 'list')).json).toEqual([]);
     const empty = join(await tempDir(), 'empty');
     await mkdir(empty);
-    expect(svcIn(vars, 'inputs', 'import', empty, '--by', 'alice').status).toBe(2);
+    expect((await svcIn(vars, 'inputs', 'import', empty, '--by', 'alice')).status).toBe(2);
   });
 });
 
@@ -180,7 +188,7 @@ const CAPS_ID = '1ac85512-395c-43f8-be97-43173a941f7a';
 describe('svc inputs approve --all-pending', () => {
   it("approves every pending submission, listing each; the approver's own stay pending (maker-checker, exit 1)", async () => {
     const vars = await embedded();
-    const alice = svcIn(
+    const alice = await svcIn(
       vars,
       'inputs',
       'import',
@@ -189,10 +197,10 @@ describe('svc inputs approve --all-pending', () => {
       'alice',
     );
     expect(alice.status, alice.stderr).toBe(0);
-    const bobs = svcIn(vars, 'inputs', 'import', await folderOf(['multiple-caps.json']), '--by', 'bob');
+    const bobs = await svcIn(vars, 'inputs', 'import', await folderOf(['multiple-caps.json']), '--by', 'bob');
     expect(bobs.status, bobs.stderr).toBe(0);
 
-    const run = svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'Bob ');
+    const run = await svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'Bob ');
     expect(run.status, run.stderr).toBe(1);
     expect(afterOpenModeWarning(run.stderr)).toBe('');
     const [, approvedPart = '', refusedPart = ''] = run.stdout.split(/\n(?=\d submissions? (?:approved|not approved))/);
@@ -205,13 +213,13 @@ describe('svc inputs approve --all-pending', () => {
     );
     expect(refusedPart).toContain(CAPS_ID);
 
-    const records = svcJsonIn<Submission[]>(vars, 'inputs', 'list').json;
+    const records = (await svcJsonIn<Submission[]>(vars, 'inputs', 'list')).json;
     const statusOf = (id: string) => records.filter((r) => r.provider_id === id).map((r) => [r.status, r.approved_by]);
     expect(statusOf(WORKED_ID)).toEqual([['APPROVED', 'Bob']]);
     expect(statusOf(LOW_ID)).toEqual([['APPROVED', 'Bob']]);
     expect(statusOf(CAPS_ID)).toEqual([['PENDING', null]]);
 
-    const carol = svcJsonIn<{ approved: Submission[]; refused: unknown[] }>(
+    const carol = await svcJsonIn<{ approved: Submission[]; refused: unknown[] }>(
       vars,
       'inputs',
       'approve',
@@ -226,15 +234,15 @@ describe('svc inputs approve --all-pending', () => {
     ]);
     expect(carol.json.refused).toEqual([]);
 
-    const none = svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'carol');
+    const none = await svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'carol');
     expect(none.status).toBe(0);
     expect(none.stdout).toBe('no submissions are pending approval\n');
   });
 
   it('--json lists the refused ones with the reason', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-    const run = svcJsonIn<{ approved: Submission[]; refused: (Submission & { reason: string })[] }>(
+    expect((await svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice')).status).toBe(0);
+    const run = await svcJsonIn<{ approved: Submission[]; refused: (Submission & { reason: string })[] }>(
       vars,
       'inputs',
       'approve',
@@ -256,13 +264,13 @@ describe('svc inputs approve --all-pending', () => {
 
   it('takes provider ids or --all-pending: both, or neither, is bad usage (exit 2) and changes nothing', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-    const both = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--all-pending', '--by', 'bob');
+    expect((await svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice')).status).toBe(0);
+    const both = await svcIn(vars, 'inputs', 'approve', WORKED_ID, '--all-pending', '--by', 'bob');
     expect(both.status).toBe(2);
     expect(both.stderr).toBe('error: name providers or give --all-pending, not both\n');
-    const neither = svcIn(vars, 'inputs', 'approve', '--by', 'bob');
+    const neither = await svcIn(vars, 'inputs', 'approve', '--by', 'bob');
     expect(neither.status).toBe(2);
     expect(neither.stderr).toBe('error: name the providers whose submissions to approve, or --all-pending\n');
-    expect(svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending').json).toHaveLength(1);
+    expect((await svcJsonIn<Submission[]>(vars, 'inputs', 'list', '--pending')).json).toHaveLength(1);
   });
 });

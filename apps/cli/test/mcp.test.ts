@@ -34,25 +34,33 @@ const TOOL_NAMES = [
 ];
 
 /** A migrated, demo-seeded store with a PROFESSIONAL key in a new workspace, enabled for MCP when asked. */
-function workspaceWithKey(vars: Env, enableMcp: boolean): { workspaceId: string; key: string } {
-  const workspace = svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'Agent');
+async function workspaceWithKey(vars: Env, enableMcp: boolean): Promise<{ workspaceId: string; key: string }> {
+  const workspace = await svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'Agent');
   expect(workspace.status, workspace.stderr).toBe(0);
   const workspaceId = workspace.json.workspace_id;
   // Keys need the API terms accepted; agent tools the preview terms too.
-  acceptTerms(vars, workspaceId, { preview: enableMcp });
+  await acceptTerms(vars, workspaceId, { preview: enableMcp });
   if (enableMcp) {
-    const enabled = svcJsonIn(vars, 'workspace', 'enable-mcp', workspaceId);
+    const enabled = await svcJsonIn(vars, 'workspace', 'enable-mcp', workspaceId);
     expect(enabled.status, enabled.stderr).toBe(0);
     expect(enabled.json).toEqual({ workspace_id: workspaceId, mcp_enabled: true });
   }
-  const key = svcJsonIn<{ key: string }>(vars, 'key', 'create', '--workspace', workspaceId, '--tier', 'PROFESSIONAL');
+  const key = await svcJsonIn<{ key: string }>(
+    vars,
+    'key',
+    'create',
+    '--workspace',
+    workspaceId,
+    '--tier',
+    'PROFESSIONAL',
+  );
   expect(key.status, key.stderr).toBe(0);
   return { workspaceId, key: key.json.key };
 }
 
 async function seededStore(): Promise<Env> {
   const vars = await embedded();
-  const seeded = svcIn(vars, 'db', 'seed', '--demo');
+  const seeded = await svcIn(vars, 'db', 'seed', '--demo');
   expect(seeded.status, seeded.stderr).toBe(0);
   return vars;
 }
@@ -132,8 +140,8 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
 
   beforeAll(async () => {
     vars = await seededStore();
-    key = workspaceWithKey(vars, true).key;
-    off = workspaceWithKey(vars, false);
+    key = (await workspaceWithKey(vars, true)).key;
+    off = await workspaceWithKey(vars, false);
     served = await serve({ ...vars, SVC_MCP_ENABLED: 'true' }, '--port', '0', '--json');
     client = await connectAgent(served.url, key);
     scores = await publicScores(served.url);
@@ -191,8 +199,8 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
     expect(out.provider_id).toBe(id);
     expect(out).toEqual(await rest(`/api/v1/scores/${id}`));
     expect({ score: out.final_score, band: out.risk_band }).toEqual({
-      score: listed(id).final_score,
-      band: listed(id).risk_band,
+      score: (await listed(id)).final_score,
+      band: (await listed(id)).risk_band,
     });
   });
 
@@ -235,7 +243,7 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
     const changelog = ChangelogResponseSchema.parse(await rest('/api/public/changelog?limit=500')).data;
     const rescored = changelog.find((c) => c.change_type === 'SCORE_CHANGE');
     expect(rescored).toBeDefined();
-    const provider = listed(rescored?.provider_id as string);
+    const provider = await listed(rescored?.provider_id as string);
     const first = PublicationsHistory.parse(
       outputOf(await call(client, 'get_score_history', { provider_name: lower(provider.name), limit: 1 })),
     );
@@ -260,7 +268,10 @@ describe('an MCP SDK agent against svc serve with SVC_MCP_ENABLED=true', () => {
     const expected = scores.filter((s) => lower(s.name).includes('sats'));
     expect(out.data.map((m) => m.id).sort()).toEqual(expected.map((s) => s.id).sort());
     for (const match of out.data) {
-      expect([match.final_score, match.risk_band]).toEqual([listed(match.id).final_score, listed(match.id).risk_band]);
+      expect([match.final_score, match.risk_band]).toEqual([
+        (await listed(match.id)).final_score,
+        (await listed(match.id)).risk_band,
+      ]);
     }
     const btc = ProviderSearchResponseSchema.parse(
       outputOf(await call(client, 'search_providers', { query: 'demo', planner_type: 'btc' })),
@@ -354,7 +365,7 @@ describe('svc serve without SVC_MCP_ENABLED', () => {
 
   beforeAll(async () => {
     const vars = await seededStore();
-    key = workspaceWithKey(vars, true).key;
+    key = (await workspaceWithKey(vars, true)).key;
     served = await serve(vars, '--port', '0', '--json');
   });
 

@@ -22,7 +22,7 @@ async function draftFile(): Promise<string> {
 describe('svc methodology diff A B --inputs DIR', () => {
   it('scores the same inputs under both versions side by side, with a draft from --framework-file', async () => {
     const draft = await draftFile();
-    const run = svcJson('methodology', 'diff', '1.0', '1.1', '--inputs', EXAMPLES, '--framework-file', draft);
+    const run = await svcJson('methodology', 'diff', '1.0', '1.1', '--inputs', EXAMPLES, '--framework-file', draft);
     expect(run.status, run.stderr).toBe(0);
     const body = run.json as { to: { framework_version: string }; changes: { path: string }[]; providers: Move[] };
     expect(body.to.framework_version).toBe('DCRF v1.1');
@@ -36,7 +36,7 @@ describe('svc methodology diff A B --inputs DIR', () => {
 
   it('prints a table of score and band moves per provider for people', async () => {
     const draft = await draftFile();
-    const run = svc('methodology', 'diff', 'v1.0', 'DCRF v1.1', '--inputs', EXAMPLES, '--framework-file', draft);
+    const run = await svc('methodology', 'diff', 'v1.0', 'DCRF v1.1', '--inputs', EXAMPLES, '--framework-file', draft);
     expect(run.status, run.stderr).toBe(0);
     for (const text of ['Score DCRF v1.0', 'Band DCRF v1.1', 'Example Harbour Custody', 'LOW -> MEDIUM', '-15.55']) {
       expect(run.stdout).toContain(text);
@@ -47,7 +47,7 @@ describe('svc methodology diff A B --inputs DIR', () => {
   it('lists invalid documents as problems (exit 2) after the ones it could compare', async () => {
     const dir = await folderOf(['worked-example.json']);
     await writeTemp('broken.json', { not: 'inputs' }, dir);
-    const run = svc('methodology', 'diff', '1.0', '1.0', '--inputs', dir);
+    const run = await svc('methodology', 'diff', '1.0', '1.0', '--inputs', dir);
     expect(run.status).toBe(2);
     expect(run.stdout).toContain('Example Sats Lending');
     expect(run.stderr).toContain('1 of 2 files');
@@ -55,15 +55,15 @@ describe('svc methodology diff A B --inputs DIR', () => {
   });
 
   it('without --framework-file the draft is unknown (exit 2); a draft may not reuse a built-in version', async () => {
-    expect(svc('methodology', 'diff', '1.0', '1.1', '--inputs', EXAMPLES).status).toBe(2);
+    expect((await svc('methodology', 'diff', '1.0', '1.1', '--inputs', EXAMPLES)).status).toBe(2);
     const clash = await writeTemp('clash.json', { ...draft11(), version: '1.0' });
-    const run = svc('methodology', 'diff', '1.0', '1.0', '--framework-file', clash);
+    const run = await svc('methodology', 'diff', '1.0', '1.0', '--framework-file', clash);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('already known');
   });
 
   it('shows a draft as a draft', async () => {
-    const run = svc('methodology', 'show', '--framework', '1.1', '--framework-file', await draftFile());
+    const run = await svc('methodology', 'show', '--framework', '1.1', '--framework-file', await draftFile());
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('DCRF v1.1');
     expect(run.stdout).toContain('no sign-off');
@@ -89,12 +89,12 @@ async function releasesIn(vars: Env) {
 describe('svc methodology publish VERSION --signed-off-by NAME', () => {
   it('records the sign-off, re-scores every provider with approved inputs, and is idempotent', async () => {
     const vars = await embedded();
-    const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', EXAMPLES, '--by', 'alice');
+    const imported = await svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', EXAMPLES, '--by', 'alice');
     expect(imported.status, imported.stderr).toBe(0);
     const ids = imported.json.map((s) => s.provider_id);
-    expect(svcIn(vars, 'inputs', 'approve', ...ids, ...pins(...ids), '--by', 'bob').status).toBe(0);
+    expect((await svcIn(vars, 'inputs', 'approve', ...ids, ...pins(...ids), '--by', 'bob')).status).toBe(0);
 
-    const run = svcJsonIn<PublishJson>(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
+    const run = await svcJsonIn<PublishJson>(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
     // The examples hold documents below the confidence threshold: refused, so exit 1 as `svc publish`.
     expect(run.json.rescore?.counts.refused).toBeGreaterThan(0);
     expect(run.status, run.stderr).toBe(1);
@@ -108,7 +108,7 @@ describe('svc methodology publish VERSION --signed-off-by NAME', () => {
     expect(run.json.rescore?.counts.published).toBeGreaterThan(0);
     expect(await releasesIn(vars)).toHaveLength(1);
 
-    const again = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
+    const again = await svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
     expect(again.status, again.stderr).toBe(1);
     expect(again.stdout).toContain('was already published');
     expect(again.stdout).toContain('Re-score of every provider');
@@ -117,11 +117,11 @@ describe('svc methodology publish VERSION --signed-off-by NAME', () => {
 
   it('refuses an unsigned framework and a version the engine does not know, writing nothing', async () => {
     const vars = await embedded();
-    const unsigned = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', ' ');
+    const unsigned = await svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', ' ');
     expect(unsigned.status).toBe(2);
     expect(unsigned.stderr).toMatch(/--signed-off-by/);
-    expect(svcIn(vars, 'methodology', 'publish', '1.0').status).toBe(2);
-    expect(svcIn(vars, 'methodology', 'publish', '1.1', '--signed-off-by', 'Dana Risk').status).toBe(2);
+    expect((await svcIn(vars, 'methodology', 'publish', '1.0')).status).toBe(2);
+    expect((await svcIn(vars, 'methodology', 'publish', '1.1', '--signed-off-by', 'Dana Risk')).status).toBe(2);
     expect(await releasesIn(vars)).toEqual([]);
   });
 });
@@ -152,11 +152,11 @@ describe.each(STORES)('svc methodology publish, then show, on %s', (_name, fresh
   it('show prints the sign-off the release recorded (one source of truth); the framework keeps its bytes', async () => {
     const { vars, drop } = await fresh();
     try {
-      const builtIn = svcJsonIn<ShowJson>(vars, 'methodology', 'show');
+      const builtIn = await svcJsonIn<ShowJson>(vars, 'methodology', 'show');
       expect(builtIn.status, builtIn.stderr).toBe(0);
       expect(builtIn.json.sign_off?.signed_off_on).toBe('2026-04-01');
 
-      const published = svcJsonIn<PublishJson & { release: { signed_off_at: string } }>(
+      const published = await svcJsonIn<PublishJson & { release: { signed_off_at: string } }>(
         vars,
         'methodology',
         'publish',
@@ -169,7 +169,7 @@ describe.each(STORES)('svc methodology publish, then show, on %s', (_name, fresh
       expect(on).not.toBe('2026-04-01');
 
       for (const args of [[], ['--framework', '1.0'], ['--framework', 'DCRF v1.0']]) {
-        const shown = svcJsonIn<ShowJson>(vars, 'methodology', 'show', ...args);
+        const shown = await svcJsonIn<ShowJson>(vars, 'methodology', 'show', ...args);
         expect(shown.status, shown.stderr).toBe(0);
         expect(shown.json.sign_off).toEqual({
           role: 'chief_risk_officer',
@@ -179,7 +179,7 @@ describe.each(STORES)('svc methodology publish, then show, on %s', (_name, fresh
         expect(shown.json.sha256).toBe(builtIn.json.sha256);
         expect(JSON.stringify(shown.json.definition)).toBe(JSON.stringify(builtIn.json.definition));
       }
-      const text = svcIn(vars, 'methodology', 'show');
+      const text = await svcIn(vars, 'methodology', 'show');
       expect(text.stdout).toContain(`signed off by Dana Risk (chief_risk_officer) on ${on}`);
       expect(text.stdout).not.toContain('on 2026-04-01');
     } finally {
@@ -191,24 +191,24 @@ describe.each(STORES)('svc methodology publish, then show, on %s', (_name, fresh
     const { vars, drop } = await fresh();
     try {
       const dir = await folderOf(['worked-example.json', 'missing-inputs.json']);
-      const imported = svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', dir, '--by', 'alice');
+      const imported = await svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'import', dir, '--by', 'alice');
       expect(imported.status, imported.stderr).toBe(0);
       const ids = imported.json.map((s) => s.provider_id);
-      expect(svcIn(vars, 'inputs', 'approve', ...ids, ...pins(...ids), '--by', 'bob').status).toBe(0);
-      const publish = svcIn(vars, 'publish', '--all', '--dry-run');
+      expect((await svcIn(vars, 'inputs', 'approve', ...ids, ...pins(...ids), '--by', 'bob')).status).toBe(0);
+      const publish = await svcIn(vars, 'publish', '--all', '--dry-run');
       expect(publish.status).toBe(1);
 
-      const run = svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
+      const run = await svcIn(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
       expect(run.status, run.stderr).toBe(1);
       expect(run.stdout).toContain('Refused (not published)');
-      const json = svcJsonIn<PublishJson>(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
+      const json = await svcJsonIn<PublishJson>(vars, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk');
       expect(json.status).toBe(1);
       expect(json.json.rescore?.counts.refused).toBe(1);
 
       const clean = await embedded();
-      expect(svcIn(clean, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-      expect(svcIn(clean, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob').status).toBe(0);
-      expect(svcIn(clean, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk').status).toBe(0);
+      expect((await svcIn(clean, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice')).status).toBe(0);
+      expect((await svcIn(clean, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob')).status).toBe(0);
+      expect((await svcIn(clean, 'methodology', 'publish', '1.0', '--signed-off-by', 'Dana Risk')).status).toBe(0);
     } finally {
       await drop();
     }

@@ -11,8 +11,8 @@ interface ShowJson {
 }
 
 describe('svc methodology show', () => {
-  it('prints the framework as data in --json mode: version, hash, sign-off and definition', () => {
-    const run = svcJson('methodology', 'show');
+  it('prints the framework as data in --json mode: version, hash, sign-off and definition', async () => {
+    const run = await svcJson('methodology', 'show');
     expect(run.status).toBe(0);
     const body = run.json as ShowJson;
     expect(Object.keys(body)).toEqual(['framework_version', 'version', 'sha256', 'sign_off', 'definition']);
@@ -31,9 +31,9 @@ describe('svc methodology show', () => {
     ]);
   });
 
-  it('shows people the name, effective date, sign-off, hash, weights, scales, caps, bands and freshness rule', () => {
-    const run = svc('methodology', 'show');
-    const { sha256 } = svcJson('methodology', 'show').json as ShowJson;
+  it('shows people the name, effective date, sign-off, hash, weights, scales, caps, bands and freshness rule', async () => {
+    const run = await svc('methodology', 'show');
+    const { sha256 } = (await svcJson('methodology', 'show')).json as ShowJson;
     expect(run.status).toBe(0);
     for (const text of [
       'Digital Credit Risk Framework (DCRF v1.0)',
@@ -54,13 +54,13 @@ describe('svc methodology show', () => {
     }
   });
 
-  it('accepts "v1.0" and "DCRF v1.0" as the version', () => {
-    expect(svc('methodology', 'show', '--framework', 'v1.0').status).toBe(0);
-    expect(svc('methodology', 'show', '--framework', 'DCRF v1.0').status).toBe(0);
+  it('accepts "v1.0" and "DCRF v1.0" as the version', async () => {
+    expect((await svc('methodology', 'show', '--framework', 'v1.0')).status).toBe(0);
+    expect((await svc('methodology', 'show', '--framework', 'DCRF v1.0')).status).toBe(0);
   });
 
-  it('refuses an unknown version with exit 2, naming the supported versions', () => {
-    const run = svc('methodology', 'show', '--framework', '2.0');
+  it('refuses an unknown version with exit 2, naming the supported versions', async () => {
+    const run = await svc('methodology', 'show', '--framework', '2.0');
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe('error: unknown framework version "2.0"; supported: 1.0\n');
@@ -68,14 +68,14 @@ describe('svc methodology show', () => {
 });
 
 describe('svc methodology diff', () => {
-  it('finds no differences between a version and itself (exit 0)', () => {
-    const run = svc('methodology', 'diff', '1.0', 'DCRF v1.0');
+  it('finds no differences between a version and itself (exit 0)', async () => {
+    const run = await svc('methodology', 'diff', '1.0', 'DCRF v1.0');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('no differences');
   });
 
-  it('reports an identical comparison in --json mode', () => {
-    const run = svcJson('methodology', 'diff', '1.0', '1.0');
+  it('reports an identical comparison in --json mode', async () => {
+    const run = await svcJson('methodology', 'diff', '1.0', '1.0');
     expect(run.status).toBe(0);
     expect(run.json).toMatchObject({
       from: { framework_version: 'DCRF v1.0' },
@@ -85,8 +85,8 @@ describe('svc methodology diff', () => {
     });
   });
 
-  it('refuses an unknown version with exit 2, naming the supported versions', () => {
-    const run = svcJson('methodology', 'diff', '1.0', '1.1');
+  it('refuses an unknown version with exit 2, naming the supported versions', async () => {
+    const run = await svcJson('methodology', 'diff', '1.0', '1.1');
     expect(run.status).toBe(2);
     expect(run.json).toEqual({
       error: 'unknown framework version "1.1"; supported: 1.0',

@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { openStore, type Store, type StoreLocation, TABLES } from '@svc/api';
 import pg from 'pg';
 import { expect } from 'vitest';
-import { BIN, type Run, tempDir } from './svc.js';
+import { BIN, type Run, runSvc, tempDir } from './svc.js';
 
 /** Every variable loadConfig reads: cleared from the inherited environment, so each test says what it sets. */
 const CONFIG_VARIABLES = [
@@ -41,17 +40,14 @@ export async function embedded(): Promise<Env & { SVC_DATA_DIR: string }> {
   return { SVC_DATA_DIR: join(await tempDir(), 'data'), LOG_LEVEL: 'warn' };
 }
 
-/** Runs the built CLI with this configuration. */
-export function svcIn(vars: Env, ...args: string[]): Run {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`pnpm build\` before the CLI tests`);
-  const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 30_000, env: childEnv(vars) });
-  if (run.error) throw run.error;
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+/** Runs `svc ARGS` in this process with this configuration (see runSvc). */
+export function svcIn(vars: Env, ...args: string[]): Promise<Run> {
+  return runSvc(childEnv(vars), args);
 }
 
 /** Runs with --json; stdout must be one JSON value. */
-export function svcJsonIn<T = Record<string, unknown>>(vars: Env, ...args: string[]): Run & { json: T } {
-  const run = svcIn(vars, ...args, '--json');
+export async function svcJsonIn<T = Record<string, unknown>>(vars: Env, ...args: string[]): Promise<Run & { json: T }> {
+  const run = await svcIn(vars, ...args, '--json');
   return { ...run, json: JSON.parse(run.stdout) as T };
 }
 
@@ -74,9 +70,9 @@ export function withoutOpenModeWarning(stderr: string): string {
 }
 
 /** Records the contract administrator's acceptance of the API terms (and the preview terms): keys need it. */
-export function acceptTerms(vars: Env, workspaceId: string, options: { preview?: boolean } = {}): void {
+export async function acceptTerms(vars: Env, workspaceId: string, options: { preview?: boolean } = {}): Promise<void> {
   const args = ['workspace', 'accept-terms', workspaceId, '--administrator', 'Ada Admin', '--email', 'ada@example.com'];
-  const run = svcIn(vars, ...args, ...(options.preview ? ['--preview'] : []));
+  const run = await svcIn(vars, ...args, ...(options.preview ? ['--preview'] : []));
   expect(run.status, run.stderr).toBe(0);
 }
 

@@ -38,8 +38,8 @@ const MISSING_ID = 'ae1837ad-8a0e-4dfb-aec7-52569069aef3';
 const UNKNOWN_PROVIDER = '0f0f0f0f-0000-4000-8000-000000000000';
 
 /** Submits by alice and approves by bob: the documents' providers have approved inputs. */
-function importAndApprove(vars: Env, path: string): string[] {
-  const imported = svcJsonIn<{ provider_id: string; inputs_sha256: string }[]>(
+async function importAndApprove(vars: Env, path: string): Promise<string[]> {
+  const imported = await svcJsonIn<{ provider_id: string; inputs_sha256: string }[]>(
     vars,
     'inputs',
     'import',
@@ -51,7 +51,7 @@ function importAndApprove(vars: Env, path: string): string[] {
   const ids = imported.json.map((s) => s.provider_id);
   // Pinned to what was imported, as an approver pins what `svc inputs show` printed.
   const shown = imported.json.flatMap((s) => ['--sha256', s.inputs_sha256]);
-  const approved = svcIn(vars, 'inputs', 'approve', ...ids, ...shown, '--by', 'bob');
+  const approved = await svcIn(vars, 'inputs', 'approve', ...ids, ...shown, '--by', 'bob');
   expect(approved.status, approved.stderr).toBe(0);
   return ids;
 }
@@ -68,12 +68,12 @@ async function withStoreOf<T>(vars: Env, work: (store: Store) => Promise<T>): Pr
 describe('svc publish', () => {
   it('publishes approved inputs, then reports them unchanged on a second run', async () => {
     const vars = await embedded();
-    importAndApprove(vars, WORKED_EXAMPLE);
-    const first = svcJsonIn<Report>(vars, 'publish', WORKED_ID);
+    await importAndApprove(vars, WORKED_EXAMPLE);
+    const first = await svcJsonIn<Report>(vars, 'publish', WORKED_ID);
     expect(first.status, first.stderr).toBe(0);
     expect(first.json.counts).toEqual({ published: 1, unchanged: 0, refused: 0 });
     expect(first.json.outcomes[0]).toMatchObject({ provider_id: WORKED_ID, status: 'published', change: 'NEW' });
-    const second = svcIn(vars, 'publish', '--all');
+    const second = await svcIn(vars, 'publish', '--all');
     expect(second.status, second.stderr).toBe(0);
     expect(second.stdout).toContain('published 0, unchanged 1, refused 0:');
     expect(second.stdout).toMatch(
@@ -94,13 +94,13 @@ describe('svc publish', () => {
 
   it('--dry-run scores and reports but writes nothing', async () => {
     const vars = await embedded();
-    importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json']));
+    await importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json']));
     await withStoreOf(vars, async (store) => {
       const before = await contentsOf(store);
-      const dry = svcJsonIn<Report>(vars, 'publish', '--all', '--dry-run');
+      const dry = await svcJsonIn<Report>(vars, 'publish', '--all', '--dry-run');
       expect(dry.status, dry.stderr).toBe(0);
       expect(dry.json).toMatchObject({ dry_run: true, counts: { published: 2, unchanged: 0, refused: 0 } });
-      const text = svcIn(vars, 'publish', '--all', '--dry-run');
+      const text = await svcIn(vars, 'publish', '--all', '--dry-run');
       expect(text.stdout).toContain('nothing was written');
       expect(await contentsOf(store)).toEqual(before);
     });
@@ -108,9 +108,9 @@ describe('svc publish', () => {
 
   it('--date moves the evaluation date: a new risk_indicator_id, and a SCORE_CHANGE entry or none', async () => {
     const vars = await embedded();
-    importAndApprove(vars, WORKED_EXAMPLE);
-    const first = svcJsonIn<Report>(vars, 'publish', '--all').json.outcomes[0];
-    const moved = svcJsonIn<Report>(vars, 'publish', '--all', '--date', '2026-09-30');
+    await importAndApprove(vars, WORKED_EXAMPLE);
+    const first = (await svcJsonIn<Report>(vars, 'publish', '--all')).json.outcomes[0];
+    const moved = await svcJsonIn<Report>(vars, 'publish', '--all', '--date', '2026-09-30');
     expect(moved.status, moved.stderr).toBe(0);
     const outcome = moved.json.outcomes[0];
     expect(moved.json.evaluation_date).toBe('2026-09-30');
@@ -123,7 +123,7 @@ describe('svc publish', () => {
       expect(changelog.map((c) => c.change_type)).toEqual(outcome?.change ? ['NEW', outcome.change] : ['NEW']);
     });
     // A date before the evidence: the document is not valid then, so it is refused with its problems.
-    const early = svcJsonIn<Report>(vars, 'publish', WORKED_ID, '--date', '2026-01-01');
+    const early = await svcJsonIn<Report>(vars, 'publish', WORKED_ID, '--date', '2026-01-01');
     expect(early.status).toBe(1);
     expect(early.json.outcomes[0]?.status).toBe('refused');
     expect(early.json.outcomes[0]?.problems[0]?.message).toMatch(/after the evaluation date 2026-01-01/);
@@ -131,8 +131,8 @@ describe('svc publish', () => {
 
   it('an unpublishable document (missing inputs) is refused and not published: exit 1', async () => {
     const vars = await embedded();
-    importAndApprove(vars, join(EXAMPLES, 'missing-inputs.json'));
-    const run = svcIn(vars, 'publish', MISSING_ID);
+    await importAndApprove(vars, join(EXAMPLES, 'missing-inputs.json'));
+    const run = await svcIn(vars, 'publish', MISSING_ID);
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('Refused (not published):');
     expect(run.stdout).toMatch(/confidence 0\.\d+ is below the publication threshold/);
@@ -148,30 +148,30 @@ describe('svc publish', () => {
 
   it('bad usage exits 2: neither ids nor --all, both, a bad date', async () => {
     const vars = await embedded();
-    const neither = svcIn(vars, 'publish');
+    const neither = await svcIn(vars, 'publish');
     expect(neither.status).toBe(2);
     expect(neither.stderr).toBe('error: name the providers to publish, or --all\n');
-    expect(svcIn(vars, 'publish', WORKED_ID, '--all').status).toBe(2);
-    const date = svcJsonIn(vars, 'publish', '--all', '--date', '2026-02-30');
+    expect((await svcIn(vars, 'publish', WORKED_ID, '--all')).status).toBe(2);
+    const date = await svcJsonIn(vars, 'publish', '--all', '--date', '2026-02-30');
     expect(date.status).toBe(2);
     expect(date.json).toMatchObject({ code: 'usage' });
   });
 
   it('a provider without approved inputs is refused (exit 1)', async () => {
     const vars = await embedded();
-    expect(svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice').status).toBe(0);
-    const run = svcJsonIn<Report>(vars, 'publish', WORKED_ID, UNKNOWN_PROVIDER);
+    expect((await svcIn(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice')).status).toBe(0);
+    const run = await svcJsonIn<Report>(vars, 'publish', WORKED_ID, UNKNOWN_PROVIDER);
     expect(run.status).toBe(1);
     expect(run.json.outcomes.map((o) => o.reason)).toEqual(['no approved inputs', `no provider ${UNKNOWN_PROVIDER}`]);
   });
 
   it('an argument that is not a provider id is bad usage (exit 2), and nothing is published', async () => {
     const vars = await embedded();
-    importAndApprove(vars, WORKED_EXAMPLE);
-    const run = svcJsonIn(vars, 'publish', WORKED_ID, 'no-such-provider');
+    await importAndApprove(vars, WORKED_EXAMPLE);
+    const run = await svcJsonIn(vars, 'publish', WORKED_ID, 'no-such-provider');
     expect(run.status).toBe(2);
     expect(run.json).toMatchObject({ code: 'usage' });
-    const providers = svcJsonIn<{ id: string; final_score: number | null }[]>(vars, 'provider', 'list').json;
+    const providers = (await svcJsonIn<{ id: string; final_score: number | null }[]>(vars, 'provider', 'list')).json;
     expect(providers.map((p) => [p.id, p.final_score])).toEqual([[WORKED_ID, null]]);
   });
 });
@@ -186,11 +186,11 @@ describe.skipIf(!postgresAvailable)('svc publish on PostgreSQL', () => {
     const schema = await freshSchema();
     drops.push(schema.drop);
     const vars = { DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
-    importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json', 'missing-inputs.json']));
-    const first = svcJsonIn<Report>(vars, 'publish', '--all');
+    await importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json', 'missing-inputs.json']));
+    const first = await svcJsonIn<Report>(vars, 'publish', '--all');
     expect(first.status).toBe(1);
     expect(first.json.counts).toEqual({ published: 2, unchanged: 0, refused: 1 });
-    const second = svcJsonIn<Report>(vars, 'publish', '--all');
+    const second = await svcJsonIn<Report>(vars, 'publish', '--all');
     expect(second.json.counts).toEqual({ published: 0, unchanged: 2, refused: 1 });
     await withStoreOf(vars, async (store) => {
       expect((await contentsOf(store)).counts).toMatchObject({ indicator_history: 2, changelog: 2 });
@@ -203,7 +203,7 @@ describe.skipIf(!postgresAvailable)('svc publish on PostgreSQL', () => {
 describe('svc publish --all stopped partway by a store error', () => {
   it('prints what it published, what it did not reach and why, exit 2; with --json the same in the error object', async () => {
     const vars = await embedded();
-    const ids = importAndApprove(vars, await generatedDocuments(55));
+    const ids = await importAndApprove(vars, await generatedDocuments(55));
     const failing = [...ids].sort()[52] ?? '';
     // The store refuses to record one provider's publication (a trigger, through Python's sqlite3): in the second
     // batch of fifty.
@@ -216,7 +216,7 @@ describe('svc publish --all stopped partway by a store error', () => {
       trigger,
     ]);
     expect(made.status, String(made.stderr)).toBe(0);
-    const run = svcIn(vars, 'publish', '--all');
+    const run = await svcIn(vars, 'publish', '--all');
     expect(run.status, run.stderr).toBe(2);
     const order = [...ids].sort();
     const at = order.indexOf(failing);
@@ -234,7 +234,7 @@ describe('svc publish --all stopped partway by a store error', () => {
       `error: the run stopped after ${at} of ${ids.length} providers (${at} published, 0 unchanged, 0 refused; ${ids.length - at} not attempted): unexpected failure: the store refused the write\n`,
     );
 
-    const json = svcJsonIn<{ error: string; code: string; report: Report & { not_attempted: string[] } }>(
+    const json = await svcJsonIn<{ error: string; code: string; report: Report & { not_attempted: string[] } }>(
       vars,
       'publish',
       '--all',
@@ -306,7 +306,7 @@ const UNTOUCHED = { current: false, history: 0, indicators: 0, news: 0 };
 describe('svc publish --all killed part-way (crash safety)', () => {
   it('leaves every provider fully published or untouched; the next run publishes the rest exactly once', async () => {
     const vars = await embedded();
-    const ids = importAndApprove(vars, await generatedDocuments(GENERATED));
+    const ids = await importAndApprove(vars, await generatedDocuments(GENERATED));
     expect(ids).toHaveLength(GENERATED);
 
     const store = storeOf(vars);
@@ -349,7 +349,7 @@ describe('svc publish --all killed part-way (crash safety)', () => {
         expect(state, id).toEqual(p.current ? FULLY_PUBLISHED : UNTOUCHED);
       }
 
-      const rerun = svcJsonIn<Report>(vars, 'publish', '--all');
+      const rerun = await svcJsonIn<Report>(vars, 'publish', '--all');
       expect(rerun.status, rerun.stderr).toBe(0);
       expect(rerun.json.counts).toEqual({
         published: GENERATED - published.length,
@@ -389,8 +389,8 @@ function rowOf(stdout: string, name: string): string[] {
 describe('svc publish: each provider with its score, band and move', () => {
   it('new on a first publication, then up, down or unchanged from the indicator in force before', async () => {
     const vars = await embedded();
-    importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json']));
-    const first = svcIn(vars, 'publish', '--all');
+    await importAndApprove(vars, await folderOf(['worked-example.json', 'low-band.json']));
+    const first = await svcIn(vars, 'publish', '--all');
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toContain('published 2, unchanged 0, refused 0:');
     expect(first.stdout).toMatch(/Provider +│ Provider id +│ Outcome +│ Score +│ Band +│ Move +│ Before/);
@@ -403,13 +403,13 @@ describe('svc publish: each provider with its score, band and move', () => {
       'new',
       '-',
     ]);
-    const low = svcJsonIn<Report>(vars, 'publish', '--all', '--dry-run').json.outcomes.find(
+    const low = (await svcJsonIn<Report>(vars, 'publish', '--all', '--dry-run')).json.outcomes.find(
       (o) => o.provider_id !== WORKED_ID,
     );
     expect(low).toMatchObject({ status: 'unchanged' });
 
-    importAndApprove(vars, await workedWithCoverage(2.5));
-    const up = svcIn(vars, 'publish', WORKED_ID);
+    await importAndApprove(vars, await workedWithCoverage(2.5));
+    const up = await svcIn(vars, 'publish', WORKED_ID);
     expect(up.status, up.stderr).toBe(0);
     const upRow = rowOf(up.stdout, 'Example Sats Lending');
     expect(upRow.slice(2, 4)).toEqual(['published', expect.any(String)]);
@@ -417,8 +417,8 @@ describe('svc publish: each provider with its score, band and move', () => {
     expect(upRow[5]).toMatch(/^up( \(MEDIUM -> LOW\))?$/);
     expect(upRow[6]).toBe('78.46 MEDIUM');
 
-    importAndApprove(vars, await workedWithCoverage(1.1));
-    const down = svcJsonIn<Report & { outcomes: { final_score: number; previous_score: number | null }[] }>(
+    await importAndApprove(vars, await workedWithCoverage(1.1));
+    const down = await svcJsonIn<Report & { outcomes: { final_score: number; previous_score: number | null }[] }>(
       vars,
       'publish',
       WORKED_ID,
@@ -427,7 +427,7 @@ describe('svc publish: each provider with its score, band and move', () => {
     const outcome = down.json.outcomes[0];
     expect(outcome?.previous_score).toBe(Number(upRow[3]));
     expect(outcome?.final_score).toBeLessThan(Number(upRow[3]));
-    const again = svcIn(vars, 'publish', WORKED_ID);
+    const again = await svcIn(vars, 'publish', WORKED_ID);
     expect(rowOf(again.stdout, 'Example Sats Lending').slice(2)).toEqual([
       'unchanged',
       outcome?.final_score.toFixed(2),
@@ -439,8 +439,8 @@ describe('svc publish: each provider with its score, band and move', () => {
 
   it('a dry run shows the move it would make, a refused provider shows none', async () => {
     const vars = await embedded();
-    importAndApprove(vars, await folderOf(['worked-example.json', 'missing-inputs.json']));
-    const dry = svcIn(vars, 'publish', '--all', '--dry-run');
+    await importAndApprove(vars, await folderOf(['worked-example.json', 'missing-inputs.json']));
+    const dry = await svcIn(vars, 'publish', '--all', '--dry-run');
     expect(dry.status).toBe(1);
     expect(dry.stdout).toContain('would be published 1, would be unchanged 0, would be refused 1:');
     expect(dry.stdout).toMatch(/Provider +│ Provider id +│ Would be +│ Score/);

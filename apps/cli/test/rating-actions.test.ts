@@ -35,8 +35,8 @@ interface Record {
   proposal: { direction?: string; review_by?: string | null; outlook?: string } | null;
 }
 
-function ok(vars: Env, ...args: string[]) {
-  const run = svcIn(vars, ...args);
+async function ok(vars: Env, ...args: string[]) {
+  const run = await svcIn(vars, ...args);
   expect(run.status, `${args.join(' ')}\n${run.stderr}`).toBe(0);
   return run;
 }
@@ -51,10 +51,10 @@ describe.each(ENGINES)('rating actions from the command line on %s', (_engine, f
   beforeAll(async () => {
     vars = await fresh();
     // The worked example is published (in force); the low-band example is submitted and approved, never published.
-    ok(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
-    ok(vars, 'inputs', 'import', join(EXAMPLES, 'low-band.json'), '--by', 'alice');
-    ok(vars, 'inputs', 'approve', WORKED_ID, LOW_ID, ...pins(WORKED_ID, LOW_ID), '--by', 'bob');
-    ok(vars, 'publish', WORKED_ID);
+    await ok(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
+    await ok(vars, 'inputs', 'import', join(EXAMPLES, 'low-band.json'), '--by', 'alice');
+    await ok(vars, 'inputs', 'approve', WORKED_ID, LOW_ID, ...pins(WORKED_ID, LOW_ID), '--by', 'bob');
+    await ok(vars, 'publish', WORKED_ID);
   });
 
   it('refuses bad input with exit 2 and a state that does not allow it with exit 1, writing nothing', async () => {
@@ -132,14 +132,14 @@ describe.each(ENGINES)('rating actions from the command line on %s', (_engine, f
       'no rating action ra_000000000000000000000000',
     );
     await refusedUnchanged(vars, ['actions', 'approve', 'ra_nothex', '--by', 'bob'], 2, 'is not a rating action id');
-    const json = svcJsonIn(vars, 'outlook', 'set', WORKED_ID, 'GLOOMY', '--rationale', 'x', '--by', 'ann');
+    const json = await svcJsonIn(vars, 'outlook', 'set', WORKED_ID, 'GLOOMY', '--rationale', 'x', '--by', 'ann');
     expect(json.status).toBe(2);
     expect(json.json).toMatchObject({ code: 'invalid_value', problems: [{ path: 'outlook' }] });
   });
 
   it('proposes, lists, refuses the proposer as approver, approves all or nothing, and lists the record', async () => {
     const review = dayOf(today(), 60);
-    const watch = svcJsonIn<Record>(
+    const watch = await svcJsonIn<Record>(
       vars,
       'watch',
       'place',
@@ -164,7 +164,7 @@ describe.each(ENGINES)('rating actions from the command line on %s', (_engine, f
       proposal: { direction: 'NEGATIVE', review_by: review },
     });
     expect(watch.json.id).toMatch(/^ra_[0-9a-f]{24}$/);
-    const text = svcIn(
+    const text = await svcIn(
       vars,
       'outlook',
       'set',
@@ -183,12 +183,12 @@ describe.each(ENGINES)('rating actions from the command line on %s', (_engine, f
     expect(outlookId, text.stdout).toBeDefined();
     expect(text.stdout).toContain(`Approve with: svc actions approve ${outlookId}`);
 
-    const pending = svcJsonIn<Record[]>(vars, 'actions', 'list', '--pending');
+    const pending = await svcJsonIn<Record[]>(vars, 'actions', 'list', '--pending');
     expect(pending.json.map((r) => [r.id, r.status])).toEqual([
       [watch.json.id, 'PENDING'],
       [outlookId, 'PENDING'],
     ]);
-    const table = ok(vars, 'actions', 'list', '--pending').stdout;
+    const table = (await ok(vars, 'actions', 'list', '--pending')).stdout;
     for (const head of [
       'Id',
       'Provider',
@@ -216,7 +216,7 @@ describe.each(ENGINES)('rating actions from the command line on %s', (_engine, f
       'no rating action',
     );
 
-    const approved = svcJsonIn<RatingAction[]>(
+    const approved = await svcJsonIn<RatingAction[]>(
       vars,
       'actions',
       'approve',
@@ -239,16 +239,16 @@ describe.each(ENGINES)('rating actions from the command line on %s', (_engine, f
       'is already on watch',
     );
 
-    expect(ok(vars, 'actions', 'list', '--pending').stdout).toBe('no rating actions are pending approval\n');
-    const mine = svcJsonIn<Record[]>(vars, 'actions', 'list', '--provider', WORKED_ID.toUpperCase());
+    expect((await ok(vars, 'actions', 'list', '--pending')).stdout).toBe('no rating actions are pending approval\n');
+    const mine = await svcJsonIn<Record[]>(vars, 'actions', 'list', '--provider', WORKED_ID.toUpperCase());
     expect(mine.json.map((r) => [r.type, r.status, r.approved_by])).toEqual([
       ['OUTLOOK_CHANGED', 'EFFECTIVE', 'bob'],
       ['WATCH_PLACED', 'EFFECTIVE', 'bob'],
       ['NEW', 'EFFECTIVE', 'bob'],
     ]);
-    expect(svcJsonIn<Record[]>(vars, 'actions', 'list', '--provider', LOW_ID).json).toEqual([]);
+    expect((await svcJsonIn<Record[]>(vars, 'actions', 'list', '--provider', LOW_ID)).json).toEqual([]);
 
-    const removal = svcJsonIn<Record>(
+    const removal = await svcJsonIn<Record>(
       vars,
       'watch',
       'remove',
@@ -259,7 +259,7 @@ describe.each(ENGINES)('rating actions from the command line on %s', (_engine, f
       'ann',
     );
     expect(removal.status, removal.stderr).toBe(0);
-    const removed = svcJsonIn<RatingAction[]>(vars, 'actions', 'approve', removal.json.id, '--by', 'bob');
+    const removed = await svcJsonIn<RatingAction[]>(vars, 'actions', 'approve', removal.json.id, '--by', 'bob');
     expect(removed.json.map((a) => [a.type, a.outlook, a.watch])).toEqual([['WATCH_REMOVED', 'NEGATIVE', null]]);
   });
 });
@@ -341,8 +341,8 @@ describe.each(ENGINES)('svc watchlist on %s', (_engine, fresh) => {
     });
   });
 
-  it('lists the overdue watch, the band change and loss of publishability ahead, and the score at an edge, soonest first (exit 0)', () => {
-    const run = svcJsonIn<WatchlistEntry[]>(vars, 'watchlist');
+  it('lists the overdue watch, the band change and loss of publishability ahead, and the score at an edge, soonest first (exit 0)', async () => {
+    const run = await svcJsonIn<WatchlistEntry[]>(vars, 'watchlist');
     expect(run.status, run.stderr).toBe(0);
     expect(run.json.map((e) => e.provider_id)).toEqual([
       watched.provider.id,
@@ -388,10 +388,10 @@ describe.each(ENGINES)('svc watchlist on %s', (_engine, fresh) => {
     ]);
   });
 
-  it('looks only as far as --days, prints a table, and refuses a --days outside 1..730 (exit 2)', () => {
-    const near = svcJsonIn<WatchlistEntry[]>(vars, 'watchlist', '--days', '15');
+  it('looks only as far as --days, prints a table, and refuses a --days outside 1..730 (exit 2)', async () => {
+    const near = await svcJsonIn<WatchlistEntry[]>(vars, 'watchlist', '--days', '15');
     expect(near.json.map((e) => e.provider_id)).toEqual([watched.provider.id, edge.provider.id, capped.provider.id]);
-    const text = ok(vars, 'watchlist').stdout;
+    const text = (await ok(vars, 'watchlist')).stdout;
     expect(text).toContain('4 ratings on the watchlist (looking 30 days ahead):');
     expect(text).toContain(`${dayOf(day, 16)} BAND_CHANGE: band MEDIUM -> ELEVATED`);
     expect(text).toContain('now NEAR_BAND_EDGE: 34.01 is 0.99 points below 35.00');
@@ -402,7 +402,7 @@ describe.each(ENGINES)('svc watchlist on %s', (_engine, fresh) => {
     );
     expect(text).not.toContain(quiet.provider.name);
     for (const bad of ['0', '731', '1e2', '5.0', '-3', 'x']) {
-      const run = svcIn(vars, 'watchlist', '--days', bad);
+      const run = await svcIn(vars, 'watchlist', '--days', bad);
       expect(run.status, bad).toBe(2);
       expect(run.stderr).toContain('must be a whole number of days from 1 to 730');
     }

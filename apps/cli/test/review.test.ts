@@ -24,23 +24,23 @@ async function underCollateralised(): Promise<string> {
 }
 
 /** Checks a command ran, showing its stderr when it did not. */
-function ok(vars: Env, ...args: string[]): void {
-  const run = svcIn(vars, ...args);
+async function ok(vars: Env, ...args: string[]): Promise<void> {
+  const run = await svcIn(vars, ...args);
   expect(run.status, run.stderr).toBe(0);
 }
 
 /** The worked example published (alice submits, bob approves), then carol's under-collateralised version pending. */
 async function publishedThenChanged(): Promise<Env> {
   const vars = await embedded();
-  ok(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
-  ok(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
-  ok(vars, 'publish', WORKED_ID);
-  ok(vars, 'inputs', 'import', await underCollateralised(), '--by', 'carol');
+  await ok(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
+  await ok(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
+  await ok(vars, 'publish', WORKED_ID);
+  await ok(vars, 'inputs', 'import', await underCollateralised(), '--by', 'carol');
   return vars;
 }
 
-const pendingIds = (vars: Env) =>
-  svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'list', '--pending').json.map((s) => s.provider_id);
+const pendingIds = async (vars: Env) =>
+  (await svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'list', '--pending')).json.map((s) => s.provider_id);
 
 describe('svc inputs show and diff', () => {
   let vars: Env;
@@ -48,8 +48,8 @@ describe('svc inputs show and diff', () => {
     vars = await publishedThenChanged();
   });
 
-  it('show: who submitted it and when, the inputs SHA-256, then the inputs; --json the object with the document', () => {
-    const json = svcJsonIn<{
+  it('show: who submitted it and when, the inputs SHA-256, then the inputs; --json the object with the document', async () => {
+    const json = await svcJsonIn<{
       id: string;
       submitted_by: string;
       submitted_at: string;
@@ -62,7 +62,7 @@ describe('svc inputs show and diff', () => {
     expect(json.json.inputs_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(json.json.document.inputs.collateral_coverage_ratio).toMatchObject({ value: 0.95, as_of: '2026-06-15' });
 
-    const run = svcIn(vars, 'inputs', 'show', WORKED_ID);
+    const run = await svcIn(vars, 'inputs', 'show', WORKED_ID);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain(`Pending submission ${json.json.id} for Example Sats Lending (${WORKED_ID})\n`);
     expect(run.stdout).toContain(`Submitted by carol at ${json.json.submitted_at}\n`);
@@ -70,8 +70,8 @@ describe('svc inputs show and diff', () => {
     expect(run.stdout).toMatch(/│ collateral_coverage_ratio\s+│ 0\.95\s+│ 2026-06-15 │/);
   });
 
-  it('diff: each changed input with its old and new value and as_of, then score, band and a cap starting', () => {
-    const run = svcIn(vars, 'inputs', 'diff', WORKED_ID);
+  it('diff: each changed input with its old and new value and as_of, then score, band and a cap starting', async () => {
+    const run = await svcIn(vars, 'inputs', 'diff', WORKED_ID);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/against the indicator in force ri_[0-9a-f]{24} \(DCRF v1\.0, approved submission in_/);
     expect(run.stdout).toMatch(/│ collateral_coverage_ratio \(A1\)\s+│ 1\.35\s+│ 2026-05-31 │ 0\.95\s+│ 2026-06-15 │/);
@@ -83,8 +83,8 @@ describe('svc inputs show and diff', () => {
     expect(run.stdout).toContain('  Caps stopping    none\n');
   });
 
-  it('diff --json: the changed inputs and the outcome as the engine gives it (decimal strings)', () => {
-    const run = svcJsonIn<{
+  it('diff --json: the changed inputs and the outcome as the engine gives it (decimal strings)', async () => {
+    const run = await svcJsonIn<{
       published: { submission_id: string } | null;
       inputs: unknown[];
       outcome: Record<string, unknown>;
@@ -113,15 +113,15 @@ describe('svc inputs show and diff', () => {
 
   it('an unknown provider, or one with nothing pending, is a clear error (exit 1)', async () => {
     for (const verb of ['show', 'diff']) {
-      const unknown = svcIn(vars, 'inputs', verb, UNKNOWN_ID);
+      const unknown = await svcIn(vars, 'inputs', verb, UNKNOWN_ID);
       expect(unknown.status).toBe(1);
       expect(unknown.stderr).toBe(`error: no provider ${UNKNOWN_ID}\n`);
     }
     const fresh = await embedded();
-    ok(fresh, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
-    ok(fresh, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
+    await ok(fresh, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
+    await ok(fresh, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
     for (const verb of ['show', 'diff']) {
-      const none = svcJsonIn(fresh, 'inputs', verb, WORKED_ID);
+      const none = await svcJsonIn(fresh, 'inputs', verb, WORKED_ID);
       expect(none.status).toBe(1);
       expect(none.json).toEqual({
         error: `provider ${WORKED_ID} (Example Sats Lending) has no pending submission`,
@@ -133,8 +133,8 @@ describe('svc inputs show and diff', () => {
 
   it('diff with no indicator in force: every input added, the old side empty', async () => {
     const fresh = await embedded();
-    ok(fresh, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
-    const run = svcIn(fresh, 'inputs', 'diff', WORKED_ID);
+    await ok(fresh, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
+    const run = await svcIn(fresh, 'inputs', 'diff', WORKED_ID);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('no indicator in force: every input is added\n');
     expect(run.stdout).toMatch(/│ collateral_coverage_ratio \(A1\)\s+│ -\s+│ -\s+│ 1\.35\s+│ 2026-05-31 │/);
@@ -145,19 +145,19 @@ describe('svc inputs show and diff', () => {
 describe('svc inputs approve --all-pending reviews first', () => {
   it('off a terminal without --yes it refuses (usage, exit 2) and approves nothing, --json too', async () => {
     const vars = await publishedThenChanged();
-    const run = svcIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'bob');
+    const run = await svcIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'bob');
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^error: not on a terminal, .*pass --yes.*; nothing was approved\n$/);
-    const json = svcJsonIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'bob');
+    const json = await svcJsonIn(vars, 'inputs', 'approve', '--all-pending', '--by', 'bob');
     expect(json.status).toBe(2);
     expect(json.json).toMatchObject({ code: 'usage' });
-    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+    expect(await pendingIds(vars)).toEqual([WORKED_ID]);
   });
 
   it('with --yes: the review table (provider, submitted by, inputs changed, score and band old -> new), then approved', async () => {
     const vars = await publishedThenChanged();
-    ok(vars, 'inputs', 'import', join(EXAMPLES, 'low-band.json'), '--by', 'alice');
-    const run = svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'bob');
+    await ok(vars, 'inputs', 'import', join(EXAMPLES, 'low-band.json'), '--by', 'alice');
+    const run = await svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'bob');
     expect(run.status, run.stderr).toBe(0);
     const [review = '', approved = ''] = run.stdout.split(/\n(?=2 submissions approved by bob)/);
     expect(review).toMatch(/│ Provider\s+│ Submitted by │ Inputs changed │ Score\s+│ Band\s+│/);
@@ -167,20 +167,17 @@ describe('svc inputs approve --all-pending reviews first', () => {
     );
     expect(approved).toContain(WORKED_ID);
     expect(approved).toContain(LOW_ID);
-    expect(pendingIds(vars)).toEqual([]);
+    expect(await pendingIds(vars)).toEqual([]);
   });
 
   it('--json --yes: the review and what was approved, refused and left unreviewed', async () => {
     const vars = await publishedThenChanged();
-    const run = svcJsonIn<{ review: Summary[]; approved: { id: string }[]; refused: unknown[]; unreviewed: unknown[] }>(
-      vars,
-      'inputs',
-      'approve',
-      '--all-pending',
-      '--yes',
-      '--by',
-      'bob',
-    );
+    const run = await svcJsonIn<{
+      review: Summary[];
+      approved: { id: string }[];
+      refused: unknown[];
+      unreviewed: unknown[];
+    }>(vars, 'inputs', 'approve', '--all-pending', '--yes', '--by', 'bob');
     expect(run.status, run.stderr).toBe(0);
     expect(run.json.review).toEqual([
       expect.objectContaining({
@@ -196,10 +193,10 @@ describe('svc inputs approve --all-pending reviews first', () => {
 
   it('--yes is only for --all-pending (usage, exit 2)', async () => {
     const vars = await publishedThenChanged();
-    const run = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--yes', '--by', 'bob');
+    const run = await svcIn(vars, 'inputs', 'approve', WORKED_ID, '--yes', '--by', 'bob');
     expect(run.status).toBe(2);
     expect(run.stderr).toBe('error: --yes goes with --all-pending\n');
-    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+    expect(await pendingIds(vars)).toEqual([WORKED_ID]);
   });
 
   /** util-linux `script` runs a command on a pseudo-terminal, feeding it standard input: a person at the keyboard. */
@@ -222,40 +219,40 @@ describe('svc inputs approve --all-pending reviews first', () => {
     expect(no.status).toBe(1);
     expect(no.stdout).toContain('Approve 1 submission? [y/N] ');
     expect(no.stdout).toContain('error: not confirmed; nothing was approved');
-    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+    expect(await pendingIds(vars)).toEqual([WORKED_ID]);
     const yes = atTerminal('y\n');
     expect(yes.status, yes.stdout).toBe(0);
     expect(yes.stdout).toContain('1 submission approved by bob');
-    expect(pendingIds(vars)).toEqual([]);
+    expect(await pendingIds(vars)).toEqual([]);
   });
 });
 
 describe('svc inputs approve pins the content the approver saw', () => {
-  const showSha = (vars: Env) =>
-    svcJsonIn<{ inputs_sha256: string }>(vars, 'inputs', 'show', WORKED_ID).json.inputs_sha256;
+  const showSha = async (vars: Env) =>
+    (await svcJsonIn<{ inputs_sha256: string }>(vars, 'inputs', 'show', WORKED_ID)).json.inputs_sha256;
 
   it('a pending submission other than the one named is refused (exit 1) and nothing is approved; the shown one approves', async () => {
     const vars = await publishedThenChanged();
-    const seen = showSha(vars);
+    const seen = await showSha(vars);
     // Another analyst replaces the pending submission after the approver looked at it.
     const doc = await readExample();
     Object.assign(doc.inputs.collateral_coverage_ratio as object, { value: 1.1, as_of: '2026-06-20' });
-    ok(vars, 'inputs', 'import', await writeTemp('replaced.json', doc), '--by', 'dave');
-    const replaced = showSha(vars);
+    await ok(vars, 'inputs', 'import', await writeTemp('replaced.json', doc), '--by', 'dave');
+    const replaced = await showSha(vars);
     expect(replaced).not.toBe(seen);
 
-    const run = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--sha256', seen, '--by', 'bob');
+    const run = await svcIn(vars, 'inputs', 'approve', WORKED_ID, '--sha256', seen, '--by', 'bob');
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(
       `error: provider ${WORKED_ID}: the pending submission has inputs sha256 ${replaced} (submitted by dave at `,
     );
     expect(run.stderr).toContain('which is not the one named; nothing was approved');
-    expect(pendingIds(vars)).toEqual([WORKED_ID]);
-    expect(showSha(vars)).toBe(replaced);
+    expect(await pendingIds(vars)).toEqual([WORKED_ID]);
+    expect(await showSha(vars)).toBe(replaced);
 
     // Its first 12 hex digits name it, in capitals too.
-    const approved = svcJsonIn<{ inputs_sha256: string; status: string }[]>(
+    const approved = await svcJsonIn<{ inputs_sha256: string; status: string }[]>(
       vars,
       'inputs',
       'approve',
@@ -267,45 +264,55 @@ describe('svc inputs approve pins the content the approver saw', () => {
     );
     expect(approved.status, approved.stderr).toBe(0);
     expect(approved.json).toEqual([expect.objectContaining({ inputs_sha256: replaced, status: 'APPROVED' })]);
-    expect(pendingIds(vars)).toEqual([]);
+    expect(await pendingIds(vars)).toEqual([]);
   });
 
   it('a pin shorter than 12 hex digits, not hex, or not one per provider is bad input (exit 2) and approves nothing', async () => {
     const vars = await publishedThenChanged();
-    const sha = showSha(vars);
+    const sha = await showSha(vars);
     for (const [pins, message] of [
       [['--sha256', sha.slice(0, 11)], /sha256 "[0-9a-f]{11}" must be the inputs_sha256 of the pending submission/],
       [['--sha256', `${sha.slice(0, 20)}zz`], /must be the inputs_sha256 of the pending submission or its first 12/],
       [['--sha256', sha, '--sha256', sha], /2 sha256 values for 1 provider: name one inputs_sha256 for each provider/],
     ] as const) {
-      const run = svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins, '--by', 'bob');
+      const run = await svcIn(vars, 'inputs', 'approve', WORKED_ID, ...pins, '--by', 'bob');
       expect(run.status, run.stderr).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(run.stderr).not.toMatch(STACK_FRAME);
     }
-    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+    expect(await pendingIds(vars)).toEqual([WORKED_ID]);
   });
 
   it('off a terminal, or with --json, without --sha256 it is bad usage (exit 2) saying how to pin; --sha256 is not for --all-pending', async () => {
     const vars = await publishedThenChanged();
-    const run = svcIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+    const run = await svcIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
       'error: not on a terminal, nobody is shown what would be approved: pin each submission with --sha256 HASH, the inputs sha256 that `svc inputs show PROVIDER_ID` printed (12 hex digits or more); nothing was approved\n',
     );
-    const json = svcJsonIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
+    const json = await svcJsonIn(vars, 'inputs', 'approve', WORKED_ID, '--by', 'bob');
     expect(json.status).toBe(2);
     expect(json.json).toMatchObject({ code: 'usage' });
-    const all = svcIn(vars, 'inputs', 'approve', '--all-pending', '--yes', '--sha256', showSha(vars), '--by', 'bob');
+    const all = await svcIn(
+      vars,
+      'inputs',
+      'approve',
+      '--all-pending',
+      '--yes',
+      '--sha256',
+      await showSha(vars),
+      '--by',
+      'bob',
+    );
     expect(all.status).toBe(2);
     expect(all.stderr).toMatch(/^error: --sha256 goes with named providers/);
-    expect(pendingIds(vars)).toEqual([WORKED_ID]);
+    expect(await pendingIds(vars)).toEqual([WORKED_ID]);
   });
 
   it('show prints the command that approves exactly what it showed', async () => {
     const vars = await publishedThenChanged();
-    const sha = showSha(vars);
-    const run = svcIn(vars, 'inputs', 'show', WORKED_ID);
+    const sha = await showSha(vars);
+    const run = await svcIn(vars, 'inputs', 'show', WORKED_ID);
     expect(run.stdout).toContain(
       `Approve exactly this submission with: svc inputs approve ${WORKED_ID} --sha256 ${sha.slice(0, 12)}\n`,
     );
@@ -317,7 +324,7 @@ describe('svc inputs approve pins the content the approver saw', () => {
     'on a terminal without --sha256 it shows the submission and asks: n approves nothing (exit 1); y approves what it showed',
     async () => {
       const vars = await publishedThenChanged();
-      const sha = showSha(vars);
+      const sha = await showSha(vars);
       const atTerminal = (answer: string) =>
         spawnSync(
           'script',
@@ -334,11 +341,11 @@ describe('svc inputs approve pins the content the approver saw', () => {
       expect(no.stdout).toContain(`Inputs sha256 ${sha}`);
       expect(no.stdout).toContain('Approve this submission, exactly as shown? [y/N] ');
       expect(no.stdout).toContain('error: not confirmed; nothing was approved');
-      expect(pendingIds(vars)).toEqual([WORKED_ID]);
+      expect(await pendingIds(vars)).toEqual([WORKED_ID]);
       const yes = atTerminal('y\n');
       expect(yes.status, yes.stdout).toBe(0);
       expect(yes.stdout).toContain('1 submission approved by bob');
-      expect(pendingIds(vars)).toEqual([]);
+      expect(await pendingIds(vars)).toEqual([]);
     },
   );
 });

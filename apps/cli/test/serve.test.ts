@@ -14,8 +14,8 @@ import { acceptTerms, type Env, embedded, type Served, serve, svcIn, svcJsonIn }
 import { STACK_FRAME } from './svc.js';
 
 /**
- * One GET on a connection of its own. The test blocks its event loop while `svc` commands run (spawnSync); a
- * kept-alive connection the server closed meanwhile (its keep-alive timeout is 5 s) would fail the next request.
+ * One GET on a connection of its own: a kept-alive connection the server closed meanwhile (its keep-alive timeout is
+ * 5 s) would fail the next request.
  */
 function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
@@ -39,7 +39,7 @@ describe('svc serve on a seeded store', () => {
 
   beforeAll(async () => {
     vars = await embedded();
-    expect(svcIn(vars, 'db', 'seed', '--demo').status).toBe(0);
+    expect((await svcIn(vars, 'db', 'seed', '--demo')).status).toBe(0);
     served = await serve(vars, '--port', '0');
   });
 
@@ -90,16 +90,18 @@ describe('svc serve on a seeded store', () => {
   });
 
   it('serves keyed routes to a key made with `svc key create`, and refuses it once revoked', async () => {
-    const { workspace_id } = svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'HTTP').json;
-    acceptTerms(vars, workspace_id);
-    const { key, key_id } = svcJsonIn<{ key: string; key_id: string }>(
-      vars,
-      'key',
-      'create',
-      '--workspace',
-      workspace_id,
-      '--tier',
-      'PROFESSIONAL',
+    const { workspace_id } = (await svcJsonIn<{ workspace_id: string }>(vars, 'workspace', 'create', 'HTTP')).json;
+    await acceptTerms(vars, workspace_id);
+    const { key, key_id } = (
+      await svcJsonIn<{ key: string; key_id: string }>(
+        vars,
+        'key',
+        'create',
+        '--workspace',
+        workspace_id,
+        '--tier',
+        'PROFESSIONAL',
+      )
     ).json;
     const scores = await getJson(`${served.url}/api/v1/scores?limit=500`, { 'x-api-key': key });
     expect(scores.status).toBe(200);
@@ -108,7 +110,7 @@ describe('svc serve on a seeded store', () => {
     expect(issuances.status).toBe(200);
     const { data } = IssuancesResponseSchema.parse(issuances.body);
     expect(new Set(data.map((i) => `${i.type} ${i.status}`)).size).toBe(4);
-    expect(svcIn(vars, 'key', 'revoke', key_id).status).toBe(0);
+    expect((await svcIn(vars, 'key', 'revoke', key_id)).status).toBe(0);
     expect((await getJson(`${served.url}/api/v1/scores`, { 'x-api-key': key })).status).toBe(401);
   });
 
@@ -182,7 +184,7 @@ describe('svc serve', () => {
 
   it('SVC_METRICS_PORT=0 (or not a port) stops it before it starts: exit 2, naming the variable', async () => {
     for (const bad of ['0', 'abc', '70000']) {
-      const run = svcIn({ ...(await embedded()), SVC_METRICS_PORT: bad }, 'serve');
+      const run = await svcIn({ ...(await embedded()), SVC_METRICS_PORT: bad }, 'serve');
       expect(run.status, bad).toBe(2);
       expect(run.stderr).toBe(
         'error: invalid configuration: SVC_METRICS_PORT: must be a port number from 1 to 65535 (leave it unset to serve no metrics)\n',
@@ -195,7 +197,7 @@ describe('svc serve', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
     const { port } = taken.address() as { port: number };
     try {
-      const run = svcIn({ ...(await embedded()), SVC_METRICS_PORT: String(port) }, 'serve', '--port', '0');
+      const run = await svcIn({ ...(await embedded()), SVC_METRICS_PORT: String(port) }, 'serve', '--port', '0');
       expect(run.status).toBe(2);
       expect(run.stderr).toBe(
         `error: cannot listen for metrics on 127.0.0.1:${port} (SVC_METRICS_HOST, SVC_METRICS_PORT): the address is already in use\n`,
@@ -206,7 +208,7 @@ describe('svc serve', () => {
   });
 
   it('PORT=abc stops it before it starts: exit 2, naming the variable', async () => {
-    const run = svcIn({ ...(await embedded()), PORT: 'abc' }, 'serve');
+    const run = await svcIn({ ...(await embedded()), PORT: 'abc' }, 'serve');
     expect(run.status).toBe(2);
     expect(run.stderr).toBe('error: invalid configuration: PORT: must be a port number\n');
   });
@@ -216,7 +218,7 @@ describe('svc serve', () => {
     const file = join(vars.SVC_DATA_DIR, 'master.key');
     mkdirSync(vars.SVC_DATA_DIR, { recursive: true });
     writeFileSync(file, 'ab'.repeat(20), { mode: 0o600 });
-    const run = svcIn(vars, 'serve', '--port', '0');
+    const run = await svcIn(vars, 'serve', '--port', '0');
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
       `error: cannot use the master key (${file}): the key file ${file} does not hold a key (64 hex digits; it holds 40 characters): restore it from its backup, or set SVC_MASTER_KEY to the key\n`,

@@ -93,13 +93,13 @@ function opensslKey(): { pem: string; kid: string } {
 }
 
 /** Imports, approves (by another person) and publishes one example document: a new publication. */
-function publishExample(vars: Env, file: string, providerId: string): void {
+async function publishExample(vars: Env, file: string, providerId: string): Promise<void> {
   for (const args of [
     ['inputs', 'import', join(EXAMPLES, file), '--by', 'alice'],
     ['inputs', 'approve', providerId, ...pins(providerId), '--by', 'Bob'],
     ['publish', '--all'],
   ]) {
-    const run = svcIn(vars, ...args);
+    const run = await svcIn(vars, ...args);
     expect(run.status, `${args.join(' ')}\n${run.stderr}`).toBe(0);
   }
 }
@@ -123,7 +123,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
   beforeAll(async () => {
     vars = await fresh();
     dir = await tempDir();
-    const seeded = svcIn(vars, 'db', 'seed', '--demo');
+    const seeded = await svcIn(vars, 'db', 'seed', '--demo');
     expect(seeded.status, seeded.stderr).toBe(0);
     served = await serve(vars, '--port', '0');
     packages = await packagesOf(vars);
@@ -140,7 +140,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     const kid = keys[0]?.kid ?? '';
     for (const p of packages) {
       const file = await packageFile(p.id);
-      const run = svcIn(vars, 'verify', file, '--statement', statementUrl(p.id), '--keys', keysUrl());
+      const run = await svcIn(vars, 'verify', file, '--statement', statementUrl(p.id), '--keys', keysUrl());
       expect(run.status, `${p.id}\n${run.stderr}`).toBe(0);
       const sha = createHash('sha256').update(p.text, 'utf8').digest('hex');
       expect(run.stdout).toContain(`reproduced: ${p.id}`);
@@ -200,7 +200,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     const keys = join(dir, 'keys.json');
     await writeFile(statement, (await get(statementUrl(id))).body);
     await writeFile(keys, (await get(keysUrl())).body);
-    const run = svcJsonIn<{ status: string; statement: Record<string, unknown> }>(
+    const run = await svcJsonIn<{ status: string; statement: Record<string, unknown> }>(
       vars,
       'verify',
       await packageFile(id),
@@ -236,7 +236,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     ] as const) {
       const file = join(dir, 'tampered.json');
       await writeFile(file, JSON.stringify({ ...signed, statement: { ...signed.statement, ...change } }));
-      const run = svcIn(vars, 'verify', await packageFile(a?.id ?? ''), '--statement', file, '--keys', keys);
+      const run = await svcIn(vars, 'verify', await packageFile(a?.id ?? ''), '--statement', file, '--keys', keys);
       expectFailed(run, 1, /the statement does not verify: the Ed25519 signature does not match/, what);
     }
     const badSignature = join(dir, 'bad-signature.json');
@@ -244,12 +244,12 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     flipped[0] = (flipped[0] ?? 0) ^ 1;
     await writeFile(badSignature, JSON.stringify({ ...signed, signature: flipped.toString('base64url') }));
     expectFailed(
-      svcIn(vars, 'verify', await packageFile(a?.id ?? ''), '--statement', badSignature, '--keys', keys),
+      await svcIn(vars, 'verify', await packageFile(a?.id ?? ''), '--statement', badSignature, '--keys', keys),
       1,
       /signature/,
     );
     // A genuine statement, of another indicator: the signature holds, the package is not the one it names.
-    const other = svcIn(
+    const other = await svcIn(
       vars,
       'verify',
       await packageFile(b?.id ?? ''),
@@ -280,20 +280,20 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       keys: jwks.keys.map((k) => ({ ...k, status: 'retired', not_after: before })),
     });
     expectFailed(
-      svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', retiredEarly),
+      await svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', retiredEarly),
       1,
       `key ${signed.kid} was retired at ${before}, before the statement says it was signed (${signed.statement.signed_at})`,
     );
     const later = new Date(Date.parse(signed.statement.signed_at) + 1000).toISOString();
     const notYet = await write('not-yet.json', { keys: jwks.keys.map((k) => ({ ...k, not_before: later })) });
     expectFailed(
-      svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', notYet),
+      await svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', notYet),
       1,
       /before key [0-9a-f]{16} existed/,
     );
     const none = await write('no-key.json', { keys: [] });
     expectFailed(
-      svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', none),
+      await svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', none),
       1,
       `no key ${signed.kid} in`,
     );
@@ -302,7 +302,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       keys: jwks.keys.map((k) => ({ ...k, x: Buffer.alloc(32, 3).toString('base64url') })),
     });
     expectFailed(
-      svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', swapped),
+      await svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', swapped),
       1,
       /the kid [0-9a-f]{16} is not the first 16 hex digits of the SHA-256 of its key's x \(rule 3\)/,
     );
@@ -312,48 +312,52 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     const [p] = packages;
     const id = p?.id ?? '';
     const pkg = await packageFile(id);
-    expectFailed(svcIn(vars, 'verify', pkg, '--statement', statementUrl(id)), 2, '--statement and --keys go together');
-    expectFailed(svcIn(vars, 'verify', pkg, '--keys', keysUrl()), 2, '--statement and --keys go together');
+    expectFailed(
+      await svcIn(vars, 'verify', pkg, '--statement', statementUrl(id)),
+      2,
+      '--statement and --keys go together',
+    );
+    expectFailed(await svcIn(vars, 'verify', pkg, '--keys', keysUrl()), 2, '--statement and --keys go together');
     const missing = join(dir, 'no-such-statement.json');
-    expectFailed(svcIn(vars, 'verify', pkg, '--statement', missing, '--keys', keysUrl()), 2, missing);
+    expectFailed(await svcIn(vars, 'verify', pkg, '--statement', missing, '--keys', keysUrl()), 2, missing);
     const notJson = join(dir, 'not-json.json');
     await writeFile(notJson, 'this is not JSON');
-    expectFailed(svcIn(vars, 'verify', pkg, '--statement', notJson, '--keys', keysUrl()), 2, notJson);
+    expectFailed(await svcIn(vars, 'verify', pkg, '--statement', notJson, '--keys', keysUrl()), 2, notJson);
     const notStatement = join(dir, 'not-statement.json');
     await writeFile(notStatement, JSON.stringify({ hello: 'world' }));
     expectFailed(
-      svcIn(vars, 'verify', pkg, '--statement', notStatement, '--keys', keysUrl()),
+      await svcIn(vars, 'verify', pkg, '--statement', notStatement, '--keys', keysUrl()),
       2,
       'is not a signed statement',
     );
     expectFailed(
-      svcIn(vars, 'verify', pkg, '--statement', statementUrl(id), '--keys', notStatement),
+      await svcIn(vars, 'verify', pkg, '--statement', statementUrl(id), '--keys', notStatement),
       2,
       'is not a JWKS',
     );
     expectFailed(
-      svcIn(vars, 'verify', pkg, '--statement', statementUrl('ri_000000000000000000000000'), '--keys', keysUrl()),
+      await svcIn(vars, 'verify', pkg, '--statement', statementUrl('ri_000000000000000000000000'), '--keys', keysUrl()),
       2,
       'HTTP 404',
     );
     expectFailed(
-      svcIn(vars, 'verify', pkg, '--statement', 'http://127.0.0.1:1/statement', '--keys', keysUrl()),
+      await svcIn(vars, 'verify', pkg, '--statement', 'http://127.0.0.1:1/statement', '--keys', keysUrl()),
       2,
       /cannot fetch/,
     );
   });
 
   it('signing-key rotate: list shows two keys, old statements still verify, new publications use the new kid', async () => {
-    const before = svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list');
+    const before = await svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list');
     expect(before.json).toHaveLength(1);
     const old = before.json[0] as KeySummary;
-    const rotated = svcJsonIn<KeySummary>(vars, 'signing-key', 'rotate');
+    const rotated = await svcJsonIn<KeySummary>(vars, 'signing-key', 'rotate');
     expect(rotated.status, rotated.stderr).toBe(0);
     expect(rotated.json).toMatchObject({ status: 'active', not_after: null, held: 'store' });
     expect(rotated.json.kid).not.toBe(old.kid);
-    const listed = svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list');
+    const listed = await svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list');
     expect(listed.json).toEqual([{ ...old, status: 'retired', not_after: rotated.json.not_before }, rotated.json]);
-    const table = svcIn(vars, 'signing-key', 'list').stdout;
+    const table = (await svcIn(vars, 'signing-key', 'list')).stdout;
     expect(table).toContain(old.kid);
     expect(table).toContain(rotated.json.kid);
     expect(table).toMatch(/retired/);
@@ -364,7 +368,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       [rotated.json.kid, 'active'],
     ]);
     for (const p of packages.slice(0, 3)) {
-      const run = svcIn(
+      const run = await svcIn(
         vars,
         'verify',
         await packageFile(p.id),
@@ -377,12 +381,20 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       expect(run.stdout).toContain(`signed by key ${old.kid} (retired)`);
     }
 
-    publishExample(vars, 'worked-example.json', WORKED_ID);
+    await publishExample(vars, 'worked-example.json', WORKED_ID);
     const id = await currentIdOf(vars, WORKED_ID);
     packages = await packagesOf(vars);
     const signed = await getJson<SignedStatement>(statementUrl(id));
     expect(signed.kid).toBe(rotated.json.kid);
-    const run = svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', keysUrl());
+    const run = await svcIn(
+      vars,
+      'verify',
+      await packageFile(id),
+      '--statement',
+      statementUrl(id),
+      '--keys',
+      keysUrl(),
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain(`signed by key ${rotated.json.kid} (active)`);
   });
@@ -390,30 +402,32 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
   it('with SVC_SIGNING_KEY set: a PEM from openssl genpkey comes into use recorded as a rotation and signs with its kid; rotating to it again is refused; garbage is refused naming the variable', async () => {
     const key = opensslKey();
     const withKey = { ...vars, SVC_SIGNING_KEY: key.pem };
-    const dump = svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list').json;
+    const dump = (await svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list')).json;
 
     // Garbage in the variable: refused before anything is published, exit 2, naming the variable.
     for (const args of [
       ['inputs', 'import', join(EXAMPLES, 'low-band.json'), '--by', 'alice'],
       ['inputs', 'approve', LOW_ID, ...pins(LOW_ID), '--by', 'Bob'],
     ]) {
-      expect(svcIn(vars, ...args).status).toBe(0);
+      expect((await svcIn(vars, ...args)).status).toBe(0);
     }
-    const garbage = svcIn({ ...vars, SVC_SIGNING_KEY: 'not a key' }, 'publish', '--all');
+    const garbage = await svcIn({ ...vars, SVC_SIGNING_KEY: 'not a key' }, 'publish', '--all');
     expectFailed(garbage, 2, /SVC_SIGNING_KEY/);
     expect(garbage.stderr).not.toContain('not a key\n');
     expect(await packagesOf(vars)).toHaveLength(packages.length);
     expect(await currentIdOf(vars, LOW_ID)).toBe('');
 
     // Open mode: whoever runs the command is the administrator, and bringing the key into use is recorded.
-    const published = svcIn(withKey, 'publish', '--all');
+    const published = await svcIn(withKey, 'publish', '--all');
     expect(published.status, published.stderr).toBe(0);
-    const introduced = svcJsonIn<{ action: string; subject: { id: string }; details: unknown }[]>(
-      vars,
-      'audit',
-      'list',
-      '--action',
-      'signing_key.',
+    const introduced = (
+      await svcJsonIn<{ action: string; subject: { id: string }; details: unknown }[]>(
+        vars,
+        'audit',
+        'list',
+        '--action',
+        'signing_key.',
+      )
     ).json;
     expect(introduced.at(-1)).toMatchObject({
       action: 'signing_key.rotated',
@@ -421,7 +435,7 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       details: { retired: [dump[1]?.kid], held: 'environment' },
     });
     expectFailed(
-      svcIn(withKey, 'signing-key', 'rotate'),
+      await svcIn(withKey, 'signing-key', 'rotate'),
       1,
       /SVC_SIGNING_KEY holds signing key [0-9a-f]{16}, which is already the active key/,
     );
@@ -429,15 +443,23 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     packages = await packagesOf(vars);
     const signed = await getJson<SignedStatement>(statementUrl(id));
     expect(signed.kid).toBe(key.kid);
-    const run = svcIn(vars, 'verify', await packageFile(id), '--statement', statementUrl(id), '--keys', keysUrl());
+    const run = await svcIn(
+      vars,
+      'verify',
+      await packageFile(id),
+      '--statement',
+      statementUrl(id),
+      '--keys',
+      keysUrl(),
+    );
     expect(run.status, run.stderr).toBe(0);
-    const listed = svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list').json;
+    const listed = (await svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list')).json;
     expect(listed.map((k) => [k.kid, k.status, k.held])).toEqual([
       [dump[0]?.kid, 'retired', 'store'],
       [dump[1]?.kid, 'retired', 'store'],
       [key.kid, 'active', 'environment'],
     ]);
-    expect(svcIn(vars, 'signing-key', 'list').stdout).toContain('SVC_SIGNING_KEY');
+    expect((await svcIn(vars, 'signing-key', 'list')).stdout).toContain('SVC_SIGNING_KEY');
     // The private half never reaches the store.
     const stored = await withStoreOf(vars, (store) =>
       store.db
@@ -456,24 +478,25 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       ['inputs', 'import', join(EXAMPLES, 'multiple-caps.json'), '--by', 'alice'],
       ['inputs', 'approve', caps.provider.id, ...pins(caps.provider.id), '--by', 'Bob'],
     ]) {
-      expect(svcIn(vars, ...args).status).toBe(0);
+      expect((await svcIn(vars, ...args)).status).toBe(0);
     }
     expectFailed(
-      svcIn(vars, 'publish', '--all'),
+      await svcIn(vars, 'publish', '--all'),
       1,
       /the active signing key [0-9a-f]{16} was given in SVC_SIGNING_KEY/,
     );
     expect(await packagesOf(vars)).toHaveLength(packages.length);
     // A rotation makes a key the store holds active again, and publishing goes on with it.
-    const rotated = svcJsonIn<KeySummary>(vars, 'signing-key', 'rotate');
+    const rotated = await svcJsonIn<KeySummary>(vars, 'signing-key', 'rotate');
     expect(rotated.status, rotated.stderr).toBe(0);
-    const again = svcIn(vars, 'publish', '--all');
+    const again = await svcIn(vars, 'publish', '--all');
     expect(again.status, again.stderr).toBe(0);
     const capsId = await currentIdOf(vars, caps.provider.id);
     packages = await packagesOf(vars);
     expect((await getJson<SignedStatement>(statementUrl(capsId))).kid).toBe(rotated.json.kid);
     expect(
-      svcIn(vars, 'verify', await packageFile(capsId), '--statement', statementUrl(capsId), '--keys', keysUrl()).status,
+      (await svcIn(vars, 'verify', await packageFile(capsId), '--statement', statementUrl(capsId), '--keys', keysUrl()))
+        .status,
     ).toBe(0);
   });
 
@@ -482,9 +505,9 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
 
   // Last: once the store has operators, every command that changes the records needs a token.
   it('once operators exist, signing-key rotate needs an administrator: no token and a non-admin token are refused', async () => {
-    const admin = svcJsonIn<{ token: string }>(vars, 'operator', 'add', 'Ada', '--role', 'admin');
+    const admin = await svcJsonIn<{ token: string }>(vars, 'operator', 'add', 'Ada', '--role', 'admin');
     expect(admin.status, admin.stderr).toBe(0);
-    const analyst = svcJsonIn<{ token: string }>(
+    const analyst = await svcJsonIn<{ token: string }>(
       withToken(vars, admin.json.token),
       'operator',
       'add',
@@ -494,22 +517,26 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     );
     expect(analyst.status, analyst.stderr).toBe(0);
     tokens = { admin: admin.json.token, alan: analyst.json.token };
-    const keys = svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list').json;
-    expectFailed(svcIn(vars, 'signing-key', 'rotate'), 1, 'this store has operators: set SVC_OPERATOR_TOKEN');
+    const keys = (await svcJsonIn<KeySummary[]>(vars, 'signing-key', 'list')).json;
+    expectFailed(await svcIn(vars, 'signing-key', 'rotate'), 1, 'this store has operators: set SVC_OPERATOR_TOKEN');
     expectFailed(
-      svcIn(withToken(vars, analyst.json.token), 'signing-key', 'rotate'),
+      await svcIn(withToken(vars, analyst.json.token), 'signing-key', 'rotate'),
       1,
       /rotating the signing key needs the admin role, which Alan does not hold/,
     );
-    expect(svcJsonIn<KeySummary[]>(withToken(vars, admin.json.token), 'signing-key', 'list').json).toEqual(keys);
-    const rotated = svcJsonIn<KeySummary>(withToken(vars, admin.json.token), 'signing-key', 'rotate');
+    expect((await svcJsonIn<KeySummary[]>(withToken(vars, admin.json.token), 'signing-key', 'list')).json).toEqual(
+      keys,
+    );
+    const rotated = await svcJsonIn<KeySummary>(withToken(vars, admin.json.token), 'signing-key', 'rotate');
     expect(rotated.status, rotated.stderr).toBe(0);
-    const entries = svcJsonIn<{ action: string; actor: { name: string } }[]>(
-      withToken(vars, admin.json.token),
-      'audit',
-      'list',
-      '--action',
-      'signing_key.',
+    const entries = (
+      await svcJsonIn<{ action: string; actor: { name: string } }[]>(
+        withToken(vars, admin.json.token),
+        'audit',
+        'list',
+        '--action',
+        'signing_key.',
+      )
     ).json;
     expect(entries.map((e) => [e.action, e.actor.name])).toEqual([
       ['signing_key.rotated', null],
@@ -517,8 +544,8 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       ['signing_key.rotated', null],
       ['signing_key.rotated', 'Ada'],
     ]);
-    expect(svcIn(vars, 'audit', 'verify').stdout).toMatch(/^audit trail intact/);
-    expect(svcIn(withToken(vars, admin.json.token), 'signing-key', 'list').stderr).not.toMatch(STACK_FRAME);
+    expect((await svcIn(vars, 'audit', 'verify')).stdout).toMatch(/^audit trail intact/);
+    expect((await svcIn(withToken(vars, admin.json.token), 'signing-key', 'list')).stderr).not.toMatch(STACK_FRAME);
   });
 
   it("once operators exist, a key new to the store is an admin's to bring into use: anyone else's command with it is refused before any write", async () => {
@@ -526,28 +553,30 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
     const key = opensslKey();
     const alanWithKey = { ...withToken(vars, tokens.alan), SVC_SIGNING_KEY: key.pem };
     const before = await withStoreOf(vars, contentsOf);
-    const keys = svcJsonIn<KeySummary[]>(admin, 'signing-key', 'list').json;
+    const keys = (await svcJsonIn<KeySummary[]>(admin, 'signing-key', 'list')).json;
     for (const args of [
       ['publish', '--all'],
       ['provider', 'withdraw', WORKED_ID, '--reason', 'test'],
     ]) {
-      const run = svcIn(alanWithKey, ...args);
+      const run = await svcIn(alanWithKey, ...args);
       expectFailed(run, 1, new RegExp(`SVC_SIGNING_KEY holds signing key ${key.kid}, which this store does not know`));
       expect(run.stderr).toContain("bringing a new key into use is an administrator's act");
       expect(run.stderr).toContain('needs the admin role, which Alan does not hold');
     }
     expect(await withStoreOf(vars, contentsOf)).toEqual(before);
-    expect(svcJsonIn<KeySummary[]>(admin, 'signing-key', 'list').json).toEqual(keys);
+    expect((await svcJsonIn<KeySummary[]>(admin, 'signing-key', 'list')).json).toEqual(keys);
 
-    const rotated = svcJsonIn<KeySummary>({ ...admin, SVC_SIGNING_KEY: key.pem }, 'signing-key', 'rotate');
+    const rotated = await svcJsonIn<KeySummary>({ ...admin, SVC_SIGNING_KEY: key.pem }, 'signing-key', 'rotate');
     expect(rotated.status, rotated.stderr).toBe(0);
     expect(rotated.json).toMatchObject({ kid: key.kid, status: 'active', held: 'environment' });
-    const entry = svcJsonIn<{ action: string; actor: { name: string }; details: unknown }[]>(
-      admin,
-      'audit',
-      'list',
-      '--action',
-      'signing_key.',
+    const entry = (
+      await svcJsonIn<{ action: string; actor: { name: string }; details: unknown }[]>(
+        admin,
+        'audit',
+        'list',
+        '--action',
+        'signing_key.',
+      )
     ).json.at(-1);
     expect(entry).toMatchObject({
       action: 'signing_key.rotated',
@@ -555,9 +584,9 @@ describe.each(ENGINES)('signed statements from the command line on %s', (_engine
       details: { held: 'environment' },
     });
     // Now the store's active key, it signs for anyone with the role.
-    const run = svcIn(alanWithKey, 'publish', '--all');
+    const run = await svcIn(alanWithKey, 'publish', '--all');
     expect(run.status, run.stderr).toBe(0);
-    expect(svcIn(vars, 'audit', 'verify').stdout).toMatch(/^audit trail intact/);
+    expect((await svcIn(vars, 'audit', 'verify')).stdout).toMatch(/^audit trail intact/);
   });
 });
 
@@ -565,7 +594,7 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
   it('signs one statement per past publication, once, each verifying with svc verify against the keys', async () => {
     const vars = await fresh();
     const dir = await tempDir();
-    expect(svcIn(vars, 'db', 'seed', '--demo').status).toBe(0);
+    expect((await svcIn(vars, 'db', 'seed', '--demo')).status).toBe(0);
     // The store as migration 0009 left it: no keys, no statements, no index of publications by instant, no rating
     // actions, migrations 0010 to 0012 not recorded.
     await withStoreOf(vars, async (store) => {
@@ -605,7 +634,7 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
     const publications = await count('indicator_history');
     const withdrawals = await count('withdrawals');
     expect(withdrawals).toBeGreaterThan(0);
-    const migrated = svcJsonIn<{ applied: string[]; statements: { signed: number; kid: string } }>(
+    const migrated = await svcJsonIn<{ applied: string[]; statements: { signed: number; kid: string } }>(
       vars,
       'db',
       'migrate',
@@ -623,15 +652,15 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
       signed: 2 * (publications + withdrawals),
       kid: expect.stringMatching(/^[0-9a-f]{16}$/),
     });
-    const again = svcJsonIn<{ applied: string[]; statements: unknown }>(vars, 'db', 'migrate');
+    const again = await svcJsonIn<{ applied: string[]; statements: unknown }>(vars, 'db', 'migrate');
     expect(again.json).toMatchObject({ applied: [], statements: { signed: 0, kid: null } });
-    expect(svcIn(vars, 'audit', 'verify').status).toBe(0);
+    expect((await svcIn(vars, 'audit', 'verify')).status).toBe(0);
 
     const { rows, keys } = await withStoreOf(vars, async (store) => ({
       rows: await store.db
         .selectFrom('statements as s')
         .innerJoin('risk_indicators as r', 'r.risk_indicator_id', 's.risk_indicator_id')
-        .select(['s.statement', 's.signature', 's.kid', 'r.package', 's.risk_indicator_id'])
+        .select(['s.statement', 's.signature', 's.kid', 's.statement_sha256', 'r.package', 's.risk_indicator_id'])
         .where('s.type', '=', 'publication')
         .orderBy('s.id')
         .execute(),
@@ -651,9 +680,15 @@ describe.each(ENGINES)('svc db migrate on a store published before signed statem
       await writeFile(pkg, row.package);
       await writeFile(
         statement,
-        JSON.stringify({ statement: JSON.parse(row.statement), signature: row.signature, kid: row.kid, alg: 'EdDSA' }),
+        JSON.stringify({
+          statement: JSON.parse(row.statement),
+          signature: row.signature,
+          kid: row.kid,
+          alg: 'EdDSA',
+          statement_sha256: row.statement_sha256,
+        }),
       );
-      const run = svcIn(vars, 'verify', pkg, '--statement', statement, '--keys', jwks);
+      const run = await svcIn(vars, 'verify', pkg, '--statement', statement, '--keys', jwks);
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toContain(`signed by key ${migrated.json.statements.kid}`);
     }

@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { canonicalJson, type InputsDocument, readJson, sha256Hex } from '@svc/methodology';
 import { afterAll } from 'vitest';
+import { run } from '../src/program.js';
 
 /** The built CLI: the tests run it as users do and build nothing (turbo's test task depends on build). */
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
@@ -53,16 +54,38 @@ export interface Run {
   stderr: string;
 }
 
-export function svc(...args: string[]): Run {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`pnpm build\` before the CLI tests`);
-  const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
-  if (run.error) throw run.error;
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+/** A stream a run writes to, kept as text; never a terminal. */
+class Captured {
+  text = '';
+  readonly isTTY = false;
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
+/**
+ * Runs `svc ARGS` in this process, through the CLI's own `run` (what `bin.ts` calls with the process's streams), with
+ * this environment and `input` on standard input: its exit code, standard output and standard error. A process adds
+ * nothing a test here looks at; the few that need one (the bin entry, signals, a closed pipe, a terminal, `serve`, exit
+ * codes as a shell sees them) start the built `svc` themselves.
+ */
+export async function runSvc(env: NodeJS.ProcessEnv, args: readonly string[], input = ''): Promise<Run> {
+  const stdout = new Captured();
+  const stderr = new Captured();
+  const stdin = Readable.from(input === '' ? [] : [input]);
+  const status = await run([process.execPath, BIN, ...args], { env, stdout, stderr, stdin });
+  return { status, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** `svc ARGS` with this process's environment. */
+export function svc(...args: string[]): Promise<Run> {
+  return runSvc({ ...process.env }, args);
 }
 
 /** Runs with --json and parses stdout, which must be one JSON value. */
-export function svcJson(...args: string[]): Run & { json: unknown } {
-  const run = svc(...args, '--json');
+export async function svcJson(...args: string[]): Promise<Run & { json: unknown }> {
+  const run = await svc(...args, '--json');
   return { ...run, json: JSON.parse(run.stdout) };
 }
 

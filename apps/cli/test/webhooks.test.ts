@@ -19,7 +19,7 @@ import {
   svcJsonIn,
 } from './operations.js';
 import { type Received, type Receiver, startReceiver } from './receiver.js';
-import { BIN, EXAMPLES, type Run, STACK_FRAME, tempDir, WORKED_EXAMPLE } from './svc.js';
+import { BIN, EXAMPLES, STACK_FRAME, tempDir, WORKED_EXAMPLE } from './svc.js';
 
 /** A history of publications only (no withdrawal in it). */
 const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: HistoryPublicationSchema.array() });
@@ -76,30 +76,6 @@ function eventOf(r: Received): WebhookEvent {
 
 // ---- running the CLI ----
 
-/**
- * Runs the built CLI without blocking this process: the receiver lives here, so a command that
- * sends webhooks (publish with serve dispatching, dispatch --once) must not be run with spawnSync.
- */
-function svcAsync(vars: Env, ...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: childEnv(vars) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.once('error', reject);
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
 /** Resolves with what `find` returns once it is not undefined; rejects after `timeoutMs`. */
 async function until<T>(what: string, find: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
@@ -123,7 +99,7 @@ function deliveryOf(receiver: Receiver, type: string, providerId?: string): Prom
 
 /** Submits by alice, approves by bob, publishes: returns the provider id. */
 async function publishDocument(vars: Env, path: string): Promise<string> {
-  const imported = svcJsonIn<{ provider_id: string; inputs_sha256: string }[]>(
+  const imported = await svcJsonIn<{ provider_id: string; inputs_sha256: string }[]>(
     vars,
     'inputs',
     'import',
@@ -134,23 +110,31 @@ async function publishDocument(vars: Env, path: string): Promise<string> {
   expect(imported.status, imported.stderr).toBe(0);
   const providerId = imported.json[0]?.provider_id as string;
   const sha256 = imported.json[0]?.inputs_sha256 as string;
-  const approved = svcIn(vars, 'inputs', 'approve', providerId, '--sha256', sha256, '--by', 'bob');
+  const approved = await svcIn(vars, 'inputs', 'approve', providerId, '--sha256', sha256, '--by', 'bob');
   expect(approved.status, approved.stderr).toBe(0);
-  const published = await svcAsync(vars, 'publish', providerId, '--json');
+  const published = await svcIn(vars, 'publish', providerId, '--json');
   expect(published.status, published.stderr).toBe(0);
   expect(JSON.parse(published.stdout)).toMatchObject({ counts: { published: 1 } });
   return providerId;
 }
 
 /** A migrated store with a workspace and a PROFESSIONAL key. */
-function workspaceWithKey(vars: Env): CreatedWorkspace & { key: string } {
-  const migrated = svcIn(vars, 'db', 'migrate');
+async function workspaceWithKey(vars: Env): Promise<CreatedWorkspace & { key: string }> {
+  const migrated = await svcIn(vars, 'db', 'migrate');
   expect(migrated.status, migrated.stderr).toBe(0);
-  const workspace = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Webhooks');
+  const workspace = await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Webhooks');
   expect(workspace.status, workspace.stderr).toBe(0);
   const { workspace_id } = workspace.json;
-  acceptTerms(vars, workspace_id);
-  const key = svcJsonIn<{ key: string }>(vars, 'key', 'create', '--workspace', workspace_id, '--tier', 'PROFESSIONAL');
+  await acceptTerms(vars, workspace_id);
+  const key = await svcJsonIn<{ key: string }>(
+    vars,
+    'key',
+    'create',
+    '--workspace',
+    workspace_id,
+    '--tier',
+    'PROFESSIONAL',
+  );
   expect(key.status, key.stderr).toBe(0);
   return { ...workspace.json, key: key.json.key };
 }
@@ -172,8 +156,8 @@ async function getJson(url: string, headers: Record<string, string> = {}): Promi
   return { status: response.status, body: await response.json() };
 }
 
-function listed(vars: Env, ...args: string[]): EndpointSummary[] {
-  const run = svcJsonIn<EndpointSummary[]>(vars, 'webhooks', 'list', ...args);
+async function listed(vars: Env, ...args: string[]): Promise<EndpointSummary[]> {
+  const run = await svcJsonIn<EndpointSummary[]>(vars, 'webhooks', 'list', ...args);
   expect(run.status, run.stderr).toBe(0);
   return run.json;
 }
@@ -249,9 +233,9 @@ async function workspaceRow(vars: Env, id: string) {
 describe('svc workspace rotate-secret', () => {
   it('prints a new whsec_ secret once, with the warning; the store keeps it sealed and the old one for 24 h', async () => {
     const vars = await embedded();
-    const created = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Rotation').json;
+    const created = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'Rotation')).json;
     const before = Date.now();
-    const run = svcIn(vars, 'workspace', 'rotate-secret', created.workspace_id);
+    const run = await svcIn(vars, 'workspace', 'rotate-secret', created.workspace_id);
     expect(run.status, run.stderr).toBe(0);
     const secret = /new webhook signing secret: (whsec_[A-Za-z0-9+/]{43}=)\n/.exec(run.stdout)?.[1];
     expect(secret).toBeDefined();
@@ -271,14 +255,21 @@ describe('svc workspace rotate-secret', () => {
 
   it('--json gives {workspace_id, webhook_secret, previous_secret_valid_until}; --overlap 30m, 7d and 0', async () => {
     const vars = await embedded();
-    const { workspace_id, webhook_secret } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'R').json;
+    const { workspace_id, webhook_secret } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'R')).json;
     const seen = new Set([webhook_secret]);
     for (const [overlap, ms] of [
       ['30m', HOUR_MS / 2],
       ['7d', 168 * HOUR_MS],
     ] as const) {
       const before = Date.now();
-      const run = svcJsonIn<RotatedSecret>(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', overlap);
+      const run = await svcJsonIn<RotatedSecret>(
+        vars,
+        'workspace',
+        'rotate-secret',
+        workspace_id,
+        '--overlap',
+        overlap,
+      );
       expect(run.status, run.stderr).toBe(0);
       expect(Object.keys(run.json).sort()).toEqual(['previous_secret_valid_until', 'webhook_secret', 'workspace_id']);
       expect(run.json.workspace_id).toBe(workspace_id);
@@ -289,29 +280,29 @@ describe('svc workspace rotate-secret', () => {
       expect(until - before).toBeGreaterThanOrEqual(ms);
       expect(until - Date.now()).toBeLessThanOrEqual(ms);
     }
-    const none = svcJsonIn<RotatedSecret>(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', '0');
+    const none = await svcJsonIn<RotatedSecret>(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', '0');
     expect(none.status, none.stderr).toBe(0);
     expect(none.json.previous_secret_valid_until).toBeNull();
     expect(seen.has(none.json.webhook_secret)).toBe(false);
     const row = await workspaceRow(vars, workspace_id);
     expect(row.previous_webhook_secret_enc).toBeNull();
     expect(row.previous_secret_expires_at).toBeNull();
-    const text = svcIn(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', '0');
+    const text = await svcIn(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', '0');
     expect(text.stdout).toContain('The previous secret no longer signs');
   });
 
   it('a bad --overlap (8d, abc, -1h, 1.5h, 169h, empty) is a usage error (exit 2) and changes nothing', async () => {
     const vars = await embedded();
-    const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'R').json;
+    const { workspace_id } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'R')).json;
     const before = await workspaceRow(vars, workspace_id);
     for (const overlap of ['8d', 'abc', '-1h', '1.5h', '169h', '']) {
-      const run = svcIn(vars, 'workspace', 'rotate-secret', workspace_id, `--overlap=${overlap}`);
+      const run = await svcIn(vars, 'workspace', 'rotate-secret', workspace_id, `--overlap=${overlap}`);
       expect(run.status, overlap).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toBe(
         `error: --overlap must be a duration from 0 to 7d, such as 30m, 24h or 7d (0 ends the previous secret at once), not "${overlap}"\n`,
       );
-      const json = svcIn(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', overlap, '--json');
+      const json = await svcIn(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', overlap, '--json');
       expect(json.status).toBe(2);
       expect(JSON.parse(json.stdout)).toMatchObject({ code: 'usage' });
     }
@@ -320,18 +311,18 @@ describe('svc workspace rotate-secret', () => {
 
   it('an unknown workspace is not_found (exit 1) and changes nothing; a missing id is a usage error', async () => {
     const vars = await embedded();
-    const { workspace_id } = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'R').json;
+    const { workspace_id } = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'R')).json;
     const before = await workspaceRow(vars, workspace_id);
     const unknown = 'ws_000000000000000000000000';
-    const run = svcIn(vars, 'workspace', 'rotate-secret', unknown);
+    const run = await svcIn(vars, 'workspace', 'rotate-secret', unknown);
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
     expect(afterOpenModeWarning(run.stderr)).toBe(`error: no workspace ${unknown}\n`);
-    const json = svcIn(vars, 'workspace', 'rotate-secret', unknown, '--json');
+    const json = await svcIn(vars, 'workspace', 'rotate-secret', unknown, '--json');
     expect(json.status).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual({ error: `no workspace ${unknown}`, code: 'not_found' });
     expect(await workspaceRow(vars, workspace_id)).toEqual(before);
-    const missing = svcIn(vars, 'workspace', 'rotate-secret');
+    const missing = await svcIn(vars, 'workspace', 'rotate-secret');
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/^error: /);
     expect(missing.stderr).not.toMatch(STACK_FRAME);
@@ -365,7 +356,7 @@ describe.each(engines)('webhooks end to end on %s', (engine) => {
   it('a publication reaches the registered receiver through svc serve, signed with the secret from workspace create', async () => {
     const vars = await freshVars();
     const hook = await receiver();
-    const { workspace_id, webhook_secret, key } = workspaceWithKey(vars);
+    const { workspace_id, webhook_secret, key } = await workspaceWithKey(vars);
     const served = await serving(vars);
     const webhookId = await register(served, key, hook.url, ['risk_indicator.published']);
 
@@ -395,8 +386,8 @@ describe.each(engines)('webhooks end to end on %s', (engine) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]?.risk_indicator_id).toBe(event.data.risk_indicator_id);
 
-    const endpoints = await until('the delivery recorded as delivered', () => {
-      const now = listed(vars);
+    const endpoints = await until('the delivery recorded as delivered', async () => {
+      const now = await listed(vars);
       return now[0]?.delivered === 1 ? now : undefined;
     });
     expect(endpoints).toEqual([
@@ -422,7 +413,7 @@ describe.each(engines)('webhooks end to end on %s', (engine) => {
   it('with SVC_WEBHOOK_DISPATCH=false serve sends nothing; svc webhooks dispatch --once sends it and reports 1 attempt', async () => {
     const vars = await freshVars();
     const hook = await receiver();
-    const { webhook_secret, key } = workspaceWithKey(vars);
+    const { webhook_secret, key } = await workspaceWithKey(vars);
     const served = await serving({ ...vars, SVC_WEBHOOK_DISPATCH: 'false' });
     await register(served, key, hook.url, ['risk_indicator.published']);
 
@@ -430,18 +421,18 @@ describe.each(engines)('webhooks end to end on %s', (engine) => {
     // Ten poll intervals of a dispatcher that is not running: nothing may arrive.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(hook.received).toHaveLength(0);
-    expect(listed(vars)[0]).toMatchObject({ pending: 1, delivered: 0 });
+    expect((await listed(vars))[0]).toMatchObject({ pending: 1, delivered: 0 });
 
-    const once = await svcAsync(vars, 'webhooks', 'dispatch', '--once', '--json');
+    const once = await svcIn(vars, 'webhooks', 'dispatch', '--once', '--json');
     expect(once.status, once.stderr).toBe(0);
     expect(JSON.parse(once.stdout)).toEqual({ attempts: 1 });
     // drain() waits for the answers: the receiver has it when the command returns.
     expect(hook.received).toHaveLength(1);
     const delivery = await deliveryOf(hook, 'risk_indicator.published', providerId);
     expect(header(delivery, 'x-svc-signature')).toBe(hexSignature(webhook_secret, delivery.raw));
-    expect(listed(vars)[0]).toMatchObject({ pending: 0, delivered: 1, failed: 0 });
+    expect((await listed(vars))[0]).toMatchObject({ pending: 0, delivered: 1, failed: 0 });
 
-    const again = await svcAsync(vars, 'webhooks', 'dispatch', '--once');
+    const again = await svcIn(vars, 'webhooks', 'dispatch', '--once');
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toBe('0 delivery attempts made\n');
     expect(hook.received).toHaveLength(1);
@@ -451,7 +442,7 @@ describe.each(engines)('webhooks end to end on %s', (engine) => {
   it('svc webhooks dispatch sends what falls due while it runs and stops on SIGTERM with exit 0', async () => {
     const vars = await freshVars();
     const hook = await receiver();
-    const { webhook_secret, key } = workspaceWithKey(vars);
+    const { webhook_secret, key } = await workspaceWithKey(vars);
     const served = await serving({ ...vars, SVC_WEBHOOK_DISPATCH: 'false' });
     await register(served, key, hook.url, ['risk_indicator.published']);
     const dispatching = await startDispatch(vars, '--json');
@@ -470,11 +461,11 @@ describe.each(engines)('webhooks end to end on %s', (engine) => {
   it('after rotate-secret --overlap 1h a delivery is signed by the new and the old secret; after --overlap 0 by the new one only', async () => {
     const vars = await freshVars();
     const hook = await receiver();
-    const { workspace_id, webhook_secret: original, key } = workspaceWithKey(vars);
+    const { workspace_id, webhook_secret: original, key } = await workspaceWithKey(vars);
     const served = await serving(vars);
     const webhookId = await register(served, key, hook.url, ['risk_indicator.published']);
 
-    const rotated = svcJsonIn<RotatedSecret>(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', '1h');
+    const rotated = await svcJsonIn<RotatedSecret>(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', '1h');
     expect(rotated.status, rotated.stderr).toBe(0);
     const fresh = rotated.json.webhook_secret;
     expect(fresh).not.toBe(original);
@@ -490,7 +481,7 @@ describe.each(engines)('webhooks end to end on %s', (engine) => {
     const both = header(overlapping, 'webhook-signature')?.split(' ');
     expect(both).toEqual([standardEntry(fresh, overlapping), standardEntry(original, overlapping)]);
 
-    const ended = svcJsonIn<RotatedSecret>(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', '0');
+    const ended = await svcJsonIn<RotatedSecret>(vars, 'workspace', 'rotate-secret', workspace_id, '--overlap', '0');
     expect(ended.status, ended.stderr).toBe(0);
     const newest = ended.json.webhook_secret;
     const providerId = await publishDocument(vars, WORKED_EXAMPLE);
@@ -514,8 +505,8 @@ describe('svc webhooks list', () => {
   beforeAll(async () => {
     vars = { ...(await embedded()), ...WEBHOOK_SETTINGS };
     hook = await startReceiver();
-    const workspace = workspaceWithKey(vars);
-    const other = svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'No hooks').json.workspace_id;
+    const workspace = await workspaceWithKey(vars);
+    const other = (await svcJsonIn<CreatedWorkspace>(vars, 'workspace', 'create', 'No hooks')).json.workspace_id;
     served = await serve(vars, '--port', '0', '--json');
     const webhookId = await register(served, workspace.key, hook.url, [
       'risk_indicator.published',
@@ -524,7 +515,7 @@ describe('svc webhooks list', () => {
     setUp = { ...workspace, webhookId, other };
     await publishDocument(vars, WORKED_EXAMPLE);
     await publishDocument(vars, LOW_BAND);
-    await until('two deliveries recorded', () => (listed(vars)[0]?.delivered === 2 ? true : undefined));
+    await until('two deliveries recorded', async () => ((await listed(vars))[0]?.delivered === 2 ? true : undefined));
   }, 60_000);
 
   afterAll(async () => {
@@ -533,8 +524,8 @@ describe('svc webhooks list', () => {
     await hook?.close();
   });
 
-  it('--json lists the endpoint with its events as an array and its delivery counts', () => {
-    expect(listed(vars)).toEqual([
+  it('--json lists the endpoint with its events as an array and its delivery counts', async () => {
+    expect(await listed(vars)).toEqual([
       {
         id: setUp.webhookId,
         workspace_id: setUp.workspace_id,
@@ -550,8 +541,8 @@ describe('svc webhooks list', () => {
     expect(hook.received.map((r) => eventOf(r).type)).toEqual(['risk_indicator.published', 'risk_indicator.published']);
   });
 
-  it('prints a table for people, and never a secret', () => {
-    const run = svcIn(vars, 'webhooks', 'list');
+  it('prints a table for people, and never a secret', async () => {
+    const run = await svcIn(vars, 'webhooks', 'list');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Webhook id .*Workspace .*URL .*Events .*Status .*Pending .*Delivered .*Failed/);
     expect(run.stdout).toMatch(
@@ -561,15 +552,15 @@ describe('svc webhooks list', () => {
     expect(run.stdout).not.toContain(setUp.webhook_secret.slice('whsec_'.length));
   });
 
-  it('--workspace keeps one workspace: its endpoint, or none', () => {
-    expect(listed(vars, '--workspace', setUp.workspace_id).map((e) => e.id)).toEqual([setUp.webhookId]);
-    expect(listed(vars, '--workspace', setUp.other)).toEqual([]);
-    const none = svcIn(vars, 'webhooks', 'list', '--workspace', setUp.other);
+  it('--workspace keeps one workspace: its endpoint, or none', async () => {
+    expect((await listed(vars, '--workspace', setUp.workspace_id)).map((e) => e.id)).toEqual([setUp.webhookId]);
+    expect(await listed(vars, '--workspace', setUp.other)).toEqual([]);
+    const none = await svcIn(vars, 'webhooks', 'list', '--workspace', setUp.other);
     expect(none.stdout).toBe(`workspace ${setUp.other} has no webhook endpoints\n`);
   });
 
   it('on a store without endpoints it says so', async () => {
-    const run = svcIn(await embedded(), 'webhooks', 'list');
+    const run = await svcIn(await embedded(), 'webhooks', 'list');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe('no webhook endpoints\n');
   });
