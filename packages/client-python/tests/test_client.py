@@ -49,6 +49,11 @@ def assert_problem_fields(test: unittest.TestCase, error: SvcApiError) -> None:
     test.assertEqual(error.problem["status"], error.status)
 
 
+def _indicator_of(entry: dict) -> dict:
+    """A publication of a provider's history as the indicator's own form: without its entry_type."""
+    return {k: v for k, v in entry.items() if k != "entry_type"}
+
+
 class PublicEndpoints(unittest.TestCase):
     def test_public_scores_lists_every_demo_provider_with_its_headline_score_only(self) -> None:
         answer = client(None).public_scores()
@@ -185,7 +190,9 @@ class Scores(unittest.TestCase):
         self.assertGreaterEqual(len(history["data"]), 2)
         published = [i["published_at"] for i in history["data"]]
         self.assertEqual(published, sorted(published, reverse=True))
-        self.assertEqual(history["data"][0], professional.score(changed["provider_id"]))
+        # A publication of the history is the indicator's form, named as such (entry_type "publication").
+        self.assertEqual(history["data"][0]["entry_type"], "publication")
+        self.assertEqual(_indicator_of(history["data"][0]), professional.score(changed["provider_id"]))
         iterated = [i["risk_indicator_id"] for i in professional.iter_history(changed["provider_id"], page_size=1)]
         self.assertEqual(iterated, [i["risk_indicator_id"] for i in history["data"]])
 
@@ -223,7 +230,7 @@ class AsOf(unittest.TestCase):
     def publications(self) -> list:
         changed = next(c for c in client(None).changelog(limit=500)["data"] if c["change_type"] == "SCORE_CHANGE")
         entries = client().history(changed["provider_id"], limit=500)["data"]
-        return [e for e in entries if e.get("entry_type") != "withdrawal"]
+        return [_indicator_of(e) for e in entries if e.get("entry_type") != "withdrawal"]
 
     def test_score_as_of_is_the_publication_then_in_force_exactly_from_its_published_at(self) -> None:
         professional = client()
