@@ -1,4 +1,5 @@
-"""Runs the package's unittest suite and writes test-results.json in the shape of vitest's JSON report.
+"""Runs the package's unittest suite and writes test-results.json in the shape of vitest's JSON report (with
+``--system``, the system modules alone, to test-results.system.json).
 
 `pnpm test:all` closes with tooling/test-summary.mjs, which adds up every package's test-results.json; writing the
 same fields here counts the Python tests with the others. Exits 1 when a test fails or none ran.
@@ -18,6 +19,9 @@ from typing import Dict, List, Optional, Tuple
 PACKAGE = Path(__file__).resolve().parent
 TESTS = PACKAGE / "tests"
 REPORT = PACKAGE / "test-results.json"
+#: The system suites (``--system``, the ``test:system`` task): the wheel built, installed by pip into a fresh virtual
+#: environment and used; a fresh clone's first ``pnpm install``. The other modules are the ``test`` task's.
+SYSTEM_MODULES = ("test_wheel", "test_workspace_install")
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
@@ -29,10 +33,20 @@ class RecordingResult(unittest.TextTestResult):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.outcomes: Dict[str, Tuple[str, float]] = {}
         self._started: Dict[str, float] = {}
+        #: Each module's span, in epoch milliseconds: from the end of the module before (its set-up included) to its
+        #: last test's end, so the summary's slowest files count the live service each module starts.
+        self.spans: Dict[str, List[int]] = {}
+        self._last_end_ms = int(time.time() * 1000)
 
     def startTest(self, test: unittest.TestCase) -> None:
         self._started[test.id()] = time.monotonic()
+        self.spans.setdefault(module_of(test.id()), [self._last_end_ms, self._last_end_ms])
         super().startTest(test)
+
+    def stopTest(self, test: unittest.TestCase) -> None:
+        super().stopTest(test)
+        self._last_end_ms = int(time.time() * 1000)
+        self.spans.setdefault(module_of(test.id()), [self._last_end_ms, self._last_end_ms])[1] = self._last_end_ms
 
     def _record(self, test: unittest.TestCase, outcome: str) -> None:
         if self.outcomes.get(test.id(), ("",))[0] == FAILED:
@@ -77,7 +91,9 @@ def module_of(test_id: str) -> str:
     return fixture.group(1) if fixture else test_id.split(".")[0]
 
 
-def report(outcomes: Dict[str, Tuple[str, float]], started_ms: int) -> Dict[str, object]:
+def report(
+    outcomes: Dict[str, Tuple[str, float]], started_ms: int, spans: Optional[Dict[str, List[int]]] = None
+) -> Dict[str, object]:
     counts = {outcome: sum(1 for o, _ in outcomes.values() if o == outcome) for outcome in (PASSED, FAILED, SKIPPED)}
     by_module: Dict[str, List[Dict[str, object]]] = {}
     for test_id, (outcome, seconds) in sorted(outcomes.items()):
@@ -95,6 +111,11 @@ def report(outcomes: Dict[str, Tuple[str, float]], started_ms: int) -> Dict[str,
         "testResults": [
             {
                 "name": str(TESTS / f"{module}.py"),
+                **(
+                    {"startTime": spans[module][0], "endTime": spans[module][1]}
+                    if spans is not None and module in spans
+                    else {}
+                ),
                 "status": FAILED if any(t["status"] == FAILED for t in tests) else PASSED,
                 "assertionResults": tests,
             }
@@ -103,18 +124,28 @@ def report(outcomes: Dict[str, Tuple[str, float]], started_ms: int) -> Dict[str,
     }
 
 
+def suite_of(system: bool) -> unittest.TestSuite:
+    """Every test module of one side: the system modules, or all the others."""
+    loader = unittest.defaultTestLoader
+    sys.path.insert(0, str(TESTS))
+    names = sorted(p.stem for p in TESTS.glob("test_*.py") if (p.stem in SYSTEM_MODULES) == system)
+    return unittest.TestSuite(loader.loadTestsFromName(name) for name in names)
+
+
 def main() -> int:
-    if REPORT.exists():
-        REPORT.unlink()  # a crash must not leave an earlier run's report to be counted
+    system = "--system" in sys.argv[1:]
+    report_file = REPORT.with_name("test-results.system.json") if system else REPORT
+    if report_file.exists():
+        report_file.unlink()  # a crash must not leave an earlier run's report to be counted
     started_ms = int(time.time() * 1000)
-    suite = unittest.defaultTestLoader.discover(str(TESTS), pattern="test_*.py", top_level_dir=str(TESTS))
+    suite = suite_of(system)
     runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=RecordingResult)
     result = runner.run(suite)
     assert isinstance(result, RecordingResult)
-    summary = report(result.outcomes, started_ms)
-    partial = REPORT.with_suffix(".json.partial")
+    summary = report(result.outcomes, started_ms, result.spans)
+    partial = report_file.with_suffix(".json.partial")
     partial.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, REPORT)
+    os.replace(partial, report_file)
     print(
         f"svc_client: {summary['numPassedTests']} passed, {summary['numFailedTests']} failed, "
         f"{summary['numPendingTests']} skipped (Python {sys.version.split()[0]})"

@@ -1,46 +1,17 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, type Env, embedded, svcIn, svcJsonIn } from './operations.js';
-import { BIN, EXAMPLES, pins, readExample, STACK_FRAME, WORKED_EXAMPLE, writeTemp } from './svc.js';
-
-const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
-const LOW_ID = '6102dd70-63e8-440e-9dd8-904f07489671';
-const UNKNOWN_ID = '0f0f0f0f-0000-4000-8000-000000000000';
-
-interface Summary {
-  submission_id: string;
-  provider_id: string;
-  provider_name: string;
-  inputs_changed: number;
-  outcome: { final_score: { old: string | null; new: string }; risk_band: { old: string | null; new: string } };
-}
-
-/** The worked example with its collateral coverage under 1.00 (hard cap HC-02 fires) on newer evidence. */
-async function underCollateralised(): Promise<string> {
-  const doc = await readExample();
-  Object.assign(doc.inputs.collateral_coverage_ratio as object, { value: 0.95, as_of: '2026-06-15' });
-  return writeTemp('under-collateralised.json', doc);
-}
-
-/** Checks a command ran, showing its stderr when it did not. */
-async function ok(vars: Env, ...args: string[]): Promise<void> {
-  const run = await svcIn(vars, ...args);
-  expect(run.status, run.stderr).toBe(0);
-}
-
-/** The worked example published (alice submits, bob approves), then carol's under-collateralised version pending. */
-async function publishedThenChanged(): Promise<Env> {
-  const vars = await embedded();
-  await ok(vars, 'inputs', 'import', WORKED_EXAMPLE, '--by', 'alice');
-  await ok(vars, 'inputs', 'approve', WORKED_ID, ...pins(WORKED_ID), '--by', 'bob');
-  await ok(vars, 'publish', WORKED_ID);
-  await ok(vars, 'inputs', 'import', await underCollateralised(), '--by', 'carol');
-  return vars;
-}
-
-const pendingIds = async (vars: Env) =>
-  (await svcJsonIn<{ provider_id: string }[]>(vars, 'inputs', 'list', '--pending')).json.map((s) => s.provider_id);
+import { type Env, embedded, svcIn, svcJsonIn } from './operations.js';
+import {
+  LOW_ID,
+  ok,
+  pendingIds,
+  publishedThenChanged,
+  type Summary,
+  showSha,
+  UNKNOWN_ID,
+  WORKED_ID,
+} from './review-support.js';
+import { EXAMPLES, pins, readExample, STACK_FRAME, WORKED_EXAMPLE, writeTemp } from './svc.js';
 
 describe('svc inputs show and diff', () => {
   let vars: Env;
@@ -198,39 +169,9 @@ describe('svc inputs approve --all-pending reviews first', () => {
     expect(run.stderr).toBe('error: --yes goes with --all-pending\n');
     expect(await pendingIds(vars)).toEqual([WORKED_ID]);
   });
-
-  /** util-linux `script` runs a command on a pseudo-terminal, feeding it standard input: a person at the keyboard. */
-  const hasScript = spawnSync('script', ['--version']).status === 0;
-
-  it.skipIf(!hasScript)('on a terminal it asks: anything but y approves nothing (exit 1); y approves', async () => {
-    const vars = await publishedThenChanged();
-    const atTerminal = (answer: string) =>
-      spawnSync(
-        'script',
-        ['-qec', `'${process.execPath}' '${BIN}' inputs approve --all-pending --by bob`, '/dev/null'],
-        {
-          input: answer,
-          encoding: 'utf8',
-          timeout: 30_000,
-          env: childEnv(vars),
-        },
-      );
-    const no = atTerminal('n\n');
-    expect(no.status).toBe(1);
-    expect(no.stdout).toContain('Approve 1 submission? [y/N] ');
-    expect(no.stdout).toContain('error: not confirmed; nothing was approved');
-    expect(await pendingIds(vars)).toEqual([WORKED_ID]);
-    const yes = atTerminal('y\n');
-    expect(yes.status, yes.stdout).toBe(0);
-    expect(yes.stdout).toContain('1 submission approved by bob');
-    expect(await pendingIds(vars)).toEqual([]);
-  });
 });
 
 describe('svc inputs approve pins the content the approver saw', () => {
-  const showSha = async (vars: Env) =>
-    (await svcJsonIn<{ inputs_sha256: string }>(vars, 'inputs', 'show', WORKED_ID)).json.inputs_sha256;
-
   it('a pending submission other than the one named is refused (exit 1) and nothing is approved; the shown one approves', async () => {
     const vars = await publishedThenChanged();
     const seen = await showSha(vars);
@@ -317,35 +258,4 @@ describe('svc inputs approve pins the content the approver saw', () => {
       `Approve exactly this submission with: svc inputs approve ${WORKED_ID} --sha256 ${sha.slice(0, 12)}\n`,
     );
   });
-
-  const hasScript = spawnSync('script', ['--version']).status === 0;
-
-  it.skipIf(!hasScript)(
-    'on a terminal without --sha256 it shows the submission and asks: n approves nothing (exit 1); y approves what it showed',
-    async () => {
-      const vars = await publishedThenChanged();
-      const sha = await showSha(vars);
-      const atTerminal = (answer: string) =>
-        spawnSync(
-          'script',
-          ['-qec', `'${process.execPath}' '${BIN}' inputs approve ${WORKED_ID} --by bob`, '/dev/null'],
-          {
-            input: answer,
-            encoding: 'utf8',
-            timeout: 30_000,
-            env: childEnv(vars),
-          },
-        );
-      const no = atTerminal('n\n');
-      expect(no.status).toBe(1);
-      expect(no.stdout).toContain(`Inputs sha256 ${sha}`);
-      expect(no.stdout).toContain('Approve this submission, exactly as shown? [y/N] ');
-      expect(no.stdout).toContain('error: not confirmed; nothing was approved');
-      expect(await pendingIds(vars)).toEqual([WORKED_ID]);
-      const yes = atTerminal('y\n');
-      expect(yes.status, yes.stdout).toBe(0);
-      expect(yes.stdout).toContain('1 submission approved by bob');
-      expect(await pendingIds(vars)).toEqual([]);
-    },
-  );
 });

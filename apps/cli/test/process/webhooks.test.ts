@@ -17,9 +17,9 @@ import {
   storeOf,
   svcIn,
   svcJsonIn,
-} from './operations.js';
-import { type Received, type Receiver, startReceiver } from './receiver.js';
-import { BIN, EXAMPLES, STACK_FRAME, tempDir, WORKED_EXAMPLE } from './svc.js';
+} from '../operations.js';
+import { type Received, type Receiver, startReceiver } from '../receiver.js';
+import { BIN, EXAMPLES, STACK_FRAME, tempDir, WORKED_EXAMPLE } from '../svc.js';
 
 /** A history of publications only (no withdrawal in it). */
 const PublicationsHistory = ScoreHistoryResponseSchema.extend({ data: HistoryPublicationSchema.array() });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { afterOpenModeWarning, childEnv, type Env, embedded, svcIn } from './operations.js';
-import { BIN, pins, STACK_FRAME, WORKED_EXAMPLE } from './svc.js';
+import { afterOpenModeWarning, childEnv, type Env, embedded, svcIn } from '../operations.js';
+import { BIN, pins, STACK_FRAME, WORKED_EXAMPLE } from '../svc.js';
 
 const WORKED_ID = '7d1f7c1e-3f0e-4b8a-9a51-5b0c0f9a2d11';
 

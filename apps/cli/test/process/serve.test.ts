@@ -10,8 +10,8 @@ import {
   StatusResponseSchema,
 } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptTerms, type Env, embedded, type Served, serve, svcIn, svcJsonIn } from './operations.js';
-import { STACK_FRAME } from './svc.js';
+import { acceptTerms, type Env, embedded, type Served, serve, svcIn, svcJsonIn } from '../operations.js';
+import { STACK_FRAME } from '../svc.js';
 
 /**
  * One GET on a connection of its own: a kept-alive connection the server closed meanwhile (its keep-alive timeout is
