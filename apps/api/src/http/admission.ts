@@ -1,57 +1,96 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { type Endpoint, type LimitName, PUBLIC_LIMITS, TIER_HOURLY_LIMIT, TIER_RANK } from '@svc/contracts';
-import type { Request, Response } from 'express';
 import type { Caller } from '../services/context.js';
 import type { LimitDecision } from '../services/rate-limit.js';
 import type { Services } from '../services/services.js';
 import { rateLimitHeaders } from './headers.js';
 import { ApiError } from './problem.js';
 
-/** Spends one request of a limit and sets its headers; refuses with 429 when it is spent. */
-export async function admitWithin(
-  req: Request,
-  res: Response,
-  services: Services,
-  limit: LimitName,
-  caller: Caller | null,
-): Promise<void> {
-  const decision = await spend(req, services, limit, caller);
-  if (!decision) return;
-  setLimitHeaders(res, decision);
-  if (!decision.allowed) {
-    const retryAfter = Math.max(1, decision.resetSeconds);
-    throw new ApiError(
-      'rate_limited',
-      `the limit of ${decision.limit} requests per ${decision.windowSeconds === 3600 ? 'hour' : 'minute'} is spent; retry after ${retryAfter} s`,
-      { retry_after_seconds: retryAfter },
-      { 'Retry-After': String(retryAfter) },
-    );
-  }
+/**
+ * Admission (decision 0052): the one place a request is let in or refused, for every request, whichever path answers
+ * it. Express's routes (app.ts), the site's pages and the fast paths before Express (fast-path.ts,
+ * score-fast-path.ts) all call `admit`; nothing else reads a key, compares tiers or spends a limit.
+ */
+
+/** What admission reads of a request: its headers and the client's address (Express's `req.ip`, or the same rule). */
+export interface Arrival {
+  headers: IncomingHttpHeaders;
+  ip: string;
 }
 
-/** The caller of a keyed route: its x-api-key checked, and its tier the route's or above; refuses otherwise. */
-export async function authenticate(req: Request, res: Response, services: Services, e: Endpoint): Promise<Caller> {
-  const presented = req.headers['x-api-key'];
+/** What a route asks of admission. */
+export interface Gate {
+  endpoint: Endpoint;
+  /** An entitlement beyond the tier, checked after the key and before the limit is spent; throws to refuse. */
+  entitled?(caller: Caller, services: Services): void;
+}
+
+/** A request let in: who it acts for (null on public routes) and the limit it spent (null when it spends none). */
+export interface Admission {
+  caller: Caller | null;
+  limit: LimitDecision | null;
+}
+
+/**
+ * Lets a request in or refuses it, in this order: the key (401), the tier (403), the entitlement, the limit (429).
+ * `limitOf` names the limit to spend once the caller is known (a route that answers a repeated request spends
+ * another); by default the endpoint's. `seen` learns the key's id as soon as it is known, so that the log line of a
+ * refusal names it too. A refusal throws an ApiError that carries every header its answer needs.
+ */
+export async function admit(
+  arrival: Arrival,
+  gate: Gate,
+  services: Services,
+  options: { limitOf?: (caller: Caller | null) => Promise<LimitName>; seen?: (keyId: string) => void } = {},
+): Promise<Admission> {
+  const e = gate.endpoint;
+  const caller = e.tier ? await authenticate(arrival, services) : null;
+  if (caller) {
+    options.seen?.(caller.keyId);
+    const required = e.tier ?? 'FREE';
+    if (TIER_RANK[caller.tier] < TIER_RANK[required]) {
+      throw new ApiError(
+        'insufficient_tier',
+        `this endpoint needs tier ${required} or above; the key is ${caller.tier}`,
+        {
+          required_tier: required,
+        },
+      );
+    }
+    gate.entitled?.(caller, services);
+  }
+  const name = options.limitOf ? await options.limitOf(caller) : e.limit;
+  const limit = await spend(arrival, services, name, caller);
+  if (limit && !limit.allowed) {
+    const retryAfter = Math.max(1, limit.resetSeconds);
+    throw new ApiError(
+      'rate_limited',
+      `the limit of ${limit.limit} requests per ${limit.windowSeconds === 3600 ? 'hour' : 'minute'} is spent; retry after ${retryAfter} s`,
+      { retry_after_seconds: retryAfter },
+      { ...Object.fromEntries(rateLimitHeaders(limit)), 'Retry-After': String(retryAfter) },
+    );
+  }
+  return { caller, limit };
+}
+
+/** The headers an admitted request's answer carries: the limit it spent. */
+export function admittedHeaders(admission: Admission): [string, string][] {
+  return admission.limit ? rateLimitHeaders(admission.limit) : [];
+}
+
+/** The caller a request's x-api-key names; refuses a missing key and one that is not valid. */
+async function authenticate(arrival: Arrival, services: Services): Promise<Caller> {
+  const presented = arrival.headers['x-api-key'];
   if (typeof presented !== 'string' || presented === '') {
     throw new ApiError('missing_api_key', 'this endpoint needs an API key in the x-api-key header');
   }
   const caller = await services.auth.authenticate(presented.trim());
   if (!caller) throw new ApiError('invalid_api_key', 'the API key is not valid');
-  res.locals.keyId = caller.keyId;
-  const required = e.tier ?? 'FREE';
-  if (TIER_RANK[caller.tier] < TIER_RANK[required]) {
-    throw new ApiError(
-      'insufficient_tier',
-      `this endpoint needs tier ${required} or above; the key is ${caller.tier}`,
-      {
-        required_tier: required,
-      },
-    );
-  }
   return caller;
 }
 
 async function spend(
-  req: Request,
+  arrival: Arrival,
   services: Services,
   name: LimitName,
   caller: Caller | null,
@@ -62,9 +101,33 @@ async function spend(
     return services.limiter.consume(`key:${who.keyId}`, TIER_HOURLY_LIMIT[who.tier], 3600);
   }
   const { limit, windowSeconds } = PUBLIC_LIMITS[name];
-  return services.limiter.consume(`ip:${name}:${req.ip ?? 'unknown'}`, limit, windowSeconds);
+  return services.limiter.consume(`ip:${name}:${arrival.ip}`, limit, windowSeconds);
 }
 
-function setLimitHeaders(res: Response, d: LimitDecision): void {
-  for (const [name, value] of rateLimitHeaders(d)) res.setHeader(name, value);
+// ---- a request handed from a path before Express to Express ----
+
+/**
+ * What a path before Express learnt of a request it does not answer itself: its admission (Express must not admit
+ * it again) and, when the answer is an error (a refusal, no such indicator, the store away), that error, which
+ * Express answers at once without routing the request (middleware.ts).
+ */
+export interface HandedOver {
+  admission?: Admission;
+  failure?: unknown;
+  keyId?: string;
+}
+
+const HANDED_OVER = Symbol('handed over to Express');
+
+export function handOver(req: IncomingMessage, handed: HandedOver): void {
+  (req as { [HANDED_OVER]?: HandedOver })[HANDED_OVER] = handed;
+}
+
+export function handedOver(req: IncomingMessage): HandedOver | undefined {
+  return (req as { [HANDED_OVER]?: HandedOver })[HANDED_OVER];
+}
+
+/** Sets an admitted request's limit headers on its answer. */
+export function setAdmittedHeaders(res: ServerResponse, admission: Admission): void {
+  for (const [name, value] of admittedHeaders(admission)) res.setHeader(name, value);
 }

@@ -1,7 +1,7 @@
 import type { Deprecations, Endpoint } from '@svc/contracts';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../services/services.js';
-import { admitWithin, authenticate } from './admission.js';
+import { admit, setAdmittedHeaders } from './admission.js';
 import { offerCoded } from './compression.js';
 import { addLink, announceDeprecation, recordDeprecations } from './deprecation.js';
 import { problemFor } from './errors.js';
@@ -69,24 +69,44 @@ function expressPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
-/** A route's handler: the Accept header, the key and entitlement, the limit, the parsed request, the answer. */
+/**
+ * A route's handler: the Accept header, admission (the key, the tier, the entitlement, the limit: admission.ts),
+ * the parsed request, the answer. (A request a path before Express admitted and could not answer never reaches
+ * a route: middleware.ts answers its error.)
+ */
 function handlerOf(route: RouteModule, services: Services) {
   const e = route.endpoint;
   const served = route.negotiates ? [] : mediaTypesOf(e);
+  const gate = { endpoint: e, ...(route.admit ? { entitled: route.admit } : {}) };
   return async (req: Request, res: Response): Promise<void> => {
     refuseUnacceptable(req, served);
-    const caller = e.tier ? await authenticate(req, res, services, e) : null;
-    if (caller) route.admit?.(caller, services);
-    if (route.replay) {
+    let replayed: Reply | null = null;
+    let parsed: ReturnType<typeof parseRequest> | undefined;
+    const replay = route.replay;
+    const arrival = {
+      headers: req.headers,
+      get ip() {
+        return req.ip ?? 'unknown';
+      },
+    };
+    const admission = await admit(arrival, gate, services, {
+      seen: (keyId) => {
+        res.locals.keyId = keyId;
+      },
       // A request the route has answered before is answered again without spending the route's own limit.
-      const ctx = { ...parseRequest(e, req, res), caller, services, req };
-      const replayed = await route.replay.answer(ctx);
-      await admitWithin(req, res, services, replayed ? route.replay.limit : e.limit, caller);
-      send(res, e, replayed ?? (await route.handle(ctx)));
-      return;
-    }
-    await admitWithin(req, res, services, e.limit, caller);
-    send(res, e, await route.handle({ ...parseRequest(e, req, res), caller, services, req }));
+      ...(replay
+        ? {
+            limitOf: async (caller) => {
+              parsed = parseRequest(e, req, res);
+              replayed = await replay.answer({ ...parsed, caller, services, req });
+              return replayed ? replay.limit : e.limit;
+            },
+          }
+        : {}),
+    });
+    setAdmittedHeaders(res, admission);
+    const { caller } = admission;
+    send(res, e, replayed ?? (await route.handle({ ...(parsed ?? parseRequest(e, req, res)), caller, services, req })));
   };
 }
 

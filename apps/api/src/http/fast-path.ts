@@ -1,62 +1,59 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { endpoints, PUBLIC_LIMITS } from '@svc/contracts';
+import { endpoints } from '@svc/contracts';
 import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
 import { servableInstant } from '../services/as-of.js';
+import type { SnapshotBody } from '../services/public-snapshot.js';
 import type { Services } from '../services/services.js';
+import { type Admission, type Arrival, admit, admittedHeaders, handedOver, handOver } from './admission.js';
 import { chooseCoding, codedEtag } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
-import { rateLimitHeaders, standardHeaders } from './headers.js';
+import { standardHeaders } from './headers.js';
 import { logWhenSent, requestIdOf } from './middleware.js';
 import { matchesEtag, PUBLIC_SCORES_CACHE_CONTROL } from './public-scores.js';
 import { labelRoute } from './request-metrics.js';
 
 const PATH = endpoints.listPublicScores.path;
-const LIMIT = 'public_scores' satisfies typeof endpoints.listPublicScores.limit;
 
 /**
  * The server's request listener: `GET /api/public/scores`, exactly that (no query but a servable `as_of` alone,
- * no other method), answered before Express, everything else by the app. It is the busiest route and the cheapest to answer (bytes built once
- * per publication), so Express's own cost per request (its router and request and response objects, about four
- * times the answer's) was most of its time; decision 0014.
+ * no other method), answered before Express, everything else by the app. It is the busiest route and the cheapest
+ * to answer (bytes built once per publication), so Express's own cost per request (its router and request and
+ * response objects, about four times the answer's) was most of its time; decision 0014.
  *
- * The answer is the one the Express route gives, header for header: the security and CORS headers recorded from
- * the same middleware, the request id, the limit spent from the same bucket, the coding, the ETag and 304, the log line.
- * Anything else is handed to Express before a byte is written: a refused limit (a refusal spends nothing, so
- * Express decides the same and writes the problem), a snapshot that cannot be read (the store is away: 503), a
- * client address that cannot be read. An `as_of` alone is answered the same way from the list as of that instant
- * (PublicSnapshot.asOf, the Express route's source too); one that cannot be served (not a time, too early, in the
- * future) goes to Express, which refuses it.
+ * The request is admitted by the one admission (admission.ts: the limit spent from the client address's bucket),
+ * then answered as the Express route answers, header for header: the security and CORS headers recorded from the
+ * same middleware, the request id, the limit, the coding, the ETag and 304, the log line. When the answer is not a
+ * 200 or 304 (the limit spent, the store away) the request is handed to Express with its admission and that error
+ * (decision 0052), which Express answers at once. An `as_of` alone is answered the same way from the list as of
+ * that instant (PublicSnapshot.asOf, the Express route's source too); one that cannot be served (not a time, too
+ * early, in the future) goes to Express untouched, which refuses it.
  */
 export function withPublicScoresFastPath(app: Express, services: Services): RequestListener {
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
-  const { limit, windowSeconds } = PUBLIC_LIMITS[LIMIT];
   const deprecation = deprecationsOf(app).get(endpoints.listPublicScores.operationId);
-  const fixed = [...standardHeaders().api.flat(), ...(deprecation ? deprecationHeaderList(deprecation).flat() : [])];
-
-  /** The snapshot (now, or as of `instant`) and an allowed limit decision, or null when Express must answer. */
-  const admit = async (req: IncomingMessage, instant: string | null) => {
-    const { body } = instant === null ? await services.snapshot.get() : await services.snapshot.asOf(instant);
-    const decision = await services.limiter.consume(`ip:${LIMIT}:${proxyaddr(req, trust)}`, limit, windowSeconds);
-    return decision.allowed ? { body, decision } : null;
-  };
+  const announced = deprecation ? deprecationHeaderList(deprecation) : [];
+  const fixed = [...standardHeaders().api.flat(), ...announced.flat()];
+  const gate = { endpoint: endpoints.listPublicScores };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, instant: string | null): Promise<void> => {
-    let admitted: Awaited<ReturnType<typeof admit>>;
+    // Labelled now: a request handed to Express with its error is counted under the route's template too.
+    if (services.metrics) labelRoute(res, PATH);
+    let admission: Admission | undefined;
+    let body: SnapshotBody;
     try {
-      admitted = await admit(req, instant);
-    } catch {
-      admitted = null;
-    }
-    if (!admitted) {
+      admission = await admit(arrivalOf(req, trust), gate, services);
+      ({ body } = instant === null ? await services.snapshot.get() : await services.snapshot.asOf(instant));
+    } catch (failure) {
+      // The route's deprecation headers, which its refusals carry too (the route's own middleware is not reached).
+      for (const [name, value] of announced) res.setHeader(name, value);
+      handOver(req, { ...(admission ? { admission } : {}), failure });
       app(req, res);
       return;
     }
-    const { body, decision } = admitted;
-    if (services.metrics) labelRoute(res, PATH);
     const id = requestIdOf(req);
     logWhenSent(services.logger, req, res, id, PATH, () => undefined);
-    const headers = [...fixed, 'x-request-id', id, ...rateLimitHeaders(decision).flat()];
+    const headers = [...fixed, 'x-request-id', id, ...admittedHeaders(admission).flat()];
     // The forms compressed once per publication, when ready (until then the bytes as they are), as compression.ts.
     const coding = chooseCoding(req.headers['accept-encoding'], (c) => body.coded[c] !== undefined);
     const etag = codedEtag(body.etag, coding);
@@ -78,10 +75,23 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
       return;
     }
     answer(req, res, instant).catch((error: unknown) => {
-      services.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'public scores failed');
+      // Nothing above throws once the answer is admitted; should it, Express answers the error (a 500).
       if (res.headersSent) res.destroy();
-      else app(req, res);
+      else {
+        handOver(req, { ...handedOver(req), failure: error });
+        app(req, res);
+      }
     });
+  };
+}
+
+/** What admission reads of a request before Express: its headers and the client's address, by Express's own rule. */
+export function arrivalOf(req: IncomingMessage, trust: (address: string, hop: number) => boolean): Arrival {
+  return {
+    headers: req.headers,
+    get ip() {
+      return proxyaddr(req, trust);
+    },
   };
 }
 

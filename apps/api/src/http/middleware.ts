@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { maskKeys } from '../services/access.js';
+import { handedOver, setAdmittedHeaders } from './admission.js';
 import { compressAnswer } from './compression.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -53,18 +54,15 @@ export function requestContext(logger: Logger, then: RequestHandler) {
     res.setHeader('x-request-id', id);
     logWhenSent(logger, req, res, id, req.path, () => res.locals.keyId);
     compressAnswer(req, res);
-    const failed = (req as { [FAILED_BEFORE_EXPRESS]?: unknown })[FAILED_BEFORE_EXPRESS];
-    then(req, res, failed === undefined ? next : () => next(failed));
+    const handed = handedOver(req);
+    if (handed?.keyId !== undefined) res.locals.keyId = handed.keyId;
+    if (handed?.failure === undefined) {
+      then(req, res, next);
+      return;
+    }
+    // A path before Express admitted or refused the request, or failed under it: its error is answered at once,
+    // with the limit the request spent, rather than routing it to be admitted and read again.
+    if (handed.admission) setAdmittedHeaders(res, handed.admission);
+    then(req, res, () => next(handed.failure));
   };
-}
-
-const FAILED_BEFORE_EXPRESS = Symbol('failed before Express');
-
-/**
- * Hands Express a request whose answer a fast path could not give because the store failed under it: Express answers
- * it with that error at once (the 503 any route gives, header for header), rather than asking the store again and
- * making the caller wait out a second timeout.
- */
-export function failedBeforeExpress(req: IncomingMessage, error: unknown): void {
-  (req as { [FAILED_BEFORE_EXPRESS]?: unknown })[FAILED_BEFORE_EXPRESS] = error;
 }

@@ -1,49 +1,37 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { endpoints, TIER_HOURLY_LIMIT, TIER_RANK, UuidSchema } from '@svc/contracts';
+import { endpoints, UuidSchema } from '@svc/contracts';
 import type { Express } from 'express';
+import type { Caller } from '../services/context.js';
 import { servedIndicator } from '../services/scores.js';
 import { contextFor, type Services } from '../services/services.js';
-import { isStoreUnavailable } from '../store/store.js';
+import { admit, admittedHeaders, type HandedOver, handedOver, handOver } from './admission.js';
 import { codedAnswer } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
-import { asOfAlone } from './fast-path.js';
-import { rateLimitHeaders, standardHeaders } from './headers.js';
-import { failedBeforeExpress, logWhenSent, requestIdOf } from './middleware.js';
+import { arrivalOf, asOfAlone } from './fast-path.js';
+import { standardHeaders } from './headers.js';
+import { logWhenSent, requestIdOf } from './middleware.js';
 import { labelRoute } from './request-metrics.js';
 
 const e = endpoints.getScore;
 const PREFIX = '/api/v1/scores/';
-const REQUIRED_RANK = TIER_RANK[e.tier];
 
 /**
  * `GET /api/v1/scores/{providerId}`, exactly that (no query string) or with a servable `as_of` alone, answered
- * before Express, as decision 0014 answers the public list; every other request goes to `next`. The key is checked
- * by the same authenticator, its tier against the route's, its hourly limit spent from the same bucket, and the
- * indicator in force (now, or then) served from the bytes kept for the publication version (decision 0036 and its
- * addendum) by the route's own verb. The answer is the Express route's, header for header. Anything unusual goes to
- * Express before a byte is written and before the limit is spent: no key or one that does not pass (Express answers
- * 401 or 403), no indicator (404), a refused limit (a refusal spends nothing, so Express decides the same and
- * answers 429), a store away (503).
+ * before Express, as decision 0014 answers the public list; every other request (another query such as `fields`,
+ * another Accept, another method) goes to `next` untouched. The request is admitted by the one admission
+ * (admission.ts: the key, its tier, the hourly limit spent from the key's bucket), then the indicator in force (now,
+ * or then) served from the bytes kept for the publication version (decision 0036 and its addendum) by the route's
+ * own verb. The answer is the Express route's, header for header. When the answer is not a 200 (a refusal, no such
+ * indicator, the store away) the request is handed to Express with its admission and that error (decision 0052):
+ * Express answers the error at once, neither admitting the request again nor reading the indicator again, so a 404
+ * or a 403 costs one key lookup.
  */
 export function withScoreDetailFastPath(app: Express, services: Services, next: RequestListener): RequestListener {
   const deprecation = deprecationsOf(app).get(e.operationId);
-  const fixed = [...standardHeaders().api.flat(), ...(deprecation ? deprecationHeaderList(deprecation).flat() : [])];
-
-  /** The indicator's bytes, the key's id and the limit's headers, or null when Express must answer. */
-  const admit = async (req: IncomingMessage, providerId: string, instant: string | null) => {
-    const presented = req.headers['x-api-key'];
-    if (typeof presented !== 'string' || presented === '') return null;
-    const caller = await services.auth.authenticate(presented.trim());
-    if (!caller || TIER_RANK[caller.tier] < REQUIRED_RANK) return null;
-    const row = await servedIndicator(contextFor(services, { kind: 'key', caller }), {
-      providerId,
-      ...(instant === null ? {} : { asOf: instant }),
-    });
-    const decision = await services.limiter.consume(`key:${caller.keyId}`, TIER_HOURLY_LIMIT[caller.tier], 3600);
-    return decision.allowed
-      ? { bytes: row.bytes, keyId: caller.keyId, limit: rateLimitHeaders(decision).flat() }
-      : null;
-  };
+  const announced = deprecation ? deprecationHeaderList(deprecation) : [];
+  const fixed = [...standardHeaders().api.flat(), ...announced.flat()];
+  const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  const gate = { endpoint: e };
 
   const answer = async (
     req: IncomingMessage,
@@ -52,36 +40,46 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
     providerId: string,
     instant: string | null,
   ) => {
-    let admitted: Awaited<ReturnType<typeof admit>>;
+    // Labelled now: a request handed to Express with its error is counted under the route's template too.
+    if (services.metrics) labelRoute(res, e.path);
+    const handed: HandedOver = {};
+    let bytes: Buffer;
     try {
-      admitted = await admit(req, providerId, instant);
-    } catch (error) {
-      // A store away is answered by Express at once (its 503); anything else Express works out again.
-      if (isStoreUnavailable(error)) failedBeforeExpress(req, error);
-      admitted = null;
-    }
-    if (!admitted) {
+      handed.admission = await admit(arrivalOf(req, trust), gate, services, {
+        seen: (keyId) => {
+          handed.keyId = keyId;
+        },
+      });
+      const caller = handed.admission.caller as Caller;
+      const row = await servedIndicator(contextFor(services, { kind: 'key', caller }), {
+        providerId,
+        ...(instant === null ? {} : { asOf: instant }),
+      });
+      bytes = row.bytes;
+    } catch (failure) {
+      // The route's deprecation headers, which its refusals carry too (the route's own middleware is not reached).
+      for (const [name, value] of announced) res.setHeader(name, value);
+      handOver(req, { ...handed, failure });
       app(req, res);
       return;
     }
-    const { keyId, limit } = admitted;
+    const admission = handed.admission;
     // Compressed as the layer compresses the Express route's answer (compression.ts).
-    const { bytes, headers: coding } = codedAnswer(req, admitted.bytes);
-    if (services.metrics) labelRoute(res, e.path);
+    const coded = codedAnswer(req, bytes);
     const id = requestIdOf(req);
-    logWhenSent(services.logger, req, res, id, path, () => keyId);
+    logWhenSent(services.logger, req, res, id, path, () => handed.keyId);
     res.writeHead(200, [
       'x-request-id',
       id,
       ...fixed,
-      ...limit,
+      ...admittedHeaders(admission).flat(),
       'Content-Type',
       'application/json; charset=utf-8',
       'Content-Length',
-      String(bytes.length),
-      ...coding,
+      String(coded.bytes.length),
+      ...coded.headers,
     ]);
-    res.end(bytes);
+    res.end(coded.bytes);
   };
 
   return (req, res) => {
@@ -98,9 +96,12 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
       return;
     }
     answer(req, res, url, providerId, instant).catch((error: unknown) => {
-      services.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'score detail failed');
+      // Nothing above throws once the answer is admitted; should it, Express answers the error (a 500).
       if (res.headersSent) res.destroy();
-      else app(req, res);
+      else {
+        handOver(req, { ...handedOver(req), failure: error });
+        app(req, res);
+      }
     });
   };
 }

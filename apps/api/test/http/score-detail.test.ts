@@ -121,4 +121,65 @@ describe.each(engines)('GET /api/v1/scores/{providerId} on %s', (engine) => {
       await expectInvalid(await server().get(`/api/v1/scores/${WORKED_ID}?limit=1`, { key }), ['query.limit']);
     });
   });
+
+  describe('one admission (decision 0052)', () => {
+    /** Counts the key lookups the server makes while `work` runs (the real authenticator, counted). */
+    async function keyLookups(work: () => Promise<void>): Promise<number> {
+      const auth = server().services.auth;
+      const authenticate = auth.authenticate;
+      let lookups = 0;
+      auth.authenticate = (presented) => {
+        lookups += 1;
+        return authenticate.call(auth, presented);
+      };
+      try {
+        await work();
+      } finally {
+        auth.authenticate = authenticate;
+      }
+      return lookups;
+    }
+
+    it('a 404 costs one key lookup and spends one request of the limit, not two', async () => {
+      const first = await server().get(`/api/v1/scores/${UNKNOWN_PROVIDER_ID}`, { key });
+      await expectProblem(first, 'not_found');
+      let second: Response | undefined;
+      expect(
+        await keyLookups(async () => {
+          second = await server().get(`/api/v1/scores/${UNKNOWN_PROVIDER_ID}`, { key });
+        }),
+      ).toBe(1);
+      const answer = second as Response;
+      await expectProblem(answer, 'not_found');
+      const remaining = (r: Response) => Number(r.headers.get('x-ratelimit-remaining'));
+      expect(remaining(first) - remaining(answer)).toBe(1);
+    });
+
+    it('a 403 (a tier below the route) and a 401 cost one key lookup each', async () => {
+      const free = await server().key('FREE');
+      expect(
+        await keyLookups(async () => {
+          await expectProblem(await server().get(`/api/v1/scores/${WORKED_ID}`, { key: free }), 'insufficient_tier');
+        }),
+      ).toBe(1);
+      expect(
+        await keyLookups(async () => {
+          await expectProblem(
+            await server().get(`/api/v1/scores/${WORKED_ID}`, { key: `svc_live_${'B'.repeat(43)}` }),
+            'invalid_api_key',
+          );
+        }),
+      ).toBe(1);
+    });
+
+    it('a 200 costs one key lookup; a request the fast path does not take (fields) is admitted once by Express', async () => {
+      for (const path of [`/api/v1/scores/${WORKED_ID}`, `/api/v1/scores/${WORKED_ID}?fields=final_score`]) {
+        expect(
+          await keyLookups(async () => {
+            expect((await server().get(path, { key })).status).toBe(200);
+          }),
+        ).toBe(1);
+      }
+    });
+  });
 });
