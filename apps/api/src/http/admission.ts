@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { type Endpoint, type LimitName, PUBLIC_LIMITS, TIER_HOURLY_LIMIT, TIER_RANK } from '@svc/contracts';
+import { type LimitName, PUBLIC_LIMITS, TIER_HOURLY_LIMIT, TIER_RANK, type Tier } from '@svc/contracts';
 import type { Caller } from '../services/context.js';
 import type { LimitDecision } from '../services/rate-limit.js';
 import type { Services } from '../services/services.js';
@@ -18,9 +18,10 @@ export interface Arrival {
   ip: string;
 }
 
-/** What a route asks of admission. */
+/** What a route or page asks of admission: its lowest tier (absent on public routes) and the limit it spends. */
 export interface Gate {
-  endpoint: Endpoint;
+  tier?: Tier | undefined;
+  limit: LimitName;
   /** An entitlement beyond the tier, checked after the key and before the limit is spent; throws to refuse. */
   entitled?(caller: Caller, services: Services): void;
 }
@@ -43,11 +44,10 @@ export async function admit(
   services: Services,
   options: { limitOf?: (caller: Caller | null) => Promise<LimitName>; seen?: (keyId: string) => void } = {},
 ): Promise<Admission> {
-  const e = gate.endpoint;
-  const caller = e.tier ? await authenticate(arrival, services) : null;
+  const caller = gate.tier ? await authenticate(arrival, services) : null;
   if (caller) {
     options.seen?.(caller.keyId);
-    const required = e.tier ?? 'FREE';
+    const required = gate.tier ?? 'FREE';
     if (TIER_RANK[caller.tier] < TIER_RANK[required]) {
       throw new ApiError(
         'insufficient_tier',
@@ -59,7 +59,7 @@ export async function admit(
     }
     gate.entitled?.(caller, services);
   }
-  const name = options.limitOf ? await options.limitOf(caller) : e.limit;
+  const name = options.limitOf ? await options.limitOf(caller) : gate.limit;
   const limit = await spend(arrival, services, name, caller);
   if (limit && !limit.allowed) {
     const retryAfter = Math.max(1, limit.resetSeconds);

@@ -77,7 +77,7 @@ function expressPath(path: string): string {
 function handlerOf(route: RouteModule, services: Services) {
   const e = route.endpoint;
   const served = route.negotiates ? [] : mediaTypesOf(e);
-  const gate = { endpoint: e, ...(route.admit ? { entitled: route.admit } : {}) };
+  const gate = { tier: e.tier, limit: e.limit, ...(route.admit ? { entitled: route.admit } : {}) };
   return async (req: Request, res: Response): Promise<void> => {
     refuseUnacceptable(req, served);
     let replayed: Reply | null = null;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { type Deprecation, type Deprecations, deprecationHeaders, deprecationsIn } from '@svc/contracts';
-import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Application, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** Where the app keeps its deprecated routes, for the pages and the fast path that answer beside its router. */
 const SETTING = 'deprecations';
@@ -16,7 +16,7 @@ export function recordDeprecations(app: Express, added: Deprecations = {}): Read
 }
 
 /** The deprecated routes `recordDeprecations` recorded, by operationId; none for an app that recorded none. */
-export function deprecationsOf(app: Express): ReadonlyMap<string, Deprecation> {
+export function deprecationsOf(app: Application): ReadonlyMap<string, Deprecation> {
   const recorded: unknown = app.get(SETTING);
   return recorded instanceof Map ? (recorded as ReadonlyMap<string, Deprecation>) : new Map();
 }

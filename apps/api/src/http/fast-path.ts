@@ -34,7 +34,6 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
   const deprecation = deprecationsOf(app).get(endpoints.listPublicScores.operationId);
   const announced = deprecation ? deprecationHeaderList(deprecation) : [];
   const fixed = [...standardHeaders().api.flat(), ...announced.flat()];
-  const gate = { endpoint: endpoints.listPublicScores };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, instant: string | null): Promise<void> => {
     // Labelled now: a request handed to Express with its error is counted under the route's template too.
@@ -42,7 +41,7 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
     let admission: Admission | undefined;
     let body: SnapshotBody;
     try {
-      admission = await admit(arrivalOf(req, trust), gate, services);
+      admission = await admit(arrivalOf(req, trust), endpoints.listPublicScores, services);
       ({ body } = instant === null ? await services.snapshot.get() : await services.snapshot.asOf(instant));
     } catch (failure) {
       // The route's deprecation headers, which its refusals carry too (the route's own middleware is not reached).

@@ -31,7 +31,6 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
   const announced = deprecation ? deprecationHeaderList(deprecation) : [];
   const fixed = [...standardHeaders().api.flat(), ...announced.flat()];
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
-  const gate = { endpoint: e };
 
   const answer = async (
     req: IncomingMessage,
@@ -45,7 +44,7 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
     const handed: HandedOver = {};
     let bytes: Buffer;
     try {
-      handed.admission = await admit(arrivalOf(req, trust), gate, services, {
+      handed.admission = await admit(arrivalOf(req, trust), e, services, {
         seen: (keyId) => {
           handed.keyId = keyId;
         },
