@@ -52,7 +52,17 @@ export function llmsTxt(
 ): string {
   const fw = framework.definition;
   const list = Object.values(endpoints) as Endpoint[];
-  const lines: string[] = [
+  return [
+    ...aboutLines(site, fw),
+    ...apiLines(site, list, deprecated),
+    ...interfacesLines(site),
+    ...methodLines(site, fw),
+  ].join('\n');
+}
+
+/** llms.txt: The title, the summary and the reference documents. */
+function aboutLines(site: string, fw: Framework['definition']): string[] {
+  return [
     '# Risk Indicator Scoring Service',
     '',
     `> Deterministic credit Risk Indicators (score 0-100, higher means lower risk, and a risk band) for digital-credit providers, computed under the published ${fw.name} (${fw.framework_version}) from approved inputs, with a computation package and a public verification page for every published indicator.`,
@@ -67,6 +77,12 @@ export function llmsTxt(
     `- [Error codes](${site}/docs/errors): every problem code with its status and meaning`,
     `- [JSON Schema of the approved-inputs document](${site}/schemas/approved-inputs.json) and [of the computation package](${site}/schemas/computation-package.json) (draft 2020-12)`,
     '',
+  ];
+}
+
+/** llms.txt: The endpoints, authentication and limits, and rating actions. */
+function apiLines(site: string, list: Endpoint[], deprecated: ReadonlyMap<string, Deprecation>): string[] {
+  return [
     '## Endpoints',
     '',
     ...list.map(
@@ -97,6 +113,12 @@ export function llmsTxt(
     `- \`GET ${site}/api/public/rating-actions\` lists them newest first (filters \`provider_id\`, \`type\`, \`since\`; paginated), \`/api/public/rating-actions.atom\` is the Atom form, and \`/api/public/rating-actions/{id}/statement\` the signed statement of each (Ed25519 over its RFC 8785 bytes, keys at ${site}/.well-known/svc-signing-keys.json). Webhook event: \`rating_action.created\`.`,
     `- Every indicator form (public list, keyed list and detail, history, search, agent tools, CSV export) carries \`outlook\` (${OUTLOOKS.join(', ')}; STABLE unless an approved action set another) and \`watch\`: null, or \`{direction, since, review_by}\` with direction ${WATCH_DIRECTIONS.join(', ')} (a rating under review). A publication does not end a watch. \`GET /api/v1/status\` counts the watches on and those past their \`review_by\`.`,
     '',
+  ];
+}
+
+/** llms.txt: The agent tools, the errors and the compatibility promise. */
+function interfacesLines(site: string): string[] {
+  return [
     '## Agent tools (preview)',
     '',
     `- \`GET ${site}/api/mcp\` is the manifest: the tools with the JSON Schema of their inputs. \`POST /api/mcp\` with the key and \`{"tool_name": ..., "input": {...}}\` answers \`{"tool_name", "output"}\`, the output being what the matching REST endpoint serves; a JSON-RPC body is served as the Model Context Protocol (streamable HTTP, stateless). Not generally available: the operator enables it per workspace, else 403 \`mcp_not_enabled\`.`,
@@ -119,6 +141,12 @@ export function llmsTxt(
     '- Nothing is renamed, removed or changes type or meaning; closed sets (risk bands, tiers, planner types, statuses) keep their values. Published DCRF v1.0 packages, hashes and texts never change.',
     '- A deprecated endpoint is marked `deprecated: true` in the OpenAPI document and answers with `Deprecation: @<unix seconds>` (RFC 9745), `Sunset: <HTTP-date>` (RFC 8594) and `Link: <...>; rel="deprecation"`, at least six months before its sunset.',
     '',
+  ];
+}
+
+/** llms.txt: The framework in force, the track record, and the optional links. */
+function methodLines(site: string, fw: Framework['definition']): string[] {
+  return [
     `## Methodology: ${fw.framework_version}`,
     '',
     `${fw.name} ${fw.version}, effective ${fw.effective_date}. The full definition (criteria, scales, rounding) and its \`framework_sha256\` are served by \`GET /api/v1/methodology\`; without a key, \`GET /api/public/frameworks/${fw.version}\` serves the definition's canonical bytes, whose SHA-256 is \`framework_sha256\`; the whole specification (every rule, text template, package member and hash, and a worked example) is the page [${site}/methodology](${site}/methodology).`,
@@ -140,5 +168,4 @@ export function llmsTxt(
     `- [Platform status](${site}/api/v1/status): status, data freshness and framework version`,
     '',
   ];
-  return lines.join('\n');
 }
