@@ -133,5 +133,6 @@ export { type StatementsVerification, verifyStatements } from './services/statem
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
 export { type EndpointSummary, listEndpointSummaries, registerWebhook } from './services/webhooks/endpoints.js';
 export { parseDuration } from './services/webhooks/schedule.js';
+export { migrate } from './store/migrate.js';
 export { TABLES } from './store/schema.js';
-export { isStoreUnavailable, migrate, openStore, type Store, type StoreLocation } from './store/store.js';
+export { isStoreUnavailable, openStore, type Store, type StoreLocation } from './store/store.js';

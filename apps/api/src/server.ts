@@ -21,7 +21,8 @@ import { loadMasterKey, secretBox } from './services/secrets.js';
 import type { Services } from './services/services.js';
 import { signPastPublications } from './services/statements.js';
 import { type DispatcherOptions, WebhookDispatcher } from './services/webhooks/dispatcher.js';
-import { migrate, openStore, type Store, type StoreLocation } from './store/store.js';
+import { migrate } from './store/migrate.js';
+import { openStore, type Store, type StoreLocation } from './store/store.js';
 
 export interface ServiceOptions {
   clock?: Clock;

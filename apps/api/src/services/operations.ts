@@ -1,7 +1,8 @@
 import type { ReadinessChecks } from '@svc/contracts';
 import type { Clock } from '../clock.js';
+import { pendingMigrations } from '../store/migrate.js';
 import { type OperationalFigures, operationalFigures } from '../store/repositories/metrics.js';
-import { pendingMigrations, type Store, withinStoreTimeout } from '../store/store.js';
+import { type Store, withinStoreTimeout } from '../store/store.js';
 
 /** What an operator watches besides the requests: readiness, and the figures the metrics read at each scrape. */
 

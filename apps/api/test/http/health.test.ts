@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_NAMES } from '../../src/store/store.js';
+import { MIGRATION_NAMES } from '../../src/store/migrate.js';
 import { POSTGRES_URL } from '../support/environment.js';
 import { freePort } from '../support/ports.js';
 import { expectInvalid, expectJson, expectNoLimitHeaders, expectProblem } from '../support/responses.js';

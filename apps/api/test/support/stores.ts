@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeEach } from 'vitest';
+import { migrate } from '../../src/store/migrate.js';
 import { TABLES } from '../../src/store/schema.js';
-import { migrate, openStore, type Store, type StoreLocation } from '../../src/store/store.js';
+import { openStore, type Store, type StoreLocation } from '../../src/store/store.js';
 import { POSTGRES_URL, postgresAvailable, STORE_ENGINES } from './environment.js';
 
 export type Engine = 'sqlite' | 'postgres';
