@@ -5,6 +5,7 @@ import {
   type Framework,
   FrameworkError,
   frameworks,
+  frameworkVersionKey,
 } from '@svc/methodology';
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
@@ -288,7 +289,7 @@ export function knownVersions(ctx: Pick<FrameworkScope, 'frameworks'>): string[]
 
 /** "1.0" for "DCRF v1.0" (or "v1.0", "1.0") when this process knows that framework; null when it does not. */
 export function knownVersionOf(ctx: Pick<FrameworkScope, 'frameworks'>, frameworkVersion: string): string | null {
-  return knownFramework(ctx, frameworkVersion.replace(/^(DCRF\s+)?v?/i, ''))?.definition.version ?? null;
+  return knownFramework(ctx, frameworkVersionKey(frameworkVersion))?.definition.version ?? null;
 }
 
 function knownOf(ctx: Pick<FrameworkScope, 'frameworks'>): ReadonlyMap<string, Framework> {
