@@ -126,21 +126,22 @@ export async function publishFramework(
 }
 
 /** The release recorded for a version ("1.0"), or undefined when it was never published. */
-export function findRelease(ctx: FrameworkScope, input: { version: string }): Promise<FrameworkRelease | undefined> {
+export function findRelease(ctx: { store: Store }, input: { version: string }): Promise<FrameworkRelease | undefined> {
   return findReleaseRow(ctx.store.db, input.version);
 }
 
 /** Every release recorded, as the store keeps them. */
-export function listReleases(ctx: FrameworkScope): Promise<FrameworkRelease[]> {
+export function listReleases(ctx: { store: Store }): Promise<FrameworkRelease[]> {
   return listReleaseRows(ctx.store.db);
 }
 
 /**
- * What the framework lookups read: a verb's context or the process's services (with the cached releases), or a
- * command's store and clock alone (the releases read from the store, the engine's frameworks known).
+ * What the framework lookups read: a verb's context or the process's services (with the cached releases), a
+ * command's store and clock alone (the releases read from the store, the engine's frameworks known), or a command
+ * with no store at all (`store: null`: `svc score` offline), for which no release is recorded.
  */
 export interface FrameworkScope {
-  store: Store;
+  store: Store | null;
   clock: Clock;
   frameworks?: FrameworkReleases | undefined;
 }
@@ -301,5 +302,6 @@ function frameworkOfRelease(ctx: FrameworkScope, release: FrameworkRelease): Fra
 }
 
 function releasesOf(ctx: FrameworkScope, fresh = false): Promise<readonly FrameworkRelease[]> {
-  return ctx.frameworks ? ctx.frameworks.list(fresh) : listReleaseRows(ctx.store.db);
+  if (ctx.frameworks) return ctx.frameworks.list(fresh);
+  return ctx.store ? listReleaseRows(ctx.store.db) : Promise.resolve([]);
 }
