@@ -34,7 +34,10 @@ export function registerScore(program: Command, env: Environment = {}): void {
       .argument('<path>', 'an approved-inputs document, or a folder of them')
       .option('--package <out>', 'write the computation package (a folder of packages for a folder of inputs)')
       .option('--date <YYYY-MM-DD>', "evaluate on this date instead of the document's evaluation_date", calendarDate)
-      .option(...FRAMEWORK_OPTION),
+      .option(
+        FRAMEWORK_OPTION[0],
+        `${FRAMEWORK_OPTION[1]}; by default the one in force on each document's evaluation date (with the releases recorded in the configured store, when there is one)`,
+      ),
   ).action(async (path: string, options: ScoreOptions) => {
     // A framework named is the one; otherwise each document's is the one in force on its evaluation date.
     if (options.framework !== undefined)
