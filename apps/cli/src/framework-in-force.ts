@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Framework } from '@svc/methodology';
 import { CliError } from './errors.js';
-import { type Environment, operations, withOperator } from './operations.js';
+import { writeErr } from './io.js';
+import { type Environment, type Operations, operations, withOperator } from './operations.js';
 
 /** The framework a document is scored under, from its evaluation date (YYYY-MM-DD; undefined: it has none). */
 export type FrameworkFor = (evaluationDate: string | undefined) => Promise<Framework>;
@@ -16,19 +17,27 @@ export const always =
  * Runs `work` with the framework in force on each document's evaluation date, as the API's frameworkInForce answers
  * it (decision 0022) among the frameworks this command knows: the engine's built-in ones, and the releases recorded
  * in the configured store when there is one (DATABASE_URL, or the SQLite file under SVC_DATA_DIR). With no store
- * yet nothing is recorded, none is made, and the command stays offline. A configured store that cannot be read
- * stops the command (exit 2), saying how to score without it.
+ * yet nothing is recorded, none is made, and the command stays offline. A configuration that cannot be read names
+ * no store: scoring goes on offline, with a warning. A configured store that cannot be read stops the command
+ * (exit 2), saying how to score without it.
  */
 export async function withFrameworkInForce<T>(
   env: Environment,
   work: (frameworkFor: FrameworkFor) => Promise<T>,
 ): Promise<T> {
-  const ops = await operations(env);
-  const { api, config } = ops;
-  if (config.store.kind === 'sqlite' && !existsSync(config.store.file)) {
-    const offline = { store: null, clock: api.systemClock };
-    return work((on) => api.frameworkInForce(offline, dated(on)));
+  const api = await import('@svc/api');
+  const offline = { store: null, clock: api.systemClock };
+  const withoutStore = () => work((on) => api.frameworkInForce(offline, dated(on)));
+  let ops: Operations;
+  try {
+    ops = await operations(env);
+  } catch (error) {
+    if (!(error instanceof CliError) || error.code !== 'invalid_config') throw error;
+    writeErr(`warning: ${error.message}: no store is read for the framework in force (name one with --framework)\n`);
+    return withoutStore();
   }
+  const { config } = ops;
+  if (config.store.kind === 'sqlite' && !existsSync(config.store.file)) return withoutStore();
   try {
     return await withOperator(ops, (ctx) => work((on) => api.frameworkInForce(ctx, dated(on))));
   } catch (error) {

@@ -48,6 +48,15 @@ describe('svc score with no store configured', () => {
     expect(existsSync(vars.SVC_DATA_DIR)).toBe(false);
   });
 
+  it('a configuration that cannot be read names no store: it scores offline, and says so on stderr', async () => {
+    const run = await svcIn({ DATABASE_URL: 'mysql://x' }, 'score', WORKED_EXAMPLE, '--json');
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ framework_version: 'DCRF v1.0' });
+    expect(run.stderr).toBe(
+      'warning: invalid configuration: DATABASE_URL: must be a postgres:// URL (leave it unset for the embedded SQLite store): no store is read for the framework in force (name one with --framework)\n',
+    );
+  });
+
   it('a configured store that cannot be read stops it (exit 2), saying how to score without it', async () => {
     const vars = {
       ...(await embedded()),
