@@ -27,6 +27,29 @@ module.exports = {
       to: { path: '^apps/api/src/(http|mcp|pages)/' },
     },
     {
+      name: 'services-not-metrics',
+      severity: 'error',
+      comment:
+        'Services and the store know nothing of the metrics: the metrics observe them through the Observer the services define (services/observer.ts).',
+      from: { path: '^apps/api/src/(services|store)/' },
+      to: { path: '^apps/api/src/metrics/' },
+    },
+    {
+      name: 'bulk-for-the-bench-only',
+      comment:
+        "The store's bulk reads and writes (store/bulk.ts) are the bench's, through its entry (src/bench.ts): the service's own code goes through its verbs.",
+      severity: 'error',
+      from: { path: '^apps/api/src/', pathNot: '^apps/api/src/(bench\\.ts$|store/)' },
+      to: { path: '^apps/api/src/store/bulk\\.ts$' },
+    },
+    {
+      name: 'bench-entry-unused',
+      severity: 'error',
+      comment: 'The bench entry (@svc/api/bench, src/bench.ts) is for the bench alone: no source file imports it.',
+      from: { path: '^(packages|apps)/[^/]+/src/' },
+      to: { path: '^apps/api/src/bench\\.ts$' },
+    },
+    {
       name: 'store-not-services',
       severity: 'error',
       comment: 'The store sits below the services and does not call them.',

@@ -3,12 +3,12 @@
 // - N providers (default 1,000) published through the publishing verb, one transaction each, each appending its
 //   `indicator.published` entry: the entries written per second under a publication;
 // - what one entry costs a verb: 1,000 appends each in a transaction of its own, beside a publication's time;
-// - the trail then grown to M entries (default 100,000) in transactions of 1,000 entries (through appendAudit, as
+// - the trail then grown to M entries (default 100,000) in transactions of 1,000 entries (through recordAudit, as
 //   a verb appends), and `verifyAudit` timed over all of them.
 
 import { performance } from 'node:perf_hooks';
 import { auditHead, standaloneContext, verifyAudit } from '@svc/api';
-import { appendAudit } from '@svc/api/bench';
+import { recordAudit } from '@svc/api/bench';
 import { Dataset, type Engine } from './dataset.js';
 import { int, machine, postgresAnswers, seconds, table } from './harness.js';
 
@@ -17,11 +17,9 @@ const M = Number(process.argv[3] ?? 100_000);
 const BATCH = 1000;
 const SINGLE = 1000;
 
-/** A bench entry: an issuance change recorded by the system. */
-function entryAt(at: string, n: number) {
+/** A bench entry: an issuance change, recorded by the context's actor (the system's "bench") at its clock's time. */
+function entryOf(n: number) {
   return {
-    at,
-    actor: { type: 'system' as const, id: null, name: 'bench' },
     action: 'issuance.changed',
     subject: { type: 'issuance', id: `iss_${String(n).padStart(24, '0')}` },
     details: { change: 'updated', fields: ['status'], status: 'ANNOUNCED', provider_id: null },
@@ -40,7 +38,7 @@ async function run(engine: Engine) {
 
     const singleStart = performance.now();
     for (let i = 0; i < SINGLE; i++) {
-      await db.transaction().execute((tx) => appendAudit(tx, [entryAt(new Date().toISOString(), i)]));
+      await db.transaction().execute((tx) => recordAudit(ctx, tx, [entryOf(i)]));
     }
     const singleMs = performance.now() - singleStart;
 
@@ -48,12 +46,12 @@ async function run(engine: Engine) {
     let seq = before + written + SINGLE;
     while (seq < M) {
       const n = Math.min(BATCH, M - seq);
-      const at = new Date().toISOString();
       const first = seq;
       await db.transaction().execute((tx) =>
-        appendAudit(
+        recordAudit(
+          ctx,
           tx,
-          Array.from({ length: n }, (_, i) => entryAt(at, first + i)),
+          Array.from({ length: n }, (_, i) => entryOf(first + i)),
         ),
       );
       seq += n;

@@ -130,6 +130,13 @@ export {
   signPastPublications,
 } from './services/statements.js';
 export { type StatementsVerification, verifyStatements } from './services/statements-verification.js';
+export {
+  WATCHLIST_MAX_DAYS,
+  type WatchlistCode,
+  type WatchlistEntry,
+  type WatchlistReason,
+  watchlist,
+} from './services/watchlist.js';
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
 export { type EndpointSummary, listEndpointSummaries, registerWebhook } from './services/webhooks/endpoints.js';
 export { parseDuration } from './services/webhooks/schedule.js';

@@ -61,6 +61,17 @@ export function createLogger(
 
 /** Opens the store (and migrates it), the limiter and the caches: everything a request handler uses. */
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
+  return (await openServices(config, options)).services;
+}
+
+/**
+ * The services, and the Prometheus metrics that observe them when metrics are on: the services know them only as
+ * their observer (services/observer.ts); the server also serves their exposition on the metrics listener.
+ */
+async function openServices(
+  config: Config,
+  options: ServiceOptions,
+): Promise<{ services: Services; metrics: Metrics | null }> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config);
   const store = openStore(options.storeLocation ?? config.store, { timeoutMs: config.storeTimeoutMs });
@@ -92,7 +103,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     (options.dispatch ?? config.webhooks.dispatch)
       ? createDispatcher(config, store, logger, metrics ? (result) => metrics.webhookAttempt(result) : undefined)
       : null;
-  return {
+  const services: Services = {
     store,
     clock,
     limiter: metrics ? metrics.countDecisions(limiter) : limiter,
@@ -108,6 +119,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     storeTimeoutMs: config.storeTimeoutMs,
     metrics,
   };
+  return { services, metrics };
 }
 
 /** A webhook dispatcher over the store, with the configured schedule, timeout and URL rules. */
@@ -162,7 +174,7 @@ export interface RunningServer {
 export async function startServer(config: Config, options: ServiceOptions = {}): Promise<RunningServer> {
   // A deprecation on short notice is refused before anything opens (buildApp would refuse it too).
   deprecationsIn(options.deprecations);
-  const services = await createServices(config, options);
+  const { services, metrics } = await openServices(config, options);
   const app = buildApp(services, {
     trustProxy: config.trustProxy,
     bodyTimeoutMs: config.bodyTimeoutMs,
@@ -170,7 +182,7 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
   });
   const listener = withScoreDetailFastPath(app, services, withPublicScoresFastPath(app, services));
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createServer(services.metrics ? withRequestMetrics(listener, services.metrics) : listener);
+    const s = createServer(metrics ? withRequestMetrics(listener, metrics) : listener);
     // A listen error (port in use, no permission) rejects; once listening, errors belong to the connections.
     s.once('error', reject);
     s.listen(config.port, config.host, () => {
@@ -182,9 +194,9 @@ export async function startServer(config: Config, options: ServiceOptions = {}):
     throw error;
   });
   let metricsListener: MetricsListener | null = null;
-  if (services.metrics && config.metrics) {
+  if (metrics && config.metrics) {
     try {
-      metricsListener = await startMetricsListener(services.metrics, config.metrics, services.logger);
+      metricsListener = await startMetricsListener(metrics, config.metrics, services.logger);
     } catch (error) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await closeServices(services);

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { Framework, Scored } from '@svc/methodology';
 import { scoreFiles } from './commands/score.js';
 import type { CliError } from './errors.js';
+import { always } from './framework-in-force.js';
 
 /** One side of a provider's comparison: its figures under one framework. */
 export interface ScoredSide {
@@ -42,8 +43,8 @@ export async function compareOnInputs(
   b: Framework,
   date?: string,
 ): Promise<InputsComparison> {
-  const underA = await scoreFiles(files, a, date);
-  const underB = await scoreFiles(files, b, date);
+  const underA = await scoreFiles(files, always(a), date);
+  const underB = await scoreFiles(files, always(b), date);
   const providers: ProviderMove[] = [];
   const failures: CliError[] = [];
   underA.forEach((first, i) => {

@@ -1,4 +1,11 @@
-import { CURRENT_FRAMEWORK_VERSION, defineFramework, type Framework, frameworks, getFramework } from '@svc/methodology';
+import {
+  CURRENT_FRAMEWORK_VERSION,
+  defineFramework,
+  type Framework,
+  frameworks,
+  frameworkVersionKey,
+  getFramework,
+} from '@svc/methodology';
 import { asCliError, CliError } from './errors.js';
 import { readJsonFile } from './files.js';
 
@@ -16,7 +23,7 @@ export function selectFramework(
   version: string = CURRENT_FRAMEWORK_VERSION,
   drafts: readonly Framework[] = [],
 ): Framework {
-  const draft = drafts.find((f) => f.definition.version === versionKey(version));
+  const draft = drafts.find((f) => f.definition.version === frameworkVersionKey(version));
   if (draft) return draft;
   try {
     return getFramework(version);
@@ -53,8 +60,4 @@ export async function loadFrameworkFiles(paths: readonly string[] = []): Promise
     out.push(framework);
   }
   return out;
-}
-
-function versionKey(version: string): string {
-  return version.replace(/^(DCRF\s+)?v?/i, '');
 }

@@ -15,9 +15,8 @@ export interface Operations {
 }
 
 /**
- * Loads the API package (on demand, so scoring and verifying do not pay for
- * Express and the database drivers) and the configuration; a bad variable is
- * reported by name (exit 2).
+ * Loads the API package (on demand, so verifying, and scoring under a framework named with --framework, do not
+ * pay for Express and the database drivers) and the configuration; a bad variable is reported by name (exit 2).
  */
 export async function operations(env: Environment): Promise<Operations> {
   const api = await import('@svc/api');

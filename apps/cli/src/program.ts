@@ -40,7 +40,7 @@ export function buildProgram(env: Environment = {}): Command {
     .version(version)
     .exitOverride()
     .showSuggestionAfterError();
-  registerScore(program);
+  registerScore(program, env);
   registerVerify(program);
   registerMethodology(program, env);
   registerInputs(program, env);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { generateSigner, migrate, openStore, type Store } from '@svc/api';
+import { type Actor, generateSigner, migrate, openStore, type Store, standaloneContext } from '@svc/api';
 import { ISSUANCE_STATUSES, ISSUANCE_TYPES, IssuanceSchema } from '@svc/contracts';
 import { getFramework, PLANNER_TYPES, type RiskIndicator, score, validateInputs } from '@svc/methodology';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,10 @@ import { tempDir } from './svc.js';
 
 /** The key the demo's statements are signed with in these tests. */
 const signer = generateSigner();
+
+/** The context the seed runs in: the system's "demo seed" by default, or an operator running it. */
+const runBy = (store: Store, actor: Actor = { kind: 'system', name: 'demo seed' }) =>
+  standaloneContext(store, { actor, signer });
 
 /** The newest entry of the audit trail, as stored. */
 function lastAuditEntry(store: Store) {
@@ -102,7 +106,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('loads 12+ providers in every band, with at least three different hard caps fired', async () => {
     const store = await freshStore();
-    const report = await seedDemo(store, { signer });
+    const report = await seedDemo(runBy(store));
     expect(report.providers.length).toBeGreaterThanOrEqual(12);
     const current = await store.db
       .selectFrom('providers')
@@ -124,7 +128,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
   it('the audit trail records who loaded the demo, when: never backdated to its fictional history, which its rows keep', async () => {
     const store = await freshStore();
     const started = new Date().toISOString();
-    await seedDemo(store, { signer, recordedBy: { kind: 'operator', id: null, name: 'Dana Loader' } });
+    await seedDemo(runBy(store, { kind: 'operator', id: null, name: 'Dana Loader' }));
     const entries = await store.db.selectFrom('audit_log').selectAll().orderBy('seq').execute();
     const [genesis, ...seeded] = entries;
     expect(genesis?.action).toBe('audit.started');
@@ -145,7 +149,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('writes a change feed with NEW for every provider, then SCORE_CHANGE and BAND_CHANGE, and two-entry histories', async () => {
     const store = await freshStore();
-    await seedDemo(store, { signer });
+    await seedDemo(runBy(store));
     const changes = await store.db.selectFrom('changelog').selectAll().orderBy('id').execute();
     const count = (type: string) => changes.filter((c) => c.change_type === type).length;
     // Every provider's first publication, and the reinstatement of the one withdrawn between rounds 2 and 3.
@@ -176,7 +180,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('records every kind of rating action through the real verbs: analyst actions proposed and approved by two people', async () => {
     const store = await freshStore();
-    const report = await seedDemo(store, { signer });
+    const report = await seedDemo(runBy(store));
     expect(report.rating_actions).toEqual({ approved: 2, withdrawn: 1 });
     const actions = await store.db.selectFrom('rating_actions').selectAll().orderBy('seq').execute();
     expect(actions.every((a) => a.status === 'EFFECTIVE')).toBe(true);
@@ -230,7 +234,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('adds 6+ issuances of both types and both statuses, some linked to demo providers, valid as served', async () => {
     const store = await freshStore();
-    const report = await seedDemo(store, { signer });
+    const report = await seedDemo(runBy(store));
     expect(report.issuances).toEqual({ inserted: DEMO_ISSUANCES.length, updated: 0, unchanged: 0 });
     const rows = await store.db.selectFrom('issuances').selectAll().execute();
     expect(rows.length).toBeGreaterThanOrEqual(6);
@@ -244,19 +248,19 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('is deterministic: two fresh stores seeded at different times hold the same ids, dates and rows', async () => {
     const first = await freshStore();
-    const a = await seedDemo(first, { signer });
+    const a = await seedDemo(runBy(first));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const second = await freshStore();
-    const b = await seedDemo(second, { signer });
+    const b = await seedDemo(runBy(second));
     expect(b.providers).toEqual(a.providers);
     expect(await contentsOf(second)).toEqual(await contentsOf(first));
   });
 
   it('is idempotent: a second run changes nothing, not even the counters', async () => {
     const store = await freshStore();
-    const first = await seedDemo(store, { signer });
+    const first = await seedDemo(runBy(store));
     const before = await contentsOf(store);
-    const second: SeedReport = await seedDemo(store, { signer });
+    const second: SeedReport = await seedDemo(runBy(store));
     expect(second.changed).toBe(false);
     expect(second.published).toBe(0);
     expect(second.issuances).toEqual({ inserted: 0, updated: 0, unchanged: DEMO_ISSUANCES.length });
@@ -266,7 +270,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('puts an edited issuance back as it was, touching nothing else', async () => {
     const store = await freshStore();
-    await seedDemo(store, { signer });
+    await seedDemo(runBy(store));
     const before = await contentsOf(store);
     const edited = DEMO_ISSUANCES[0]?.id ?? '';
     await store.db
@@ -274,7 +278,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
       .set({ status: 'ANNOUNCED', target_amount: '1' })
       .where('id', '=', edited)
       .execute();
-    const report = await seedDemo(store, { signer });
+    const report = await seedDemo(runBy(store));
     expect(report.issuances).toEqual({ inserted: 0, updated: 1, unchanged: DEMO_ISSUANCES.length - 1 });
     expect(report.published).toBe(0);
     // The rows are as they were; the audit trail has the one change more.
@@ -292,7 +296,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
 
   it('reinstates a withdrawn demo provider at its last indicator (one NEW entry, one history row), without replaying its history', async () => {
     const store = await freshStore();
-    await seedDemo(store, { signer });
+    await seedDemo(runBy(store));
     const before = await contentsOf(store);
     const provider = DEMO_ROUNDS[1]?.documents[0]?.provider.id ?? '';
     await store.db
@@ -300,7 +304,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
       .set({ withdrawn_at: '2026-11-05T00:00:00.000Z' })
       .where('id', '=', provider)
       .execute();
-    const report = await seedDemo(store, { signer });
+    const report = await seedDemo(runBy(store));
     expect(report.published).toBe(1);
     expect(report.changes).toEqual({ NEW: 1, SCORE_CHANGE: 0, BAND_CHANGE: 0 });
     const after = await contentsOf(store);
@@ -331,7 +335,7 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
   it('publishes at the given clock when one is passed', async () => {
     const store = await freshStore();
     const at = new Date('2026-11-20T12:00:00.000Z');
-    await seedDemo(store, { signer, clock: { now: () => at } });
+    await seedDemo(runBy(store), { clock: { now: () => at } });
     const times = await store.db.selectFrom('risk_indicators').select('published_at').distinct().execute();
     expect(times).toEqual([{ published_at: at.toISOString() }]);
   });

@@ -31,7 +31,13 @@ export { WORKED_EXAMPLES } from './docs/worked-examples.js';
 export { ENGINE } from './engine.js';
 export { DCRF_1_0, DCRF_1_0_SIGN_OFF } from './framework/dcrf-1.0.js';
 export { assertPublishable, defineFramework, FrameworkError } from './framework/framework.js';
-export { CURRENT_FRAMEWORK_VERSION, currentFramework, frameworks, getFramework } from './framework/registry.js';
+export {
+  CURRENT_FRAMEWORK_VERSION,
+  currentFramework,
+  frameworks,
+  frameworkVersionKey,
+  getFramework,
+} from './framework/registry.js';
 export {
   type CapCondition,
   type CriterionDefinition,

@@ -1,5 +1,4 @@
 import { type Computation, compute } from './compute/compute.js';
-import { currentFramework } from './framework/registry.js';
 import type { Framework } from './framework/schema.js';
 import { asNumber, identify, type RiskIndicator, renderIndicator } from './indicator.js';
 import { type InputsDocument, type Problem, validateInputs } from './inputs/document.js';
@@ -27,11 +26,12 @@ export function computeFrom(document: unknown, framework: Framework): Computatio
 }
 
 /**
- * Scores an approved-inputs document: the authenticated Risk Indicator of
+ * Scores an approved-inputs document under `framework`: the authenticated Risk Indicator of
  * methodology section 9, figures as JSON numbers. Pure and deterministic.
- * Throws InputsError, listing every problem, for an invalid document.
+ * Throws InputsError, listing every problem, for an invalid document. The framework is the
+ * caller's to choose (the service's is the one in force on a date): the engine has no default.
  */
-export function score(document: unknown, framework: Framework = currentFramework()): RiskIndicator {
+export function score(document: unknown, framework: Framework): RiskIndicator {
   const c = computeFrom(document, framework);
   return renderIndicator(c, identify(c), asNumber);
 }

@@ -2,6 +2,7 @@ import { PUBLIC_LIMITS } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
+import type { Observer, StoreErrorKind } from '../services/observer.js';
 import { type OperationalFigures, readOperationalFigures } from '../services/operations.js';
 import type { LimitDecision, RateLimiter } from '../services/rate-limit.js';
 import type { AttemptResult } from '../services/webhooks/dispatcher.js';
@@ -12,9 +13,6 @@ import type { Store } from '../store/store.js';
  * several servers in one process (the tests) keep apart. Every label value comes from a fixed set (a route
  * template, a method, a status code, a limit name, an outcome): never a raw path, an id, a key or an address.
  */
-
-/** Where the store failed: a request answered 503, the readiness probe, or a scrape's read of the gauges. */
-export type StoreErrorKind = 'request' | 'readiness' | 'scrape';
 
 /** Methods kept as they are in the `method` label; any other is `other`. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -31,7 +29,7 @@ export interface MetricsOptions {
   storeTimeoutMs: number;
 }
 
-export class Metrics {
+export class Metrics implements Observer {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly durations: Histogram<'method' | 'route' | 'status'>;

@@ -5,6 +5,7 @@ import {
   type Framework,
   FrameworkError,
   frameworks,
+  frameworkVersionKey,
 } from '@svc/methodology';
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
@@ -125,21 +126,22 @@ export async function publishFramework(
 }
 
 /** The release recorded for a version ("1.0"), or undefined when it was never published. */
-export function findRelease(ctx: FrameworkScope, input: { version: string }): Promise<FrameworkRelease | undefined> {
+export function findRelease(ctx: { store: Store }, input: { version: string }): Promise<FrameworkRelease | undefined> {
   return findReleaseRow(ctx.store.db, input.version);
 }
 
 /** Every release recorded, as the store keeps them. */
-export function listReleases(ctx: FrameworkScope): Promise<FrameworkRelease[]> {
+export function listReleases(ctx: { store: Store }): Promise<FrameworkRelease[]> {
   return listReleaseRows(ctx.store.db);
 }
 
 /**
- * What the framework lookups read: a verb's context or the process's services (with the cached releases), or a
- * command's store and clock alone (the releases read from the store, the engine's frameworks known).
+ * What the framework lookups read: a verb's context or the process's services (with the cached releases), a
+ * command's store and clock alone (the releases read from the store, the engine's frameworks known), or a command
+ * with no store at all (`store: null`: `svc score` offline), for which no release is recorded.
  */
 export interface FrameworkScope {
-  store: Store;
+  store: Store | null;
   clock: Clock;
   frameworks?: FrameworkReleases | undefined;
 }
@@ -288,7 +290,7 @@ export function knownVersions(ctx: Pick<FrameworkScope, 'frameworks'>): string[]
 
 /** "1.0" for "DCRF v1.0" (or "v1.0", "1.0") when this process knows that framework; null when it does not. */
 export function knownVersionOf(ctx: Pick<FrameworkScope, 'frameworks'>, frameworkVersion: string): string | null {
-  return knownFramework(ctx, frameworkVersion.replace(/^(DCRF\s+)?v?/i, ''))?.definition.version ?? null;
+  return knownFramework(ctx, frameworkVersionKey(frameworkVersion))?.definition.version ?? null;
 }
 
 function knownOf(ctx: Pick<FrameworkScope, 'frameworks'>): ReadonlyMap<string, Framework> {
@@ -300,5 +302,6 @@ function frameworkOfRelease(ctx: FrameworkScope, release: FrameworkRelease): Fra
 }
 
 function releasesOf(ctx: FrameworkScope, fresh = false): Promise<readonly FrameworkRelease[]> {
-  return ctx.frameworks ? ctx.frameworks.list(fresh) : listReleaseRows(ctx.store.db);
+  if (ctx.frameworks) return ctx.frameworks.list(fresh);
+  return ctx.store ? listReleaseRows(ctx.store.db) : Promise.resolve([]);
 }

@@ -1,4 +1,5 @@
 import type { MethodologyResponse } from '@svc/contracts';
+import { frameworkVersionKey } from '@svc/methodology';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { frameworkInForce, frameworkNamed, knownVersions } from './frameworks.js';
@@ -16,7 +17,7 @@ export async function methodologyOf(
   const framework =
     version === undefined
       ? await frameworkInForce(ctx, { fresh: true })
-      : await frameworkNamed(ctx, { version: version.replace(/^(DCRF\s+)?v/i, ''), fresh: true });
+      : await frameworkNamed(ctx, { version: frameworkVersionKey(version), fresh: true });
   if (!framework) {
     const supported = knownVersions(ctx).join(', ');
     throw new ServiceError('invalid_request', `unknown framework version "${version}"; supported: ${supported}`, [

@@ -1,10 +1,10 @@
 import { type Logger, pino } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
-import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access.js';
 import type { Actor, ServiceContext } from './context.js';
 import { FrameworkReleases } from './framework-releases.js';
+import type { Observer } from './observer.js';
 import { PublicSnapshot } from './public-snapshot.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { SecretBox } from './secrets.js';
@@ -31,8 +31,8 @@ export interface Services {
   dispatcher: WebhookDispatcher | null;
   /** How long a request waits for the store before it counts as unavailable (SVC_STORE_TIMEOUT_MS). */
   storeTimeoutMs: number;
-  /** The Prometheus metrics, when SVC_METRICS_PORT is set; null: nothing is counted. */
-  metrics: Metrics | null;
+  /** What observes the process (the Prometheus metrics, when SVC_METRICS_PORT is set); null: nothing is counted. */
+  metrics: Observer | null;
 }
 
 /** The context a verb runs in for one request or one tool call, acting for `actor`. */

@@ -108,3 +108,13 @@ describe.each(engines)('framework releases on %s', (engine) => {
     );
   });
 });
+
+describe('the framework in force with no store (a command scoring offline)', () => {
+  it('knows no release: the built-in signed-off v1.0 on any date, the same framework as over an empty store', async () => {
+    const offline = { store: null, clock: manualClock('2026-07-01T09:00:00.000Z') };
+    for (const on of ['2020-01-01', '2026-04-01', '2030-12-31']) {
+      expect(await frameworkInForce(offline, { on })).toBe(V1_0);
+    }
+    expect(await frameworkInForce(offline)).toBe(V1_0);
+  });
+});

@@ -89,17 +89,13 @@ async function seedStore(env: Environment, options: SeedOptions): Promise<void> 
   }
   // The demo module imports the API; loaded here so other commands do not pay for it.
   const { seedDemo } = await import('../demo/seed.js');
-  // The demo publishes and records: on a store with operators, an administrator's act, which the trail records.
-  const report = await withOperator(
-    ops,
-    async (ctx) => {
-      // In open mode without a name, the trail records the seed itself, as the system.
-      const named = ctx.actor.kind !== 'operator' || ctx.actor.id !== null || ctx.actor.name !== null;
-      const recordedBy = named ? ctx.actor : ({ kind: 'system', name: 'demo seed' } as const);
-      return seedDemo(ctx.store, { signer: ops.api.signerOf(ctx), recordedBy });
-    },
-    { by: options.by, changes: true, signsAs: { role: 'admin', doing: 'loading the demo data set' } },
-  );
+  // The demo publishes and records: on a store with operators, an administrator's act, run in their context, which
+  // the trail records (in open mode, the name given with --by; without one, the seed itself).
+  const report = await withOperator(ops, (ctx) => seedDemo(ctx), {
+    by: options.by,
+    changes: true,
+    signsAs: { role: 'admin', doing: 'loading the demo data set' },
+  });
   if (options.json) printJson({ store: ops.config.store.kind, ...report });
   else printLines(headline(describeStore(ops.config), report), providersTable(report));
 }

@@ -1,6 +1,5 @@
 import { basename, join } from 'node:path';
 import {
-  type Framework,
   futureDatedProblems,
   type Scored,
   scoreWithPackage,
@@ -12,8 +11,10 @@ import type { Command } from 'commander';
 import { calendarDate } from '../calendar-date.js';
 import { asCliError, CliError } from '../errors.js';
 import { ensureDirectory, listJsonFiles, pathKind, readJsonFile, writeText } from '../files.js';
+import { always, type FrameworkFor, withFrameworkInForce } from '../framework-in-force.js';
 import { FRAMEWORK_OPTION, selectFramework } from '../framework-option.js';
 import { io, setExitCode, writeErr } from '../io.js';
+import type { Environment } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 
 interface ScoreOptions {
@@ -25,7 +26,7 @@ interface ScoreOptions {
 
 export type ScoreOutcome = { file: string; scored: Scored } | { file: string; failure: CliError };
 
-export function registerScore(program: Command): void {
+export function registerScore(program: Command, env: Environment = {}): void {
   withOutputOptions(
     program
       .command('score')
@@ -33,16 +34,21 @@ export function registerScore(program: Command): void {
       .argument('<path>', 'an approved-inputs document, or a folder of them')
       .option('--package <out>', 'write the computation package (a folder of packages for a folder of inputs)')
       .option('--date <YYYY-MM-DD>', "evaluate on this date instead of the document's evaluation_date", calendarDate)
-      .option(...FRAMEWORK_OPTION),
+      .option(
+        FRAMEWORK_OPTION[0],
+        `${FRAMEWORK_OPTION[1]}; by default the one in force on each document's evaluation date (with the releases recorded in the configured store, when there is one)`,
+      ),
   ).action(async (path: string, options: ScoreOptions) => {
-    setExitCode(await score(path, options));
+    // A framework named is the one; otherwise each document's is the one in force on its evaluation date.
+    if (options.framework !== undefined)
+      setExitCode(await score(path, always(selectFramework(options.framework)), options));
+    else setExitCode(await withFrameworkInForce(env, (frameworkFor) => score(path, frameworkFor, options)));
   });
 }
 
-async function score(path: string, options: ScoreOptions): Promise<number> {
-  const framework = selectFramework(options.framework);
-  if ((await pathKind(path)) === 'directory') return scoreFolder(path, framework, options);
-  const outcome = await scoreFile(path, framework, options.date);
+async function score(path: string, frameworkFor: FrameworkFor, options: ScoreOptions): Promise<number> {
+  if ((await pathKind(path)) === 'directory') return scoreFolder(path, frameworkFor, options);
+  const outcome = await scoreFile(path, frameworkFor, options.date);
   if ('failure' in outcome) throw outcome.failure;
   if (options.package !== undefined) await writeText(options.package, serializePackage(outcome.scored.package));
   if (options.json) printJson(outcome.scored.indicator);
@@ -53,17 +59,26 @@ async function score(path: string, options: ScoreOptions): Promise<number> {
   return 0;
 }
 
-/** Reads, validates (after --date, so an as_of after the new date is reported) and scores one file. */
-export async function scoreFile(file: string, framework: Framework, date?: string): Promise<ScoreOutcome> {
+/**
+ * Reads, validates (after --date, so an as_of after the new date is reported) and scores one file, under the
+ * framework `frameworkFor` gives for its evaluation date.
+ */
+export async function scoreFile(file: string, frameworkFor: FrameworkFor, date?: string): Promise<ScoreOutcome> {
   try {
     const document = await readJsonFile(file);
     const dated = date === undefined ? document : withEvaluationDate(document, date);
-    const scored = scoreWithPackage(dated, framework);
+    const scored = scoreWithPackage(dated, await frameworkFor(evaluationDateOf(dated)));
     warnIfFutureDated(file, dated);
     return { file, scored };
   } catch (error) {
     return { file, failure: asCliError(error, file) };
   }
+}
+
+/** The document's evaluation date when it has one written as a date (YYYY-MM-DD); validation judges the rest. */
+function evaluationDateOf(document: unknown): string | undefined {
+  const date = (document as { evaluation_date?: unknown } | null)?.evaluation_date;
+  return typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? date : undefined;
 }
 
 /**
@@ -82,22 +97,22 @@ function warnIfFutureDated(file: string, document: unknown): void {
 /** Scores files one after another, in the given order; reports each to `onScored` (the progress bar). */
 export async function scoreFiles(
   files: readonly string[],
-  framework: Framework,
+  frameworkFor: FrameworkFor,
   date: string | undefined,
   onScored: (file: string) => void = () => {},
 ): Promise<ScoreOutcome[]> {
   const outcomes: ScoreOutcome[] = [];
   for (const file of files) {
-    outcomes.push(await scoreFile(file, framework, date));
+    outcomes.push(await scoreFile(file, frameworkFor, date));
     onScored(file);
   }
   return outcomes;
 }
 
 /** The valid documents are scored and reported even when others fail; the run then exits non-zero. */
-async function scoreFolder(dir: string, framework: Framework, options: ScoreOptions): Promise<number> {
+async function scoreFolder(dir: string, frameworkFor: FrameworkFor, options: ScoreOptions): Promise<number> {
   const files = await listJsonFiles(dir);
-  const outcomes = await withProgress(files.length, (tick) => scoreFiles(files, framework, options.date, tick));
+  const outcomes = await withProgress(files.length, (tick) => scoreFiles(files, frameworkFor, options.date, tick));
   const scored = outcomes.flatMap((o) => ('scored' in o ? [o] : []));
   const failures = outcomes.flatMap((o) => ('failure' in o ? [o.failure] : []));
   if (options.package !== undefined) {

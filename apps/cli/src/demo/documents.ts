@@ -7,7 +7,10 @@ import type { InputItem, InputsDocument, InputValue, Provider } from '@svc/metho
  * of them again on the second with changed evidence.
  */
 
-/** The framework the documents are written for; the seed publishes under it. */
+/**
+ * The framework the documents are written for. The seed publishes each round under the framework in force on its
+ * day (frameworkInForce), which is this one while no later release is recorded.
+ */
 export const DEMO_FRAMEWORK_VERSION = '1.0';
 
 type InputKey =

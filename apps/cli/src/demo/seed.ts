@@ -2,6 +2,7 @@ import {
   type Actor,
   approveRatingActions,
   type Clock,
+  frameworkInForce,
   importIssuances,
   type PublishOutcome,
   proposeOutlook,
@@ -10,14 +11,10 @@ import {
   publishIndicator,
   ratingActionsPage,
   type ServiceContext,
-  type Signer,
-  type Store,
-  standaloneContext,
-  systemClock,
   withdrawProvider,
 } from '@svc/api';
-import { checkInputs, getFramework, type InputsDocument, type RiskIndicator, score } from '@svc/methodology';
-import { DEMO_ANALYST, DEMO_APPROVER, DEMO_FRAMEWORK_VERSION, DEMO_RATING_ACTIONS, DEMO_ROUNDS } from './documents.js';
+import { checkInputs, type Framework, type InputsDocument, type RiskIndicator, score } from '@svc/methodology';
+import { DEMO_ANALYST, DEMO_APPROVER, DEMO_RATING_ACTIONS, DEMO_ROUNDS } from './documents.js';
 import { DEMO_ISSUANCES } from './issuances.js';
 
 type ChangeType = 'NEW' | 'SCORE_CHANGE' | 'BAND_CHANGE';
@@ -56,46 +53,38 @@ interface Sequence {
   indicators: RiskIndicator[];
 }
 
-/** One publication of the plan: a document, its place in its provider's sequence, and when it is published. */
+/** One publication of the plan: a document, its place in its provider's sequence, and when and under what. */
 interface Planned {
   round: number;
   document: InputsDocument;
   position: number;
   publishedAt: string;
+  framework: Framework;
 }
 
+/** Who the demo's own rows name as publishing it: the seed itself (its personas act for the rating actions). */
+const DEMO_SEED: Actor = { kind: 'system', name: 'demo seed' };
+
 /**
- * Loads the demo data set: publishes every provider's documents round by round
- * (so the change feed and the history hold both rounds) and upserts the
- * issuances. Idempotent: a provider whose current indicator is already one of
- * its demo indicators continues after it, so a second run writes nothing.
- * Publication times are fixed per round unless a clock is given; each publication's statement is signed with
- * `signer`. The audit trail records `recordedBy` (the operator running the seed; the system's "demo seed" without
- * one) at the machine's time, not the demo's personas and fictional dates, which its rows keep.
+ * Loads the demo data set, run by whoever `ctx` acts for (`svc db seed --demo`: the operator of the token, or the
+ * name given with --by in open mode): publishes every provider's documents round by round (so the change feed and
+ * the history hold both rounds), each under the framework in force on the day it is published (frameworkInForce),
+ * and upserts the issuances. Idempotent: a provider whose current indicator is already one of its demo indicators
+ * continues after it, so a second run writes nothing. Publication times are fixed per round unless a clock is
+ * given; each publication's statement is signed with the context's signer. The audit trail records the context's
+ * actor (an operator in open mode without a name: the system's "demo seed") at the context's time, not the demo's
+ * personas and fictional dates, which its rows keep.
  */
-export async function seedDemo(
-  store: Store,
-  options: { signer: Signer; clock?: Clock; recordedBy?: Actor },
-): Promise<SeedReport> {
-  const { signer, clock } = options;
+export async function seedDemo(operator: ServiceContext, options: { clock?: Clock } = {}): Promise<SeedReport> {
+  const { clock } = options;
   const ctx: ServiceContext = {
-    ...standaloneContext(store, { actor: { kind: 'system', name: 'demo seed' }, clock, signer }),
+    ...operator,
+    ...(clock ? { clock } : {}),
+    actor: DEMO_SEED,
     // The demo's personas and dates stay in its rows; the audit trail records who loaded it, and when.
-    recording: { actor: options.recordedBy ?? { kind: 'system', name: 'demo seed' }, clock: systemClock },
+    recording: operator.recording ?? { actor: recorderOf(operator.actor), clock: operator.clock },
   };
-  const framework = getFramework(DEMO_FRAMEWORK_VERSION);
-  const sequences = new Map<string, Sequence>();
-  const plan: Planned[] = [];
-  for (const [index, round] of DEMO_ROUNDS.entries()) {
-    for (const raw of round.documents) {
-      const document = checkInputs(raw, framework);
-      const sequence = sequences.get(document.provider.id) ?? { documents: [], indicators: [] };
-      plan.push({ round: index, document, position: sequence.documents.length, publishedAt: round.published_at });
-      sequence.documents.push(document);
-      sequence.indicators.push(score(document, framework));
-      sequences.set(document.provider.id, sequence);
-    }
-  }
+  const { sequences, plan } = await planOf(ctx, clock);
 
   const resume = new Map<string, number>();
   for (const [id, sequence] of sequences) resume.set(id, await resumeAt(ctx, id, sequence));
@@ -103,7 +92,7 @@ export async function seedDemo(
   const publishedFor = new Map<string, number>();
   const acts = { approved: 0, withdrawn: 0 };
   let acted = false;
-  for (const { round, document, position, publishedAt } of plan) {
+  for (const { round, document, position, publishedAt, framework } of plan) {
     // Between the second and the third round: the risk team's outlook, watch and withdrawal.
     if (round >= 2 && !acted) {
       acted = true;
@@ -133,7 +122,8 @@ export async function seedDemo(
   const providers = [...sequences].map(([id, s]) => seeded(s, publishedFor.get(id) ?? 0));
   const published = providers.reduce((sum, p) => sum + p.published, 0);
   return {
-    framework_version: framework.definition.framework_version,
+    // The framework of the last round: the one the providers' indicators in force were computed under.
+    framework_version: plan.at(-1)?.framework.definition.framework_version ?? '',
     providers,
     published,
     changes,
@@ -142,6 +132,37 @@ export async function seedDemo(
     changed:
       published > 0 || issuances.inserted > 0 || issuances.updated > 0 || acts.approved > 0 || acts.withdrawn > 0,
   };
+}
+
+/** Who the trail names for the operator running the seed: in open mode without a name, the seed itself. */
+function recorderOf(actor: Actor): Actor {
+  return actor.kind === 'operator' && actor.id === null && actor.name === null ? DEMO_SEED : actor;
+}
+
+/**
+ * Every provider's documents in publication order, each checked and scored under the framework in force on the day
+ * its round is published (by `clock` when one is given): the plan, and each provider's sequence of indicators.
+ */
+async function planOf(
+  ctx: ServiceContext,
+  clock: Clock | undefined,
+): Promise<{ sequences: Map<string, Sequence>; plan: Planned[] }> {
+  const sequences = new Map<string, Sequence>();
+  const plan: Planned[] = [];
+  for (const [index, round] of DEMO_ROUNDS.entries()) {
+    const on = (clock ?? fixedClock(round.published_at)).now().toISOString().slice(0, 10);
+    const framework = await frameworkInForce(ctx, { on });
+    for (const raw of round.documents) {
+      const document = checkInputs(raw, framework);
+      const sequence = sequences.get(document.provider.id) ?? { documents: [], indicators: [] };
+      const publishedAt = round.published_at;
+      plan.push({ round: index, document, position: sequence.documents.length, publishedAt, framework });
+      sequence.documents.push(document);
+      sequence.indicators.push(score(document, framework));
+      sequences.set(document.provider.id, sequence);
+    }
+  }
+  return { sequences, plan };
 }
 
 /**

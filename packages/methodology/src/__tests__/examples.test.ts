@@ -23,7 +23,7 @@ interface Expected {
 }
 
 describe('the worked example of methodology section 11', () => {
-  const indicator = score(read('worked-example.json'));
+  const indicator = score(read('worked-example.json'), fw);
   const decision = indicator.svc_decision_object;
 
   it('scores every criterion to the published points', () => {
@@ -113,7 +113,7 @@ describe('the published examples give their expected figures', () => {
     it(`${name} matches its expected file figure by figure`, () => {
       const expected = read(`expected/${name}.expected.json`) as Expected;
       const doc = read(`${name}.json`);
-      const indicator = score(doc);
+      const indicator = score(doc, fw);
       const pkg = buildPackage(doc, fw);
       const d = indicator.svc_decision_object;
       const n = Number;
@@ -142,13 +142,13 @@ describe('the published examples give their expected figures', () => {
   }
 
   it('the lowest-risk band has no next band and no distance to it', () => {
-    const d = score(read('low-band.json')).svc_decision_object;
+    const d = score(read('low-band.json'), fw).svc_decision_object;
     expect('next_band' in d).toBe(false);
     expect('points_to_next_band' in d).toBe(false);
   });
 
   it('a missing criterion scores zero, is marked missing and is not publishable below 0.5 confidence', () => {
-    const indicator = score(read('missing-inputs.json'));
+    const indicator = score(read('missing-inputs.json'), fw);
     const a2 = indicator.criterion_scores.find((c) => c.criterion_id === 'A2');
     expect(a2).toMatchObject({
       missing: true,

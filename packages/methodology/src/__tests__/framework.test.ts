@@ -10,6 +10,7 @@ import {
   ENGINE,
   FrameworkError,
   frameworks,
+  frameworkVersionKey,
   getFramework,
   methodologyMarkdown,
   score,
@@ -40,6 +41,13 @@ describe('the framework as data', () => {
     for (const v of ['1.0', 'v1.0', 'DCRF v1.0']) expect(getFramework(v)).toBe(currentFramework());
     expect(() => getFramework('9.9')).toThrow(/supported: 1.0/);
     expect([...frameworks.keys()]).toEqual(['1.0']);
+  });
+
+  it('reads a version string one way: "1.0", "v1.0", "V1.0", "DCRF v1.0", "dcrf 1.0" are all the key "1.0"', () => {
+    for (const v of ['1.0', 'v1.0', 'V1.0', 'DCRF v1.0', 'dcrf 1.0', 'DCRF  v1.0'])
+      expect(frameworkVersionKey(v)).toBe('1.0');
+    expect(frameworkVersionKey('1.1-draft')).toBe('1.1-draft');
+    expect(frameworkVersionKey('DCRFv1.0')).toBe('DCRFv1.0');
   });
 
   it('a framework without a sign-off scores drafts but is refused for publication', () => {

@@ -177,7 +177,7 @@ describe('DCRF v1.0 scoring properties', () => {
     await fc.assert(
       fc.asyncProperty(documentArb, async (doc) => {
         await breathe();
-        expect(canonicalJson(score(doc))).toBe(canonicalJson(score(structuredClone(doc))));
+        expect(canonicalJson(score(doc, FRAMEWORK))).toBe(canonicalJson(score(structuredClone(doc), FRAMEWORK)));
         expect(serializePackage(packageOf(doc))).toBe(serializePackage(packageOf(structuredClone(doc))));
       }),
     );
@@ -188,8 +188,8 @@ describe('DCRF v1.0 scoring properties', () => {
       fc.asyncProperty(documentArb, fc.integer(), async (doc, shuffleSeed) => {
         await breathe();
         const shuffled = shuffleKeys(doc, mulberry32(shuffleSeed));
-        expect(canonicalJson(score(shuffled))).toBe(canonicalJson(score(doc)));
-        expect(JSON.stringify(score(shuffled))).toBe(JSON.stringify(score(doc)));
+        expect(canonicalJson(score(shuffled, FRAMEWORK))).toBe(canonicalJson(score(doc, FRAMEWORK)));
+        expect(JSON.stringify(score(shuffled, FRAMEWORK))).toBe(JSON.stringify(score(doc, FRAMEWORK)));
         expect(serializePackage(packageOf(shuffled))).toBe(serializePackage(packageOf(doc)));
       }),
     );
@@ -453,12 +453,12 @@ describe('DCRF v1.0 scoring properties', () => {
     await fc.assert(
       fc.asyncProperty(documentArb, fc.integer({ min: 1, max: 2000 }), async (doc, later) => {
         await breathe();
-        const first = score(doc);
+        const first = score(doc, FRAMEWORK);
         expect(first.scored_at).toBe(`${doc.evaluation_date}T00:00:00Z`);
         expect(first.risk_indicator_id).toMatch(/^ri_[0-9a-f]{24}$/);
         // A later evaluation date keeps every as_of on or before it.
         const date = dateOfDay(dayOfDate(doc.evaluation_date) + later);
-        const second = score(withEvaluationDate(doc, date));
+        const second = score(withEvaluationDate(doc, date), FRAMEWORK);
         expect(second.scored_at).toBe(`${date}T00:00:00Z`);
         expect(second.risk_indicator_id).toMatch(/^ri_[0-9a-f]{24}$/);
         expect(second.risk_indicator_id).not.toBe(first.risk_indicator_id);
@@ -539,7 +539,7 @@ describe('DCRF v1.0 scoring examples', () => {
   });
 
   it('a document with every input missing scores 0.00 (SEVERE), confidence 0, not publishable, held back by the heaviest criteria', () => {
-    const indicator = score(doc({}));
+    const indicator = score(doc({}), FRAMEWORK);
     expect(indicator.final_score).toBe(0);
     expect(indicator.risk_band).toBe('SEVERE');
     expect(indicator.confidence).toBe(0);

@@ -67,9 +67,9 @@ describe('every problem is reported at once with its path', () => {
   it('scores nothing from an invalid document: score throws InputsError with the problems', () => {
     const doc = worked();
     doc.evaluation_date = '2026-02-30';
-    expect(() => score(doc)).toThrow(InputsError);
+    expect(() => score(doc, fw)).toThrow(InputsError);
     try {
-      score(doc);
+      score(doc, fw);
     } catch (error) {
       expect((error as InputsError).problems.map((p) => p.path)).toContain('evaluation_date');
     }
@@ -266,8 +266,8 @@ describe('numbers are read exactly as written', () => {
   });
 
   it('treats trailing zeros as the same value (1.350 is 1.35)', () => {
-    const a = score(readJson(workedText));
-    const b = score(readJson(workedText.replace('"value": 1.35', '"value": 1.350')));
+    const a = score(readJson(workedText), fw);
+    const b = score(readJson(workedText.replace('"value": 1.35', '"value": 1.350')), fw);
     expect(b.final_score).toBe(a.final_score);
   });
 

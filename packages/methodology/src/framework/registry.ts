@@ -9,10 +9,17 @@ export const frameworks: ReadonlyMap<string, Framework> = new Map(builtIn.map((f
 
 export const CURRENT_FRAMEWORK_VERSION = '1.0';
 
+/**
+ * The version a framework is keyed by ("1.0") as people write it: "1.0", "v1.0" or "DCRF v1.0" (any case). The one
+ * reading of a version string, for the engine, the service and the CLI alike.
+ */
+export function frameworkVersionKey(version: string): string {
+  return version.replace(/^(DCRF\s+)?v?/i, '');
+}
+
 /** A framework by version: "1.0", "v1.0" or "DCRF v1.0". */
 export function getFramework(version: string = CURRENT_FRAMEWORK_VERSION): Framework {
-  const key = version.replace(/^(DCRF\s+)?v?/i, '');
-  const found = frameworks.get(key);
+  const found = frameworks.get(frameworkVersionKey(version));
   if (!found) {
     const known = [...frameworks.keys()].join(', ');
     throw new FrameworkError(`unknown framework version "${version}"; supported: ${known}`);

@@ -2,13 +2,13 @@ import type { FieldProblem, McpToolInput } from '@svc/contracts';
 import { compareProviders as compare } from '../../services/compare.js';
 import type { ServiceContext } from '../../services/context.js';
 import { ServiceError } from '../../services/errors.js';
-import { resolveProviders } from '../resolve.js';
+import { resolveProviderNames } from '../../services/provider-names.js';
 
 /** The providers named side by side, as GET /api/v1/scores/compare serves them. */
 export async function compareProviders(ctx: ServiceContext, input: McpToolInput<'compare_providers'>): Promise<string> {
   const names = input.provider_names;
   const paths = names.map((_, i) => `input.provider_names.${i}`);
-  const resolved = await resolveProviders(ctx.snapshot, names, paths);
+  const resolved = await resolveProviderNames(ctx, { names, paths });
   if ('ambiguity' in resolved) return JSON.stringify(resolved.ambiguity);
   const { ids } = resolved;
   const twice: FieldProblem[] = ids.flatMap((id, i) => {

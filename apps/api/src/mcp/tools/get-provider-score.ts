@@ -1,8 +1,8 @@
 import type { McpToolInput } from '@svc/contracts';
 import { pastInstant } from '../../services/as-of.js';
 import type { ServiceContext } from '../../services/context.js';
+import { resolveProviderNames } from '../../services/provider-names.js';
 import { currentIndicator } from '../../services/scores.js';
-import { resolveProviders } from '../resolve.js';
 
 /**
  * The indicator of the provider named, exactly as GET /api/v1/scores/{providerId} serves it: the current one, or with
@@ -14,7 +14,11 @@ export async function getProviderScore(
 ): Promise<string> {
   // as_of is judged first, and named as the tool's argument.
   const asOf = input.as_of === undefined ? undefined : pastInstant(ctx, input.as_of, 'input.as_of');
-  const resolved = await resolveProviders(ctx.snapshot, [input.provider_name], ['input.provider_name'], asOf);
+  const resolved = await resolveProviderNames(ctx, {
+    names: [input.provider_name],
+    paths: ['input.provider_name'],
+    asOf,
+  });
   if ('ambiguity' in resolved) return JSON.stringify(resolved.ambiguity);
   const [id = ''] = resolved.ids;
   // A provider withdrawn since the snapshot was read is a not_found.

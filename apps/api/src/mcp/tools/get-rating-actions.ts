@@ -2,8 +2,8 @@ import type { McpToolInput } from '@svc/contracts';
 import type { ServiceContext } from '../../services/context.js';
 import { ServiceError } from '../../services/errors.js';
 import { cursorPosition, NumberPosition } from '../../services/paging.js';
+import { resolveProviderNames } from '../../services/provider-names.js';
 import { ratingActionsPage } from '../../services/rating-actions.js';
-import { resolveProviders } from '../resolve.js';
 
 /**
  * A page of rating actions, newest first, exactly as GET /api/public/rating-actions serves it for the same filters
@@ -20,7 +20,7 @@ export async function getRatingActions(
   }
   let providerId: string | undefined;
   if (input.provider_name !== undefined) {
-    const resolved = await resolveProviders(ctx.snapshot, [input.provider_name], ['input.provider_name']);
+    const resolved = await resolveProviderNames(ctx, { names: [input.provider_name], paths: ['input.provider_name'] });
     if ('ambiguity' in resolved) return JSON.stringify(resolved.ambiguity);
     [providerId] = resolved.ids;
   }

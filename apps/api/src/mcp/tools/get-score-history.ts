@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../services/context.js';
 import { ServiceError } from '../../services/errors.js';
 import { HistoryPosition, scoreHistory } from '../../services/history.js';
 import { cursorPosition } from '../../services/paging.js';
-import { resolveProviders } from '../resolve.js';
+import { resolveProviderNames } from '../../services/provider-names.js';
 
 /** A page of the named provider's publications and withdrawals, newest first, as GET /api/v1/scores/{providerId}/history serves it. */
 export async function getScoreHistory(ctx: ServiceContext, input: McpToolInput<'get_score_history'>): Promise<string> {
@@ -12,7 +12,7 @@ export async function getScoreHistory(ctx: ServiceContext, input: McpToolInput<'
     const message = 'is not a next_cursor value of this history';
     throw new ServiceError('invalid_request', `the cursor ${message}`, [{ path: 'input.cursor', message }]);
   }
-  const resolved = await resolveProviders(ctx.snapshot, [input.provider_name], ['input.provider_name']);
+  const resolved = await resolveProviderNames(ctx, { names: [input.provider_name], paths: ['input.provider_name'] });
   if ('ambiguity' in resolved) return JSON.stringify(resolved.ambiguity);
   const [id = ''] = resolved.ids;
   const history = await scoreHistory(ctx, { providerId: id, cursor: input.cursor, limit: input.limit });

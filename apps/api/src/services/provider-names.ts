@@ -1,13 +1,14 @@
 import type { FieldProblem, ProviderAmbiguity, ProviderCandidate } from '@svc/contracts';
-import { ServiceError } from '../services/errors.js';
-import type { Headline, PublicSnapshot } from '../services/public-snapshot.js';
-import { exactlyNamed, hasHeadline, matchProviders } from '../services/search.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import type { Headline } from './public-snapshot.js';
+import { exactlyNamed, hasHeadline, matchProviders } from './search.js';
 
 /** How many candidates an ambiguous name lists. */
 const SHOWN_CANDIDATES = 10;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export type Resolution =
+type Resolution =
   | { kind: 'found'; id: string }
   | { kind: 'ambiguous'; candidates: ProviderCandidate[]; total: number }
   | { kind: 'unknown' };
@@ -18,7 +19,7 @@ export type Resolution =
  * candidates to ask the user about, best match first; among `headlines`, the providers with an indicator in force
  * (now, or at the instant asked about).
  */
-export function resolveProvider(headlines: readonly Headline[], text: string): Resolution {
+function resolveProvider(headlines: readonly Headline[], text: string): Resolution {
   if (UUID.test(text)) {
     const id = text.toLowerCase();
     if (hasHeadline(headlines, id)) return { kind: 'found', id };
@@ -38,17 +39,25 @@ export function resolveProvider(headlines: readonly Headline[], text: string): R
   };
 }
 
+export interface ProviderNames {
+  names: readonly string[];
+  /** Where each name was given (`input.provider_name`), as a refusal's problems name it. */
+  paths: readonly string[];
+  /** Match among the providers with an indicator in force at this instant (as stored) rather than now. */
+  asOf?: string | undefined;
+}
+
 /**
- * Several names resolved at once (`paths` names each in problems): the provider ids in order, or the answer for
- * the names that match several providers. A name that matches none is a not_found naming every such name. Names
- * are matched among the providers with an indicator in force now, or with `asOf` (an instant as stored) then.
+ * Several names resolved at once: the provider ids in order, or the answer for the names that match several
+ * providers. A name that matches none is a not_found naming every such name (at its path). Names are matched among
+ * the providers with an indicator in force now, or with `asOf` then, as the public snapshot holds them.
  */
-export async function resolveProviders(
-  snapshot: PublicSnapshot,
-  names: readonly string[],
-  paths: readonly string[],
-  asOf?: string,
+export async function resolveProviderNames(
+  ctx: ServiceContext,
+  input: ProviderNames,
 ): Promise<{ ids: string[] } | { ambiguity: ProviderAmbiguity }> {
+  const { names, paths, asOf } = input;
+  const { snapshot } = ctx;
   const headlines = asOf === undefined ? await snapshot.headlines() : (await snapshot.asOf(asOf)).headlines;
   const resolutions = names.map((name) => resolveProvider(headlines, name));
   const published = asOf === undefined ? 'a published Risk Indicator' : `a Risk Indicator in force at ${asOf}`;
