@@ -30,7 +30,7 @@ module.exports = {
       name: 'services-not-metrics',
       severity: 'error',
       comment:
-        'Services and the store know nothing of the metrics: the metrics observe them through the Observer the services define (services/observer.ts).',
+        'Services and the store know nothing of the metrics: the metrics observe them through the Observer the services define (services/shared/observer.ts).',
       from: { path: '^apps/api/src/(services|store)/' },
       to: { path: '^apps/api/src/metrics/' },
     },

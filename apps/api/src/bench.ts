@@ -5,10 +5,8 @@
 // makes (store/bulk.ts). Outside the services, like the main entry; nothing in the service imports it (a dependency
 // rule, `bench-entry-unused`).
 
-export { newKeyRow } from './services/access.js';
-export { recordAudit } from './services/audit.js';
-export { encodeCursor } from './services/paging.js';
-export { PublicSnapshot } from './services/public-snapshot.js';
+export { newKeyRow } from './services/access/access.js';
+export { recordAudit } from './services/operators/audit.js';
 export {
   changeOf,
   changeRowOf,
@@ -16,8 +14,10 @@ export {
   indicatorRowOf,
   type PublishedFacts,
   publishedEventData,
-} from './services/publishing.js';
-export { publicationActionRow } from './services/rating-actions.js';
+} from './services/publishing/publishing.js';
+export { publicationActionRow } from './services/rating-actions/rating-actions.js';
+export { encodeCursor } from './services/shared/paging.js';
+export { PublicSnapshot } from './services/shared/public-snapshot.js';
 export { deliveryRowOf, eventRowOf } from './services/webhooks/events.js';
 export {
   increment,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { signerFromText } from './services/signing.js';
+import { signerFromText } from './services/shared/signing.js';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseSchedule } from './services/webhooks/schedule.js';
 
 /** The only module that reads process.env: one validated configuration object. */
@@ -89,7 +89,7 @@ const EnvSchema = z.object({
     .optional(),
 });
 
-/** Whether a text is a usable SVC_SIGNING_KEY (services/signing.ts reads it the same way). */
+/** Whether a text is a usable SVC_SIGNING_KEY (services/shared/signing.ts reads it the same way). */
 function isSigningKey(text: string): boolean {
   try {
     signerFromText(text);

@@ -20,21 +20,19 @@ export {
   rotateWebhookSecret,
   showWorkspace,
   type TermsAcceptance,
-} from './services/access.js';
+} from './services/access/access.js';
+export { evidenceSchedule } from './services/analysis/evidence-schedule.js';
 export {
-  type AuditEntry,
-  type AuditQuery,
-  type AuditVerification,
-  auditHead,
-  listAudit,
-  MAX_AUDIT_PAGE,
-  verifyAudit,
-} from './services/audit.js';
+  WATCHLIST_MAX_DAYS,
+  type WatchlistCode,
+  type WatchlistEntry,
+  type WatchlistReason,
+  watchlist,
+} from './services/analysis/watchlist.js';
 export type { Actor, Caller, ServiceContext } from './services/context.js';
-export { listRequests, setRequestStatus } from './services/coverage-requests.js';
+export { listRequests, setRequestStatus } from './services/coverage-requests/coverage-requests.js';
 export { ServiceError, type ServiceProblem } from './services/errors.js';
-export { evidenceSchedule } from './services/evidence-schedule.js';
-export { frameworkInForce, frameworkNamed, publishFramework } from './services/frameworks.js';
+export { frameworkInForce, frameworkNamed, publishFramework } from './services/frameworks/frameworks.js';
 export {
   approveAllPending,
   approveInputs,
@@ -44,7 +42,17 @@ export {
   type SubmittedDocument,
   submissionProblems,
   submitInputs,
-} from './services/inputs.js';
+} from './services/inputs/inputs.js';
+export {
+  diffPending,
+  type InputChange,
+  type PendingDiff,
+  type PendingOutcome,
+  type PendingSubmission,
+  type PendingSummary,
+  reviewAllPending,
+  showPending,
+} from './services/inputs/review.js';
 export {
   addIssuance,
   closeIssuance,
@@ -54,7 +62,16 @@ export {
   importIssuances,
   listIssuanceRecords,
   updateIssuance,
-} from './services/issuances.js';
+} from './services/issuances/issuances.js';
+export {
+  type AuditEntry,
+  type AuditQuery,
+  type AuditVerification,
+  auditHead,
+  listAudit,
+  MAX_AUDIT_PAGE,
+  verifyAudit,
+} from './services/operators/audit.js';
 export {
   addOperator,
   authorise,
@@ -69,9 +86,9 @@ export {
   resolveOperator,
   revokeOperator,
   rotateOperatorToken,
-} from './services/operators.js';
-export { countProviders, listProviders, providerStanding, withdrawProvider } from './services/providers.js';
-export { publishRun, type RunOutcome, type RunReport, RunStopped } from './services/publication-run.js';
+} from './services/operators/operators.js';
+export { countProviders, listProviders, providerStanding, withdrawProvider } from './services/providers/providers.js';
+export { publishRun, type RunOutcome, type RunReport, RunStopped } from './services/publishing/publication-run.js';
 export {
   type ChangeType,
   PUBLICATION_BATCH,
@@ -79,7 +96,7 @@ export {
   preparePublication,
   publishIndicator,
   publishPrepared,
-} from './services/publishing.js';
+} from './services/publishing/publishing.js';
 export {
   approveRatingActions,
   listRatingActions,
@@ -92,20 +109,10 @@ export {
   ratingActionStatement,
   ratingActionsPage,
   watchesInForce,
-} from './services/rating-actions.js';
-export {
-  diffPending,
-  type InputChange,
-  type PendingDiff,
-  type PendingOutcome,
-  type PendingSubmission,
-  type PendingSummary,
-  reviewAllPending,
-  showPending,
-} from './services/review.js';
-export { currentIndicator } from './services/scores.js';
-export { loadMasterKey, MasterKeyError, type SecretBox, secretBox } from './services/secrets.js';
+} from './services/rating-actions/rating-actions.js';
+export { currentIndicator } from './services/scores/scores.js';
 export { type StandaloneOptions, standaloneContext } from './services/services.js';
+export { loadMasterKey, MasterKeyError, type SecretBox, secretBox } from './services/shared/secrets.js';
 export {
   admitSigner,
   generateSigner,
@@ -120,7 +127,7 @@ export {
   signerFromText,
   signerOf,
   signingJwks,
-} from './services/signing.js';
+} from './services/shared/signing.js';
 export {
   backfillStatements,
   ensureStatements,
@@ -128,15 +135,8 @@ export {
   type SignedStatement,
   type Statement,
   signPastPublications,
-} from './services/statements.js';
-export { type StatementsVerification, verifyStatements } from './services/statements-verification.js';
-export {
-  WATCHLIST_MAX_DAYS,
-  type WatchlistCode,
-  type WatchlistEntry,
-  type WatchlistReason,
-  watchlist,
-} from './services/watchlist.js';
+} from './services/statements/statements.js';
+export { type StatementsVerification, verifyStatements } from './services/statements/statements-verification.js';
 export { WebhookDispatcher } from './services/webhooks/dispatcher.js';
 export { type EndpointSummary, listEndpointSummaries, registerWebhook } from './services/webhooks/endpoints.js';
 export { parseDuration } from './services/webhooks/schedule.js';

@@ -12,14 +12,14 @@ import { withRequestMetrics } from './http/request-metrics.js';
 import { withScoreDetailFastPath } from './http/score-fast-path.js';
 import { type MetricsListener, startMetricsListener } from './metrics/listener.js';
 import { Metrics } from './metrics/metrics.js';
-import { KeyAuthenticator } from './services/access.js';
-import { FrameworkReleases } from './services/framework-releases.js';
-import { backfillNextBand } from './services/packaged.js';
-import { PublicSnapshot } from './services/public-snapshot.js';
-import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/rate-limit.js';
-import { loadMasterKey, secretBox } from './services/secrets.js';
+import { KeyAuthenticator } from './services/access/access.js';
+import { FrameworkReleases } from './services/frameworks/framework-releases.js';
+import { backfillNextBand } from './services/publishing/packaged.js';
 import type { Services } from './services/services.js';
-import { signPastPublications } from './services/statements.js';
+import { PublicSnapshot } from './services/shared/public-snapshot.js';
+import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter, redact } from './services/shared/rate-limit.js';
+import { loadMasterKey, secretBox } from './services/shared/secrets.js';
+import { signPastPublications } from './services/statements/statements.js';
 import { type DispatcherOptions, WebhookDispatcher } from './services/webhooks/dispatcher.js';
 import { migrate } from './store/migrate.js';
 import { openStore, type Store, type StoreLocation } from './store/store.js';
@@ -66,7 +66,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
 
 /**
  * The services, and the Prometheus metrics that observe them when metrics are on: the services know them only as
- * their observer (services/observer.ts); the server also serves their exposition on the metrics listener.
+ * their observer (services/shared/observer.ts); the server also serves their exposition on the metrics listener.
  */
 async function openServices(
   config: Config,

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { type LimitName, PUBLIC_LIMITS, TIER_HOURLY_LIMIT, TIER_RANK, type Tier } from '@svc/contracts';
 import type { Caller } from '../services/context.js';
-import type { LimitDecision } from '../services/rate-limit.js';
 import type { Services } from '../services/services.js';
+import type { LimitDecision } from '../services/shared/rate-limit.js';
 import { rateLimitHeaders } from './headers.js';
 import { ApiError } from './problem.js';
 

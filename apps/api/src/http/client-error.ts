@@ -3,7 +3,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ERROR_CODES, type ErrorCode, type Problem } from '@svc/contracts';
-import { maskKeys } from '../services/access.js';
+import { maskKeys } from '../services/access/access.js';
 
 /** Why Node's HTTP parser refused a request before any route saw it (its own answers are a bare 400, 408 or 431). */
 const REFUSALS: Record<string, { code: ErrorCode; detail: string }> = {

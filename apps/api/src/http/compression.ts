@@ -9,7 +9,7 @@ import {
   PER_REQUEST_LEVEL,
   REMEMBER_FROM_BYTES,
   RememberedForms,
-} from '../services/encoded.js';
+} from '../services/shared/encoded.js';
 import { matchesEtag } from './public-scores.js';
 
 /**
@@ -22,7 +22,7 @@ const COMPRESSIBLE =
 /** Answers built per request are compressed on the event loop up to this size, in the thread pool above it. */
 const COMPRESS_NOW_UP_TO = 256 * 1024;
 
-/** The compressed forms of large answers built per request, for this process (services/encoded.ts). */
+/** The compressed forms of large answers built per request, for this process (services/shared/encoded.ts). */
 export const rememberedForms = new RememberedForms();
 
 /** A large body's form, remembered once built: `form` as it was given. */

@@ -2,9 +2,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { endpoints } from '@svc/contracts';
 import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
-import { servableInstant } from '../services/as-of.js';
-import type { SnapshotBody } from '../services/public-snapshot.js';
+import { servableInstant } from '../services/scores/as-of.js';
 import type { Services } from '../services/services.js';
+import type { SnapshotBody } from '../services/shared/public-snapshot.js';
 import { type Admission, type Arrival, admit, admittedHeaders, handedOver, handOver } from './admission.js';
 import { chooseCoding, codedEtag } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';

@@ -1,7 +1,7 @@
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
-import type { LimitDecision } from '../services/rate-limit.js';
+import type { LimitDecision } from '../services/shared/rate-limit.js';
 
 /** The security headers of every answer: helmet's defaults, a CSP that allows nothing (JSON needs nothing). */
 export const securityHeaders = helmet({

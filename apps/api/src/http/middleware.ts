@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { maskKeys } from '../services/access.js';
+import { maskKeys } from '../services/access/access.js';
 import { handedOver, setAdmittedHeaders } from './admission.js';
 import { compressAnswer } from './compression.js';
 

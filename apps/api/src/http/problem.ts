@@ -1,6 +1,6 @@
 import { ERROR_CODES, type ErrorCode, type FieldProblem, type Problem } from '@svc/contracts';
 import type { Request, Response } from 'express';
-import { maskKeys } from '../services/access.js';
+import { maskKeys } from '../services/access/access.js';
 
 /** An answer other than success, with a stable code; extra fields travel in the problem body. */
 export class ApiError extends Error {

@@ -1,5 +1,5 @@
-import type { Coded } from '../services/encoded.js';
-import { strongEtag } from '../services/public-snapshot.js';
+import type { Coded } from '../services/shared/encoded.js';
+import { strongEtag } from '../services/shared/public-snapshot.js';
 
 /** The entity-tags of an If-None-Match list (RFC 9110 8.8.3): `*`, or `"…"` each with an optional `W/`. */
 const ENTITY_TAG = /\s*(?:(\*)|(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*"))\s*(?:,|$)/y;

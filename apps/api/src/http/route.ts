@@ -2,8 +2,8 @@ import type { Endpoint, LimitName } from '@svc/contracts';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { Caller, ServiceContext } from '../services/context.js';
-import type { Coded } from '../services/encoded.js';
 import { contextFor, type Services } from '../services/services.js';
+import type { Coded } from '../services/shared/encoded.js';
 
 export interface RouteContext<P = Record<string, never>, Q = Record<string, never>, B = undefined> {
   params: P;

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { endpoints, UuidSchema } from '@svc/contracts';
 import type { Express } from 'express';
 import type { Caller } from '../services/context.js';
-import { servedIndicator } from '../services/scores.js';
+import { servedIndicator } from '../services/scores/scores.js';
 import { contextFor, type Services } from '../services/services.js';
 import { admit, admittedHeaders, type HandedOver, handedOver, handOver } from './admission.js';
 import { codedAnswer } from './compression.js';

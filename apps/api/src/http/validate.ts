@@ -1,7 +1,7 @@
 import type { Endpoint } from '@svc/contracts';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { parseInput } from '../services/parse.js';
+import { parseInput } from '../services/shared/parse.js';
 import { ApiError } from './problem.js';
 
 /** The path parameters, query and body of a request, parsed by the contract's schemas (invalid_request otherwise). */

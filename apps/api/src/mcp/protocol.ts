@@ -22,7 +22,7 @@ import {
 } from '@svc/contracts';
 import type { ServiceContext } from '../services/context.js';
 import { ServiceError } from '../services/errors.js';
-import { parseInput } from '../services/parse.js';
+import { parseInput } from '../services/shared/parse.js';
 import { toolEntries } from './manifest.js';
 import { listResources, readResource } from './resources.js';
 import { runTool } from './tools/index.js';

@@ -7,7 +7,7 @@ import {
 import { methodologyMarkdown, sha256Hex } from '@svc/methodology';
 import type { ServiceContext } from '../services/context.js';
 import { ServiceError } from '../services/errors.js';
-import { releasedDefinition, releasedFrameworks, releasedVersion } from '../services/frameworks.js';
+import { releasedDefinition, releasedFrameworks, releasedVersion } from '../services/frameworks/frameworks.js';
 
 /**
  * The agent interface's resources (decision 0012, "Resources"): the list of released frameworks, and for each

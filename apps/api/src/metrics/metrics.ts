@@ -2,9 +2,9 @@ import { PUBLIC_LIMITS } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
-import type { Observer, StoreErrorKind } from '../services/observer.js';
-import { type OperationalFigures, readOperationalFigures } from '../services/operations.js';
-import type { LimitDecision, RateLimiter } from '../services/rate-limit.js';
+import { type OperationalFigures, readOperationalFigures } from '../services/operations/operations.js';
+import type { Observer, StoreErrorKind } from '../services/shared/observer.js';
+import type { LimitDecision, RateLimiter } from '../services/shared/rate-limit.js';
 import type { AttemptResult } from '../services/webhooks/dispatcher.js';
 import type { Store } from '../store/store.js';
 

@@ -1,7 +1,7 @@
 import type { PortfolioScore, RiskIndicatorResponse } from '@svc/contracts';
 import { showControls } from '@svc/methodology';
-import { bothWaysItem, bothWaysWords, sortedFactors } from '../services/factor-words.js';
-import { nextBandWords } from '../services/next-band-words.js';
+import { bothWaysItem, bothWaysWords, sortedFactors } from '../services/analysis/factor-words.js';
+import { nextBandWords } from '../services/analysis/next-band-words.js';
 import {
   type BandFloor,
   barChart,

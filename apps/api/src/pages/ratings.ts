@@ -8,9 +8,9 @@ import {
   RiskBandSchema,
 } from '@svc/contracts';
 import { showControls } from '@svc/methodology';
-import { bothWaysWords } from '../services/factor-words.js';
-import type { ProviderView } from '../services/provider-page.js';
-import type { Headline } from '../services/public-snapshot.js';
+import { bothWaysWords } from '../services/analysis/factor-words.js';
+import type { ProviderView } from '../services/scores/provider-page.js';
+import type { Headline } from '../services/shared/public-snapshot.js';
 import { type BandFloor, type HistoryPoint, historyMarksNote, scoreHistoryChart } from './chart.js';
 import { html, page, type SafeHtml } from './html.js';
 

@@ -1,7 +1,7 @@
 import { showControls } from '@svc/methodology';
-import { bothWaysWords } from '../services/factor-words.js';
-import { nextBandWords } from '../services/next-band-words.js';
-import type { PublishedIndicator } from '../services/scores.js';
+import { bothWaysWords } from '../services/analysis/factor-words.js';
+import { nextBandWords } from '../services/analysis/next-band-words.js';
+import type { PublishedIndicator } from '../services/scores/scores.js';
 import { html, page, type SafeHtml } from './html.js';
 
 /**

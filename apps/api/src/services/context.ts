@@ -2,11 +2,11 @@ import type { Tier } from '@svc/contracts';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
-import type { FrameworkReleases } from './framework-releases.js';
-import type { PublicSnapshot } from './public-snapshot.js';
-import type { SecretBox } from './secrets.js';
-import type { Signer } from './signer.js';
-import type { UrlPolicy } from './webhook-url.js';
+import type { FrameworkReleases } from './frameworks/framework-releases.js';
+import type { PublicSnapshot } from './shared/public-snapshot.js';
+import type { SecretBox } from './shared/secrets.js';
+import type { Signer } from './shared/signer.js';
+import type { UrlPolicy } from './shared/webhook-url.js';
 
 /** An API key that has been presented and checked: whose it is and what it may do. */
 export interface Caller {
@@ -21,7 +21,7 @@ export interface Caller {
  * the public routes), an operator of the risk team (at the command line), or the service itself (migrations, the
  * dispatcher, the demo seed: `name` says which).
  *
- * An operator with an `id` presented their token (services/operators.ts resolveOperator); one without is a name
+ * An operator with an `id` presented their token (services/operators/operators.ts resolveOperator); one without is a name
  * typed after `--by` in open mode (a store with no operators), or no name at all. Verbs that change the record
  * check the actor with `authorise`, against the store, whatever the transport decided.
  */
@@ -49,7 +49,7 @@ export interface ServiceContext {
   box?: SecretBox;
   /** The frameworks this process knows and the releases recorded, as last read (see frameworkInForce). */
   frameworks: FrameworkReleases;
-  /** The key publications and withdrawals are signed with (services/signing.ts); only the verbs that sign need it. */
+  /** The key publications and withdrawals are signed with (services/shared/signing.ts); only the verbs that sign need it. */
   signer?: Signer;
   /** Called after a transaction that queued webhook deliveries commits (wakes this process's dispatcher); optional. */
   wake?: () => void;

@@ -1,15 +1,15 @@
 import { type Logger, pino } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import type { Store } from '../store/store.js';
-import type { KeyAuthenticator } from './access.js';
+import type { KeyAuthenticator } from './access/access.js';
 import type { Actor, ServiceContext } from './context.js';
-import { FrameworkReleases } from './framework-releases.js';
-import type { Observer } from './observer.js';
-import { PublicSnapshot } from './public-snapshot.js';
-import type { RateLimiter } from './rate-limit.js';
-import type { SecretBox } from './secrets.js';
-import type { Signer } from './signer.js';
-import type { UrlPolicy } from './webhook-url.js';
+import { FrameworkReleases } from './frameworks/framework-releases.js';
+import type { Observer } from './shared/observer.js';
+import { PublicSnapshot } from './shared/public-snapshot.js';
+import type { RateLimiter } from './shared/rate-limit.js';
+import type { SecretBox } from './shared/secrets.js';
+import type { Signer } from './shared/signer.js';
+import type { UrlPolicy } from './shared/webhook-url.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** What a request handler may use; built once per process by the server. */

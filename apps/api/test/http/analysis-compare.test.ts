@@ -1,6 +1,6 @@
 import { type Comparison, ComparisonSchema, type RiskIndicatorResponse, RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import { ctxOf } from '../support/context.js';
 import { example, type InputsDoc, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';
 import { expectInvalid, expectJson } from '../support/responses.js';

@@ -1,7 +1,7 @@
 import { type RiskIndicatorResponse, ScoresListResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { HEADLINE } from '../../src/http/routes/export-scores.js';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import { ctxOf } from '../support/context.js';
 import { example, type InputsDoc, variantOf } from '../support/documents.js';
 import { expectInvalid, expectJson } from '../support/responses.js';

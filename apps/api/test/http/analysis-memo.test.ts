@@ -1,7 +1,7 @@
 import { type RiskIndicatorResponse, RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { CHART_CSS } from '../../src/pages/chart.js';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import { barsOf, cspOf, drawingsOf, labelsOf, rectsOf, styleSource, stylesOf } from '../support/charts.js';
 import { ctxOf } from '../support/context.js';
 import { CAPS_ID, example, framework, UNKNOWN_PROVIDER_ID, variantOf, vary } from '../support/documents.js';

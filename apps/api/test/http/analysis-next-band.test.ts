@@ -7,7 +7,7 @@ import {
 } from '@svc/contracts';
 import { type NextBandPath, type NextBandStep, pathToNextBand, suggestionPlaces } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { backfillNextBand } from '../../src/services/packaged.js';
+import { backfillNextBand } from '../../src/services/publishing/packaged.js';
 import { increment, PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import { eventually } from '../limits/servers.js';
 import {

@@ -1,7 +1,7 @@
 import { LIMITATIONS_DISCLOSURE, type PortfolioScore, PortfolioScoreSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import { CHART_CSS } from '../../src/pages/chart.js';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import { barsOf, cspOf, drawingsOf, labelsOf, styleSource, stylesOf } from '../support/charts.js';
 import { ctxOf } from '../support/context.js';
 import {

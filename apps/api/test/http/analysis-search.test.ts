@@ -1,7 +1,7 @@
 import { type ProviderMatch, ProviderSearchResponseSchema, RiskIndicatorSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { publishIndicator } from '../../src/services/publishing.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { example, framework, type InputsDoc, validated, variantOf } from '../support/documents.js';

@@ -8,7 +8,7 @@ import {
 } from '@svc/contracts';
 import { applyOverrides, indicatorChanges, type RiskIndicator, score } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import { PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import { ctxOf } from '../support/context.js';
 import {

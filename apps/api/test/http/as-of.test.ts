@@ -8,13 +8,13 @@ import {
   ScoresListResponseSchema,
 } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import {
   approveRatingActions,
   proposeOutlook,
   proposeWatch,
   proposeWatchRemoval,
-} from '../../src/services/rating-actions.js';
+} from '../../src/services/rating-actions/rating-actions.js';
 import { callTool, MCP_ON, mcpKey } from '../mcp/fixtures.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';

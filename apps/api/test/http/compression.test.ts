@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptedCodings, compressAnswer, rememberedForms } from '../../src/http/compression.js';
-import { REMEMBER_FROM_BYTES, RememberedForms } from '../../src/services/encoded.js';
+import { REMEMBER_FROM_BYTES, RememberedForms } from '../../src/services/shared/encoded.js';
 import { manualClock } from '../support/clock.js';
 import { example, variantOf } from '../support/documents.js';
 import { publish, useServer } from '../support/server.js';

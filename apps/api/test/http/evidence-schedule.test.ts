@@ -1,7 +1,7 @@
 import { EvidenceScheduleResponseSchema, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
 import { evidenceSchedule, score, withEvaluationDate } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { CAPS_ID, example, framework, LOW_BAND_ID, UNKNOWN_PROVIDER_ID, WORKED_ID } from '../support/documents.js';

@@ -1,6 +1,6 @@
 import { IssuancesResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { closeIssuance } from '../../src/services/issuances.js';
+import { closeIssuance } from '../../src/services/issuances/issuances.js';
 import { type IssuanceRow, upsertIssuance } from '../../src/store/repositories/issuances.js';
 import { ctxOf } from '../support/context.js';
 import { WORKED_ID } from '../support/documents.js';

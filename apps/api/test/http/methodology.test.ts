@@ -1,7 +1,7 @@
 import { MethodologyResponseSchema } from '@svc/contracts';
 import { canonicalSha256, currentFramework, frameworks, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { publishFramework } from '../../src/services/frameworks.js';
+import { publishFramework } from '../../src/services/frameworks/frameworks.js';
 import { openStore } from '../../src/store/store.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { MetricsListenError } from '../../src/metrics/listener.js';
 import { startServer } from '../../src/server.js';
-import { MemoryRateLimiter } from '../../src/services/rate-limit.js';
+import { MemoryRateLimiter } from '../../src/services/shared/rate-limit.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { engineIndicator, example, LOW_BAND_ID, UNKNOWN_PROVIDER_ID, WORKED_ID } from '../support/documents.js';
 import { REDIS_URL, redisAvailable } from '../support/environment.js';

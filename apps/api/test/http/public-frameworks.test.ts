@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { FrameworksResponseSchema } from '@svc/contracts';
 import { DCRF_1_0, DCRF_1_0_SIGN_OFF, defineFramework, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { publishFramework } from '../../src/services/frameworks.js';
+import { publishFramework } from '../../src/services/frameworks/frameworks.js';
 import { contextFor } from '../../src/services/services.js';
 import { manualClock } from '../support/clock.js';
 import { engineIndicator, example } from '../support/documents.js';

@@ -5,7 +5,7 @@ import { LIMITATIONS_DISCLOSURE, PublicScoreSchema, PublicScoresResponseSchema }
 import type { Express } from 'express';
 import { describe, expect, it } from 'vitest';
 import { withPublicScoresFastPath } from '../../src/http/fast-path.js';
-import { headlinesAfter } from '../../src/services/public-snapshot.js';
+import { headlinesAfter } from '../../src/services/shared/public-snapshot.js';
 import { example, variantOf } from '../support/documents.js';
 import {
   clientIp,

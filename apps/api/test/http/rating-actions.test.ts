@@ -12,13 +12,13 @@ import {
 } from '@svc/contracts';
 import { canonicalJson } from '@svc/methodology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import {
   approveRatingActions,
   proposeOutlook,
   proposeWatch,
   proposeWatchRemoval,
-} from '../../src/services/rating-actions.js';
+} from '../../src/services/rating-actions/rating-actions.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { CAPS_ID, example, LOW_BAND_ID, WORKED_ID, withInput } from '../support/documents.js';

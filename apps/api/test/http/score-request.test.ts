@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { CoverageRequestResponseSchema, CoverageRequestStatusResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { setRequestStatus } from '../../src/services/coverage-requests.js';
+import { setRequestStatus } from '../../src/services/coverage-requests/coverage-requests.js';
 import { ctxOf } from '../support/context.js';
 import { clientIp, expectInvalid, expectJson, expectProblem, limitHeadersOf } from '../support/responses.js';
 import { type TestServer, useServer } from '../support/server.js';

@@ -1,8 +1,8 @@
 import { DCRF_1_0, defineFramework, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { frameworkInForce, publishFramework } from '../../src/services/frameworks.js';
-import { approveInputs, submitInputs } from '../../src/services/inputs.js';
-import { publishRun } from '../../src/services/publication-run.js';
+import { frameworkInForce, publishFramework } from '../../src/services/frameworks/frameworks.js';
+import { approveInputs, submitInputs } from '../../src/services/inputs/inputs.js';
+import { publishRun } from '../../src/services/publishing/publication-run.js';
 import { contextFor } from '../../src/services/services.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf, TEST_SIGNER } from '../support/context.js';

@@ -1,12 +1,16 @@
 import { LIMITATIONS_DISCLOSURE, RISK_INDICATOR_FIELDS } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { frameworkInForce } from '../../src/services/frameworks.js';
-import { namePosition, pageOf } from '../../src/services/paging.js';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { approveRatingActions, proposeOutlook, proposeWatch } from '../../src/services/rating-actions.js';
-import { servedIndicatorJson } from '../../src/services/served.js';
-import { assembledPage, ServedIndicators, ServedRow } from '../../src/services/served-indicators.js';
+import { frameworkInForce } from '../../src/services/frameworks/frameworks.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import {
+  approveRatingActions,
+  proposeOutlook,
+  proposeWatch,
+} from '../../src/services/rating-actions/rating-actions.js';
+import { servedIndicatorJson } from '../../src/services/scores/served.js';
+import { namePosition, pageOf } from '../../src/services/shared/paging.js';
+import { assembledPage, ServedIndicators, ServedRow } from '../../src/services/shared/served-indicators.js';
 import { findCurrent, findInForce, listCurrent } from '../../src/store/repositories/providers.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';

@@ -1,7 +1,7 @@
 import { BandsResponseSchema, TransitionsResponseSchema } from '@svc/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { shareOf } from '../../src/services/track-record.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { shareOf } from '../../src/services/records/track-record.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { example, type InputsDoc, variantOf, vary, withInput } from '../support/documents.js';

@@ -1,6 +1,6 @@
 import { McpToolCallResponseSchema, ScoreHistoryResponseSchema } from '@svc/contracts';
 import { describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import { findProvider } from '../../src/store/repositories/providers.js';
 import { callTool, MCP_ON, mcpKey } from '../mcp/fixtures.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';

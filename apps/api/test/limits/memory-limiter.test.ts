@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type LimitDecision, MemoryRateLimiter } from '../../src/services/rate-limit.js';
+import { type LimitDecision, MemoryRateLimiter } from '../../src/services/shared/rate-limit.js';
 
 /** The fast-check seed: FC_SEED replays a printed failure; the default keeps every run the same. */
 const SEED = process.env.FC_SEED === undefined ? 20_260_701 : Number(process.env.FC_SEED);

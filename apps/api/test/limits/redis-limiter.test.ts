@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { RedisRateLimiter } from '../../src/services/rate-limit.js';
+import { RedisRateLimiter } from '../../src/services/shared/rate-limit.js';
 import { REDIS_URL, redisAvailable } from '../support/environment.js';
 import { deleteKeys, uniquePrefix } from './redis-keys.js';
 

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { type LimitDecision, RedisRateLimiter } from '../../src/services/rate-limit.js';
+import { type LimitDecision, RedisRateLimiter } from '../../src/services/shared/rate-limit.js';
 import { REDIS_URL, redisAvailable } from '../support/environment.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { TcpProxy } from '../support/tcp-proxy.js';

@@ -9,8 +9,8 @@ import {
   RatingActionsResponseSchema,
 } from '@svc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { approveRatingActions, proposeWatch } from '../../src/services/rating-actions.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { approveRatingActions, proposeWatch } from '../../src/services/rating-actions/rating-actions.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { expectInvalid, expectJson, expectProblem } from '../support/responses.js';

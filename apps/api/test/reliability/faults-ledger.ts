@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock } from '../../src/clock.js';
-import { createKey, createWorkspace } from '../../src/services/access.js';
-import { approveInputs, submitInputs } from '../../src/services/inputs.js';
-import { secretBox } from '../../src/services/secrets.js';
+import { createKey, createWorkspace } from '../../src/services/access/access.js';
+import { approveInputs, submitInputs } from '../../src/services/inputs/inputs.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
 import { registerWebhook } from '../../src/services/webhooks/endpoints.js';
 import type { Store } from '../../src/store/store.js';
 import { ctxOf } from '../support/context.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { publishRun } from '../../src/services/publication-run.js';
+import { publishRun } from '../../src/services/publishing/publication-run.js';
 import type { Store } from '../../src/store/store.js';
 import { deleteKeys } from '../limits/redis-keys.js';
 import { ctxOf } from '../support/context.js';

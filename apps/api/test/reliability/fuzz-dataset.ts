@@ -1,7 +1,7 @@
 import { TIER_HOURLY_LIMIT, type Tier } from '@svc/contracts';
-import { createKey } from '../../src/services/access.js';
-import { addIssuance } from '../../src/services/issuances.js';
-import { withdrawProvider } from '../../src/services/providers.js';
+import { createKey } from '../../src/services/access/access.js';
+import { addIssuance } from '../../src/services/issuances/issuances.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
 import { DEMO, idOf, SATS, SOCIETE } from '../mcp/fixtures.js';
 import { ctxOf } from '../support/context.js';
 import { example, variantOf } from '../support/documents.js';

@@ -13,8 +13,8 @@ import {
 } from '@svc/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { createKey, createWorkspace, hashKey, listKeys, revokeKey } from '../../src/services/access.js';
-import { secretBox } from '../../src/services/secrets.js';
+import { createKey, createWorkspace, hashKey, listKeys, revokeKey } from '../../src/services/access/access.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
 import type { KeyedEndpointName } from '../http/security.js';
 import { ctxOf } from '../support/context.js';
 import { engineIndicator, example, LOW_BAND_ID, WORKED_ID } from '../support/documents.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadMasterKey } from '../../src/services/secrets.js';
+import { loadMasterKey } from '../../src/services/shared/secrets.js';
 
 /**
  * The embedded default's key file (decision 0044): created in a file of its own and linked into place, so nothing but

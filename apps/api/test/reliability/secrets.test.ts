@@ -14,9 +14,15 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, type RunningServer, startServer } from '../../src/server.js';
-import { createKey, createWorkspace, hashKey, revokeKey, rotateWebhookSecret } from '../../src/services/access.js';
-import { publishIndicator } from '../../src/services/publishing.js';
-import { secretBox } from '../../src/services/secrets.js';
+import {
+  createKey,
+  createWorkspace,
+  hashKey,
+  revokeKey,
+  rotateWebhookSecret,
+} from '../../src/services/access/access.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
 import { ctxOf } from '../support/context.js';
 import { engineIndicator, example, framework, LOW_BAND_ID, validated, WORKED_ID } from '../support/documents.js';
 import { POSTGRES_URL } from '../support/environment.js';

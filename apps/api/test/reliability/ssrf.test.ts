@@ -11,9 +11,9 @@ import {
 } from '@svc/contracts';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace } from '../../src/services/access.js';
-import { secretBox } from '../../src/services/secrets.js';
-import { addressRefusal, type UrlPolicy } from '../../src/services/webhook-url.js';
+import { createWorkspace } from '../../src/services/access/access.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
+import { addressRefusal, type UrlPolicy } from '../../src/services/shared/webhook-url.js';
 import { WebhookDispatcher } from '../../src/services/webhooks/dispatcher.js';
 import { pingWebhook, registerWebhook } from '../../src/services/webhooks/endpoints.js';
 import { attemptsOf, listDeliveries } from '../../src/store/repositories/webhooks.js';

@@ -3,8 +3,12 @@ import { currentFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
 import { CHART_CSS } from '../../src/pages/chart.js';
 import { escapeHtml } from '../../src/pages/html.js';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { approveRatingActions, proposeOutlook, proposeWatch } from '../../src/services/rating-actions.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import {
+  approveRatingActions,
+  proposeOutlook,
+  proposeWatch,
+} from '../../src/services/rating-actions/rating-actions.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { expectStrictCsp } from '../support/csp.js';

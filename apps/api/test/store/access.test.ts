@@ -9,9 +9,9 @@ import {
   revokeKey,
   rotateWebhookSecret,
   showWorkspace,
-} from '../../src/services/access.js';
+} from '../../src/services/access/access.js';
 import { ServiceError } from '../../src/services/errors.js';
-import { secretBox } from '../../src/services/secrets.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
 import {
   type ApiKeyRow,
   findApiKeyByHash,

@@ -1,9 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { listRequests, setRequestStatus } from '../../src/services/coverage-requests.js';
+import { listRequests, setRequestStatus } from '../../src/services/coverage-requests/coverage-requests.js';
 import { ServiceError } from '../../src/services/errors.js';
-import { addIssuance, type IssuanceFields, listIssuanceRecords, updateIssuance } from '../../src/services/issuances.js';
-import { listProviders, withdrawProvider } from '../../src/services/providers.js';
-import { publishIndicator } from '../../src/services/publishing.js';
+import {
+  addIssuance,
+  type IssuanceFields,
+  listIssuanceRecords,
+  updateIssuance,
+} from '../../src/services/issuances/issuances.js';
+import { listProviders, withdrawProvider } from '../../src/services/providers/providers.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
 import { listChanges } from '../../src/store/repositories/changelog.js';
 import { PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import { findCurrent, findProvider, listPublicHeadlines } from '../../src/store/repositories/providers.js';

@@ -10,17 +10,22 @@ import {
   enableMcp,
   revokeKey,
   rotateWebhookSecret,
-} from '../../src/services/access.js';
-import { type AuditEntry, listAudit, verifyAudit } from '../../src/services/audit.js';
-import { requestCoverage, setRequestStatus } from '../../src/services/coverage-requests.js';
+} from '../../src/services/access/access.js';
+import { requestCoverage, setRequestStatus } from '../../src/services/coverage-requests/coverage-requests.js';
 import { ServiceError } from '../../src/services/errors.js';
-import { publishFramework } from '../../src/services/frameworks.js';
-import { approveAllPending, approveInputs, submitInputs } from '../../src/services/inputs.js';
-import { addIssuance, closeIssuance, updateIssuance } from '../../src/services/issuances.js';
-import { addOperator, type IssuedOperator, revokeOperator, rotateOperatorToken } from '../../src/services/operators.js';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { publishIndicator } from '../../src/services/publishing.js';
-import { secretBox } from '../../src/services/secrets.js';
+import { publishFramework } from '../../src/services/frameworks/frameworks.js';
+import { approveAllPending, approveInputs, submitInputs } from '../../src/services/inputs/inputs.js';
+import { addIssuance, closeIssuance, updateIssuance } from '../../src/services/issuances/issuances.js';
+import { type AuditEntry, listAudit, verifyAudit } from '../../src/services/operators/audit.js';
+import {
+  addOperator,
+  type IssuedOperator,
+  revokeOperator,
+  rotateOperatorToken,
+} from '../../src/services/operators/operators.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
 import { deleteWebhook, pingWebhook, redeliver, registerWebhook } from '../../src/services/webhooks/endpoints.js';
 import type { Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { publishIndicator } from '../../src/services/publishing.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
 import { PUBLICATION_SEQ, PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import { findProvider } from '../../src/store/repositories/providers.js';
 import { manualClock } from '../support/clock.js';

@@ -1,8 +1,13 @@
 import { DCRF_1_0, defineFramework, FrameworkError, getFramework } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { FrameworkReleases } from '../../src/services/framework-releases.js';
-import { findRelease, frameworkInForce, listReleases, publishFramework } from '../../src/services/frameworks.js';
-import { publishRun } from '../../src/services/publication-run.js';
+import { FrameworkReleases } from '../../src/services/frameworks/framework-releases.js';
+import {
+  findRelease,
+  frameworkInForce,
+  listReleases,
+  publishFramework,
+} from '../../src/services/frameworks/frameworks.js';
+import { publishRun } from '../../src/services/publishing/publication-run.js';
 import { manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { engines, useFreshStore } from '../support/stores.js';

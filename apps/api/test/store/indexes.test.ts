@@ -10,8 +10,8 @@ import {
   type UnknownRow,
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillNextBand } from '../../src/services/packaged.js';
-import { publishIndicator } from '../../src/services/publishing.js';
+import { backfillNextBand } from '../../src/services/publishing/packaged.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
 import {
   findApiKeyByHash,
   insertApiKey,

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/services/errors.js';
-import { approveInputs, listInputs, submitInputs } from '../../src/services/inputs.js';
-import { publishRun, RunStopped } from '../../src/services/publication-run.js';
-import { PUBLICATION_BATCH } from '../../src/services/publishing.js';
+import { approveInputs, listInputs, submitInputs } from '../../src/services/inputs/inputs.js';
+import { publishRun, RunStopped } from '../../src/services/publishing/publication-run.js';
+import { PUBLICATION_BATCH } from '../../src/services/publishing/publishing.js';
 import { listChanges } from '../../src/store/repositories/changelog.js';
 import { findProvider, listCurrent, listPublicHeadlines } from '../../src/store/repositories/providers.js';
 import type { Store } from '../../src/store/store.js';

@@ -1,9 +1,9 @@
 import type { NextBandPath } from '@svc/methodology';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backfillNextBand } from '../../src/services/packaged.js';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { publishIndicator } from '../../src/services/publishing.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { backfillNextBand } from '../../src/services/publishing/packaged.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
 import { migrate } from '../../src/store/migrate.js';
 import { insertCoverageRequest } from '../../src/store/repositories/coverage-requests.js';
 import { findInForce } from '../../src/store/repositories/providers.js';

@@ -7,14 +7,14 @@ import {
   enableMcp,
   revokeKey,
   rotateWebhookSecret,
-} from '../../src/services/access.js';
-import { listAudit } from '../../src/services/audit.js';
+} from '../../src/services/access/access.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import { requestCoverage, setRequestStatus } from '../../src/services/coverage-requests.js';
+import { requestCoverage, setRequestStatus } from '../../src/services/coverage-requests/coverage-requests.js';
 import { ServiceError } from '../../src/services/errors.js';
-import { publishFramework } from '../../src/services/frameworks.js';
-import { approveAllPending, approveInputs, listInputs, submitInputs } from '../../src/services/inputs.js';
-import { addIssuance, closeIssuance, importIssuances, updateIssuance } from '../../src/services/issuances.js';
+import { publishFramework } from '../../src/services/frameworks/frameworks.js';
+import { approveAllPending, approveInputs, listInputs, submitInputs } from '../../src/services/inputs/inputs.js';
+import { addIssuance, closeIssuance, importIssuances, updateIssuance } from '../../src/services/issuances/issuances.js';
+import { listAudit } from '../../src/services/operators/audit.js';
 import {
   addOperator,
   type IssuedOperator,
@@ -23,11 +23,11 @@ import {
   resolveOperator,
   revokeOperator,
   rotateOperatorToken,
-} from '../../src/services/operators.js';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { publishRun } from '../../src/services/publication-run.js';
-import { publishIndicator } from '../../src/services/publishing.js';
-import { secretBox } from '../../src/services/secrets.js';
+} from '../../src/services/operators/operators.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { publishRun } from '../../src/services/publishing/publication-run.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
 import { TABLES } from '../../src/store/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';

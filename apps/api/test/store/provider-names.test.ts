@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/services/errors.js';
-import { resolveProviderNames } from '../../src/services/provider-names.js';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { publishIndicator } from '../../src/services/publishing.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
+import { resolveProviderNames } from '../../src/services/scores/provider-names.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { exampleDocument, framework } from '../support/documents.js';

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { InputsDocument } from '@svc/methodology';
 import SQLite from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { verifyAudit } from '../../src/services/audit.js';
+import { verifyAudit } from '../../src/services/operators/audit.js';
 import {
   type PreparedPublication,
   preparePublication,
   publishIndicator,
   publishPrepared,
-} from '../../src/services/publishing.js';
+} from '../../src/services/publishing/publishing.js';
 import { PUBLICATION_SEQ, PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import { RATING_ACTION_SEQ } from '../../src/store/repositories/rating-actions.js';
 import { isStoreUnavailable, openStore, type Store, type StoreLocation } from '../../src/store/store.js';

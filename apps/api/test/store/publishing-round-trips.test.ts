@@ -1,13 +1,13 @@
 import type { KyselyPlugin } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createWorkspace } from '../../src/services/access.js';
+import { createWorkspace } from '../../src/services/access/access.js';
 import {
   type PreparedPublication,
   preparePublication,
   publishIndicator,
   publishPrepared,
-} from '../../src/services/publishing.js';
-import { secretBox } from '../../src/services/secrets.js';
+} from '../../src/services/publishing/publishing.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
 import { registerWebhook } from '../../src/services/webhooks/endpoints.js';
 import type { Store } from '../../src/store/store.js';
 import { manualClock } from '../support/clock.js';

@@ -1,6 +1,6 @@
 import { buildPackage, type InputsDocument, readJson, serializePackage, verifyPackage } from '@svc/methodology';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { publishIndicator } from '../../src/services/publishing.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
 import { listChanges } from '../../src/store/repositories/changelog.js';
 import { PUBLICATION_SEQ, PUBLICATION_VERSION, readMeta } from '../../src/store/repositories/meta.js';
 import {

@@ -1,14 +1,13 @@
 import type { RatingAction } from '@svc/contracts';
 import { canonicalJson, type InputsDocument } from '@svc/methodology';
 import { describe, expect, it } from 'vitest';
-import { listAudit, verifyAudit } from '../../src/services/audit.js';
 import { ServiceError } from '../../src/services/errors.js';
-import { scoreHistory } from '../../src/services/history.js';
-import { approveInputs, submitInputs } from '../../src/services/inputs.js';
-import { addOperator, type IssuedOperator } from '../../src/services/operators.js';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { publishRun } from '../../src/services/publication-run.js';
-import { publishIndicator } from '../../src/services/publishing.js';
+import { approveInputs, submitInputs } from '../../src/services/inputs/inputs.js';
+import { listAudit, verifyAudit } from '../../src/services/operators/audit.js';
+import { addOperator, type IssuedOperator } from '../../src/services/operators/operators.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { publishRun } from '../../src/services/publishing/publication-run.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
 import {
   approveRatingActions,
   listRatingActions,
@@ -19,11 +18,12 @@ import {
   ratingActionStatement,
   ratingActionsPage,
   watchesInForce,
-} from '../../src/services/rating-actions.js';
-import { currentIndicator } from '../../src/services/scores.js';
-import { secretBox } from '../../src/services/secrets.js';
-import { signPastPublications } from '../../src/services/statements.js';
-import { verifyStatements } from '../../src/services/statements-verification.js';
+} from '../../src/services/rating-actions/rating-actions.js';
+import { scoreHistory } from '../../src/services/records/history.js';
+import { currentIndicator } from '../../src/services/scores/scores.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
+import { signPastPublications } from '../../src/services/statements/statements.js';
+import { verifyStatements } from '../../src/services/statements/statements-verification.js';
 import { latestActionAt } from '../../src/store/repositories/rating-actions.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf, TEST_SIGNER } from '../support/context.js';

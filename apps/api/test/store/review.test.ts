@@ -1,9 +1,9 @@
 import { buildPackage, canonicalJson, sha256Hex } from '@svc/methodology';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/services/errors.js';
-import { approveAllPending, approveInputs, listInputs, submitInputs } from '../../src/services/inputs.js';
-import { publishRun } from '../../src/services/publication-run.js';
-import { diffPending, reviewAllPending, showPending } from '../../src/services/review.js';
+import { approveAllPending, approveInputs, listInputs, submitInputs } from '../../src/services/inputs/inputs.js';
+import { diffPending, reviewAllPending, showPending } from '../../src/services/inputs/review.js';
+import { publishRun } from '../../src/services/publishing/publication-run.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import {

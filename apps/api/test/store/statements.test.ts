@@ -3,11 +3,11 @@ import { createPrivateKey } from 'node:crypto';
 import type { InputsDocument } from '@svc/methodology';
 import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { listAudit, verifyAudit } from '../../src/services/audit.js';
 import { ServiceError } from '../../src/services/errors.js';
-import { withdrawProvider } from '../../src/services/providers.js';
-import { publishIndicator } from '../../src/services/publishing.js';
-import { secretBox } from '../../src/services/secrets.js';
+import { listAudit, verifyAudit } from '../../src/services/operators/audit.js';
+import { withdrawProvider } from '../../src/services/providers/providers.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
+import { secretBox } from '../../src/services/shared/secrets.js';
 import {
   admitSigner,
   generateSigner,
@@ -18,9 +18,9 @@ import {
   type Signer,
   signerFromText,
   signingJwks,
-} from '../../src/services/signing.js';
-import { signPastPublications } from '../../src/services/statements.js';
-import { verifyStatements } from '../../src/services/statements-verification.js';
+} from '../../src/services/shared/signing.js';
+import { signPastPublications } from '../../src/services/statements/statements.js';
+import { verifyStatements } from '../../src/services/statements/statements-verification.js';
 import type { Store } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf, TEST_SIGNER } from '../support/context.js';

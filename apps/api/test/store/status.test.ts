@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { publishIndicator } from '../../src/services/publishing.js';
-import { approveRatingActions, proposeWatch } from '../../src/services/rating-actions.js';
-import { statusFigures } from '../../src/services/status.js';
+import { statusFigures } from '../../src/services/operations/status.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
+import { approveRatingActions, proposeWatch } from '../../src/services/rating-actions/rating-actions.js';
 import { openStore } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';

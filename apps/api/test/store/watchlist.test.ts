@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { WATCHLIST_MAX_DAYS, watchlist } from '../../src/services/analysis/watchlist.js';
 import { ServiceError } from '../../src/services/errors.js';
-import { publishIndicator } from '../../src/services/publishing.js';
-import { approveRatingActions, proposeWatch } from '../../src/services/rating-actions.js';
-import { WATCHLIST_MAX_DAYS, watchlist } from '../../src/services/watchlist.js';
+import { publishIndicator } from '../../src/services/publishing/publishing.js';
+import { approveRatingActions, proposeWatch } from '../../src/services/rating-actions/rating-actions.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
 import { ctxOf } from '../support/context.js';
 import { type ExampleName, exampleDocument, framework } from '../support/documents.js';

@@ -5,7 +5,7 @@
 // "finished MS" lines (Unix milliseconds). Exit 0 when all were written.
 
 import { createInterface } from 'node:readline';
-import { addIssuance } from '../../src/services/issuances.js';
+import { addIssuance } from '../../src/services/issuances/issuances.js';
 import { standaloneContext } from '../../src/services/services.js';
 import { openStore, type StoreLocation } from '../../src/store/store.js';
 import { ISSUANCE } from './documents.js';

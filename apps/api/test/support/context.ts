@@ -1,10 +1,10 @@
 import type { Clock } from '../../src/clock.js';
 import type { Actor, ServiceContext } from '../../src/services/context.js';
-import type { FrameworkReleases } from '../../src/services/framework-releases.js';
-import type { SecretBox } from '../../src/services/secrets.js';
+import type { FrameworkReleases } from '../../src/services/frameworks/framework-releases.js';
 import { standaloneContext } from '../../src/services/services.js';
-import { generateSigner, type Signer } from '../../src/services/signing.js';
-import type { UrlPolicy } from '../../src/services/webhook-url.js';
+import type { SecretBox } from '../../src/services/shared/secrets.js';
+import { generateSigner, type Signer } from '../../src/services/shared/signing.js';
+import type { UrlPolicy } from '../../src/services/shared/webhook-url.js';
 import type { Store } from '../../src/store/store.js';
 
 export interface TestContextOptions {
@@ -15,7 +15,7 @@ export interface TestContextOptions {
   policy?: UrlPolicy;
   /** Act for an operator of this name (the CLI's --by in open mode, or the operator's name with operatorId). */
   by?: string;
-  /** The id of the operator `by` names, as a presented token resolves it (services/operators.ts resolveOperator). */
+  /** The id of the operator `by` names, as a presented token resolves it (services/operators/operators.ts resolveOperator). */
   operatorId?: string;
   /** The frameworks known and recorded (a cache of the test's own); by default the engine's. */
   frameworks?: FrameworkReleases;

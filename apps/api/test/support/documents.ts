@@ -9,7 +9,7 @@ import {
   scoreWithPackage,
   validateInputs,
 } from '@svc/methodology';
-import type { IssuanceFields } from '../../src/services/issuances.js';
+import type { IssuanceFields } from '../../src/services/issuances/issuances.js';
 
 /** The published example approved-inputs documents, and variations of them, for every suite. */
 

@@ -1,4 +1,4 @@
-import { acceptTerms, enableMcp } from '../../src/services/access.js';
+import { acceptTerms, enableMcp } from '../../src/services/access/access.js';
 import type { ServiceContext } from '../../src/services/context.js';
 
 /** The contract administrator who accepts the terms for the tests' workspaces. */

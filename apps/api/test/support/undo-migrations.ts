@@ -1,6 +1,6 @@
 import { canonicalJson, readJson, sha256Hex } from '@svc/methodology';
 import { sql } from 'kysely';
-import type { Signer } from '../../src/services/signer.js';
+import type { Signer } from '../../src/services/shared/signer.js';
 import type { Store } from '../../src/store/store.js';
 import { TEST_SIGNER } from './context.js';
 

@@ -3,7 +3,12 @@ import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addressRefusal, checkWebhookUrl, guardedLookup, type UrlPolicy } from '../../src/services/webhook-url.js';
+import {
+  addressRefusal,
+  checkWebhookUrl,
+  guardedLookup,
+  type UrlPolicy,
+} from '../../src/services/shared/webhook-url.js';
 
 const HTTP_RULE =
   'plain http is allowed only to loopback addresses, and only when SVC_WEBHOOK_ALLOW_LOOPBACK is enabled';

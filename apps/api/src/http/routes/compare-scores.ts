@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { compareProviders } from '../../services/compare.js';
+import { compareProviders } from '../../services/analysis/compare.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

@@ -1,8 +1,8 @@
 import { endpoints, type RiskIndicatorResponse } from '@svc/contracts';
 import { figureText, PLACES } from '@svc/methodology';
-import { csvRow } from '../../services/csv.js';
-import { frameworkInForce } from '../../services/frameworks.js';
-import { currentIndicators } from '../../services/scores.js';
+import { frameworkInForce } from '../../services/frameworks/frameworks.js';
+import { currentIndicators } from '../../services/scores/scores.js';
+import { csvRow } from '../../services/shared/csv.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

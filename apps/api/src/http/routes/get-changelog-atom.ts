@@ -1,5 +1,5 @@
 import { type ChangelogEntry, endpoints } from '@svc/contracts';
-import { changes as latestChanges } from '../../services/changelog.js';
+import { changes as latestChanges } from '../../services/records/changelog.js';
 import { atomDocument } from '../atom.js';
 
 import { siteUrlOf } from '../problem.js';

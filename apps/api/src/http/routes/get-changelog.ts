@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { changes } from '../../services/changelog.js';
+import { changes } from '../../services/records/changelog.js';
 import { nextLink } from '../pagination.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 

@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { computationPackage } from '../../services/scores.js';
+import { computationPackage } from '../../services/scores/scores.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

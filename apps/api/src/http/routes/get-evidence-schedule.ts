@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { evidenceSchedule } from '../../services/evidence-schedule.js';
+import { evidenceSchedule } from '../../services/analysis/evidence-schedule.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

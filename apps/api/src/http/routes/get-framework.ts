@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { releasedDefinition } from '../../services/frameworks.js';
+import { releasedDefinition } from '../../services/frameworks/frameworks.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
 /** The bytes of a version never change (a release must have the engine's hash for it): caches keep them a day. */

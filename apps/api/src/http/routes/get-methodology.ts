@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { methodologyOf } from '../../services/methodology.js';
+import { methodologyOf } from '../../services/frameworks/methodology.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
 export default defineRoute(endpoints.getMethodology, async (route) => ({

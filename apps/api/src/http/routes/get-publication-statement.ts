@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { publicationStatement } from '../../services/statements.js';
+import { publicationStatement } from '../../services/statements/statements.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
 /** A publication's signed statement: never rewritten once signed, so a client may keep it as long as it likes. */

@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { ratingActionStatement } from '../../services/rating-actions.js';
+import { ratingActionStatement } from '../../services/rating-actions/rating-actions.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
 /** A rating action's signed statement: never rewritten once signed, so a client may keep it as long as it likes. */

@@ -1,5 +1,5 @@
 import { endpoints, type RatingAction } from '@svc/contracts';
-import { ratingActionsPage } from '../../services/rating-actions.js';
+import { ratingActionsPage } from '../../services/rating-actions/rating-actions.js';
 import { atomDocument } from '../atom.js';
 import { siteUrlOf } from '../problem.js';
 import { defineRoute, serviceContextOf } from '../route.js';

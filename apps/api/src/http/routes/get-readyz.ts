@@ -1,5 +1,5 @@
 import { operationsEndpoints, type ReadyResponse } from '@svc/contracts';
-import { readiness } from '../../services/operations.js';
+import { readiness } from '../../services/operations/operations.js';
 import { ApiError } from '../problem.js';
 import { defineRoute } from '../route.js';
 

@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { scoreHistory } from '../../services/history.js';
+import { scoreHistory } from '../../services/records/history.js';
 import { nextLink } from '../pagination.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 

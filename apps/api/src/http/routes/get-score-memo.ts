@@ -1,6 +1,6 @@
 import { endpoints } from '@svc/contracts';
 import { MEMO_CSP, providerMemo } from '../../pages/memo.js';
-import { memoFacts } from '../../services/scores.js';
+import { memoFacts } from '../../services/scores/scores.js';
 
 import { siteUrlOf } from '../problem.js';
 import { defineRoute, serviceContextOf } from '../route.js';

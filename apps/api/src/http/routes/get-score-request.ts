@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { coverageRequestStatus } from '../../services/coverage-requests.js';
+import { coverageRequestStatus } from '../../services/coverage-requests/coverage-requests.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

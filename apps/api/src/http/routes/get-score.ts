@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { currentIndicator } from '../../services/scores.js';
+import { currentIndicator } from '../../services/scores/scores.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { signingJwks } from '../../services/signing.js';
+import { signingJwks } from '../../services/shared/signing.js';
 import { defineRoute } from '../route.js';
 
 /** The JWKS of the statement keys; a rotation adds a key, so it is cached for a few minutes only. */

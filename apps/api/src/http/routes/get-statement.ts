@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { statementByHash } from '../../services/statements.js';
+import { statementByHash } from '../../services/statements/statements.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
 /** Any signed statement, by the hash of its bytes: what a hash names never changes, so it may be kept for ever. */

@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { bandCounts, bandsCsv, transitionMatrix, transitionsCsv } from '../../services/track-record.js';
+import { bandCounts, bandsCsv, transitionMatrix, transitionsCsv } from '../../services/records/track-record.js';
 import { conditionalAnswer } from '../public-scores.js';
 import { defineRoute, type Reply, serviceContextOf } from '../route.js';
 

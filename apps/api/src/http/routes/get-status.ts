@@ -1,5 +1,5 @@
 import { endpoints, type StatusResponse } from '@svc/contracts';
-import { statusFigures } from '../../services/status.js';
+import { statusFigures } from '../../services/operations/status.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 
 /**

@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { releasedFrameworks } from '../../services/frameworks.js';
+import { releasedFrameworks } from '../../services/frameworks/frameworks.js';
 import { conditionalAnswer } from '../public-scores.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 

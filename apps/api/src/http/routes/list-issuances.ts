@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { issuancesPage } from '../../services/issuances.js';
+import { issuancesPage } from '../../services/issuances/issuances.js';
 import { nextLink } from '../pagination.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 

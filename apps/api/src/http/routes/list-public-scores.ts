@@ -1,7 +1,7 @@
 import { endpoints, LIMITATIONS_DISCLOSURE } from '@svc/contracts';
-import { decodeNameCursor, encodeCursor, namePosition } from '../../services/paging.js';
-import { headlinesAfter } from '../../services/public-snapshot.js';
-import { publicScoresAsOf } from '../../services/scores.js';
+import { publicScoresAsOf } from '../../services/scores/scores.js';
+import { decodeNameCursor, encodeCursor, namePosition } from '../../services/shared/paging.js';
+import { headlinesAfter } from '../../services/shared/public-snapshot.js';
 import { nextLink } from '../pagination.js';
 import { conditionalAnswer } from '../public-scores.js';
 import { defineRoute, serviceContextOf } from '../route.js';

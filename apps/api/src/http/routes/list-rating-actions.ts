@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { ratingActionsPage } from '../../services/rating-actions.js';
+import { ratingActionsPage } from '../../services/rating-actions/rating-actions.js';
 import { nextLink } from '../pagination.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 

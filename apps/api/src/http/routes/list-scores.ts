@@ -1,8 +1,8 @@
 import { endpoints } from '@svc/contracts';
-import { frameworkInForce } from '../../services/frameworks.js';
-import { currentIndicatorsPage } from '../../services/scores.js';
-import { DISCLOSURE_JSON } from '../../services/served.js';
-import { assembledPage } from '../../services/served-indicators.js';
+import { frameworkInForce } from '../../services/frameworks/frameworks.js';
+import { currentIndicatorsPage } from '../../services/scores/scores.js';
+import { DISCLOSURE_JSON } from '../../services/scores/served.js';
+import { assembledPage } from '../../services/shared/served-indicators.js';
 import { nextLink } from '../pagination.js';
 import { defineRoute, serviceContextOf } from '../route.js';
 

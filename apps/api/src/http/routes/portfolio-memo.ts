@@ -1,6 +1,6 @@
 import { endpoints } from '@svc/contracts';
 import { MEMO_CSP, portfolioMemo } from '../../pages/memo.js';
-import { portfolioScore } from '../../services/analysis.js';
+import { portfolioScore } from '../../services/analysis/analysis.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

@@ -1,5 +1,5 @@
 import { type CoverageRequestBody, endpoints } from '@svc/contracts';
-import { earlierRequest, requestCoverage } from '../../services/coverage-requests.js';
+import { earlierRequest, requestCoverage } from '../../services/coverage-requests/coverage-requests.js';
 
 import { defineRoute, type RouteModule, serviceContextOf } from '../route.js';
 

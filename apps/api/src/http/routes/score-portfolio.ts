@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { portfolioScore } from '../../services/analysis.js';
+import { portfolioScore } from '../../services/analysis/analysis.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { searchProviders } from '../../services/search.js';
+import { searchProviders } from '../../services/scores/search.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

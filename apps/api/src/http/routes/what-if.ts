@@ -1,5 +1,5 @@
 import { endpoints } from '@svc/contracts';
-import { whatIf } from '../../services/analysis.js';
+import { whatIf } from '../../services/analysis/analysis.js';
 
 import { defineRoute, serviceContextOf } from '../route.js';
 

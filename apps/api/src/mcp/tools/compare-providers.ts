@@ -1,8 +1,8 @@
 import type { FieldProblem, McpToolInput } from '@svc/contracts';
-import { compareProviders as compare } from '../../services/compare.js';
+import { compareProviders as compare } from '../../services/analysis/compare.js';
 import type { ServiceContext } from '../../services/context.js';
 import { ServiceError } from '../../services/errors.js';
-import { resolveProviderNames } from '../../services/provider-names.js';
+import { resolveProviderNames } from '../../services/scores/provider-names.js';
 
 /** The providers named side by side, as GET /api/v1/scores/compare serves them. */
 export async function compareProviders(ctx: ServiceContext, input: McpToolInput<'compare_providers'>): Promise<string> {

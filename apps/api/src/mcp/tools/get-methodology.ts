@@ -1,6 +1,6 @@
 import type { McpToolInput } from '@svc/contracts';
 import type { ServiceContext } from '../../services/context.js';
-import { methodologyOf } from '../../services/methodology.js';
+import { methodologyOf } from '../../services/frameworks/methodology.js';
 
 /** A framework as published data, as GET /api/v1/methodology serves it: the one in force unless a version is named. */
 export async function getMethodology(ctx: ServiceContext, input: McpToolInput<'get_methodology'>): Promise<string> {

@@ -1,8 +1,8 @@
 import type { McpToolInput } from '@svc/contracts';
-import { pastInstant } from '../../services/as-of.js';
 import type { ServiceContext } from '../../services/context.js';
-import { resolveProviderNames } from '../../services/provider-names.js';
-import { currentIndicator } from '../../services/scores.js';
+import { pastInstant } from '../../services/scores/as-of.js';
+import { resolveProviderNames } from '../../services/scores/provider-names.js';
+import { currentIndicator } from '../../services/scores/scores.js';
 
 /**
  * The indicator of the provider named, exactly as GET /api/v1/scores/{providerId} serves it: the current one, or with

@@ -1,9 +1,9 @@
 import type { McpToolInput } from '@svc/contracts';
 import type { ServiceContext } from '../../services/context.js';
 import { ServiceError } from '../../services/errors.js';
-import { cursorPosition, NumberPosition } from '../../services/paging.js';
-import { resolveProviderNames } from '../../services/provider-names.js';
-import { ratingActionsPage } from '../../services/rating-actions.js';
+import { ratingActionsPage } from '../../services/rating-actions/rating-actions.js';
+import { resolveProviderNames } from '../../services/scores/provider-names.js';
+import { cursorPosition, NumberPosition } from '../../services/shared/paging.js';
 
 /**
  * A page of rating actions, newest first, exactly as GET /api/public/rating-actions serves it for the same filters

@@ -1,9 +1,9 @@
 import type { McpToolInput } from '@svc/contracts';
 import type { ServiceContext } from '../../services/context.js';
 import { ServiceError } from '../../services/errors.js';
-import { HistoryPosition, scoreHistory } from '../../services/history.js';
-import { cursorPosition } from '../../services/paging.js';
-import { resolveProviderNames } from '../../services/provider-names.js';
+import { HistoryPosition, scoreHistory } from '../../services/records/history.js';
+import { resolveProviderNames } from '../../services/scores/provider-names.js';
+import { cursorPosition } from '../../services/shared/paging.js';
 
 /** A page of the named provider's publications and withdrawals, newest first, as GET /api/v1/scores/{providerId}/history serves it. */
 export async function getScoreHistory(ctx: ServiceContext, input: McpToolInput<'get_score_history'>): Promise<string> {

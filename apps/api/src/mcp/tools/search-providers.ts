@@ -1,6 +1,6 @@
 import type { McpToolInput } from '@svc/contracts';
 import type { ServiceContext } from '../../services/context.js';
-import { searchProviders as search } from '../../services/search.js';
+import { searchProviders as search } from '../../services/scores/search.js';
 
 /** The search endpoint's default page size. */
 const SEARCH_LIMIT = 20;

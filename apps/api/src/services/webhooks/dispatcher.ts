@@ -11,8 +11,8 @@ import {
   retireEndpoint,
 } from '../../store/repositories/webhooks.js';
 import { isStoreUnavailable, type Store } from '../../store/store.js';
-import type { SecretBox } from '../secrets.js';
-import type { UrlPolicy } from '../webhook-url.js';
+import type { SecretBox } from '../shared/secrets.js';
+import type { UrlPolicy } from '../shared/webhook-url.js';
 import { parseRetryAfter, retryDelay } from './schedule.js';
 import { WebhookSender } from './sender.js';
 import { signatureHeaders } from './signing.js';

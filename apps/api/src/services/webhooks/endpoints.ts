@@ -23,11 +23,11 @@ import {
   retireEndpoint,
 } from '../../store/repositories/webhooks.js';
 import type { Store } from '../../store/store.js';
-import { recordAudit } from '../audit.js';
 import { callerOf, type ServiceContext } from '../context.js';
 import { ServiceError } from '../errors.js';
-import { CreatedPosition, decodeCursor, pageOf } from '../paging.js';
-import { checkWebhookUrl } from '../webhook-url.js';
+import { recordAudit } from '../operators/audit.js';
+import { CreatedPosition, decodeCursor, pageOf } from '../shared/paging.js';
+import { checkWebhookUrl } from '../shared/webhook-url.js';
 import { emitEvent, newDeliveryId } from './events.js';
 
 /** Endpoints a workspace may register (active and disabled ones count; deleted ones do not). */

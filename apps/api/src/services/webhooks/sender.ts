@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { checkWebhookUrl, guardedLookup, type UrlPolicy } from '../webhook-url.js';
+import { checkWebhookUrl, guardedLookup, type UrlPolicy } from '../shared/webhook-url.js';
 
 /** What one POST to a receiver came to. */
 export interface SendResult {

@@ -10,7 +10,7 @@ import type { Dialect } from '../dialect.js';
  *
  * In the best band the path to the next band now says so once (no steps) instead of once per criterion. The
  * stored paths of indicators in the best band (`"next_band":null`, as JSON.stringify writes it) are cleared, and
- * the start-up backfill (services/packaged.ts) computes them again with this engine. No other path changes.
+ * the start-up backfill (services/publishing/packaged.ts) computes them again with this engine. No other path changes.
  */
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema.alterTable('api_keys').addColumn('name', 'text').execute();

@@ -112,7 +112,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const linked = await sql<{
     n: number | string;
   }>`select count(*) as n from changelog where rating_action_id is not null`.execute(db);
-  // Their statements are to sign: the next process that can sign does it (services/statements.ts ensureStatements).
+  // Their statements are to sign: the next process that can sign does it (services/statements/statements.ts ensureStatements).
   await sql`delete from store_meta where key = 'statements_backfilled'`.execute(db);
   const byType: Record<string, number> = {};
   for (const a of actions) byType[a.type] = (byType[a.type] ?? 0) + 1;

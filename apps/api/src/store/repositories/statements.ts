@@ -74,7 +74,7 @@ export async function latestStatementsOf(
 
 /**
  * The publication statements stored under an indicator, newest first (an indicator published again after a withdrawal
- * has several): the caller takes the first whose signed text states that indicator (services/statements.ts).
+ * has several): the caller takes the first whose signed text states that indicator (services/statements/statements.ts).
  */
 export async function publicationStatementsOf(db: Kysely<Database>, riskIndicatorId: string): Promise<StatementRow[]> {
   return db

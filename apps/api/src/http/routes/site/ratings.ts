@@ -9,11 +9,11 @@ import {
   ratingsPage,
 } from '../../../pages/ratings.js';
 import { unavailablePage } from '../../../pages/verify.js';
-import { servableInstant } from '../../../services/as-of.js';
-import { frameworkInForce } from '../../../services/frameworks.js';
-import { providerView } from '../../../services/provider-page.js';
-import { ageSeconds, newestScoredAt } from '../../../services/public-snapshot.js';
+import { frameworkInForce } from '../../../services/frameworks/frameworks.js';
+import { servableInstant } from '../../../services/scores/as-of.js';
+import { providerView } from '../../../services/scores/provider-page.js';
 import { contextFor } from '../../../services/services.js';
+import { ageSeconds, newestScoredAt } from '../../../services/shared/public-snapshot.js';
 import { definePage, htmlReply, PageRefusal, type PageReply } from '../../page.js';
 import { siteUrlOf } from '../../problem.js';
 import { FORM_PAGE_CSP, PAGE_CSP } from '../../site-policy.js';

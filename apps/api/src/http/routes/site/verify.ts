@@ -1,7 +1,7 @@
 import { RiskIndicatorIdSchema } from '@svc/contracts';
 import { notPublishedPage, verifyPage } from '../../../pages/verify.js';
-import { knownVersionOf } from '../../../services/frameworks.js';
-import { publishedIndicator } from '../../../services/scores.js';
+import { knownVersionOf } from '../../../services/frameworks/frameworks.js';
+import { publishedIndicator } from '../../../services/scores/scores.js';
 import { contextFor } from '../../../services/services.js';
 import { definePage, htmlReply, PageRefusal } from '../../page.js';
 import { siteUrlOf } from '../../problem.js';
