@@ -76,7 +76,7 @@ function inByteOrder(members: Member[]): string[][] {
 }
 
 export function packageSection(framework: Framework): Block[] {
-  return [...canonicalSection(), ...membersSection(framework)];
+  return [...canonicalSection(), ...membersSection(framework), ...stepsSection(framework)];
 }
 
 /** Section 10's canonical JSON, its hashes and the identifier. */
@@ -110,7 +110,7 @@ function canonicalSection(): Block[] {
   ];
 }
 
-/** Section 10's package, member by member, and the framework definition's own bytes. */
+/** Section 10's package, member by member. */
 function membersSection(framework: Framework): Block[] {
   const fw = framework.definition;
   return [
@@ -141,6 +141,13 @@ function membersSection(framework: Framework): Block[] {
         ['result_sha256', 'string', 'SHA-256 hex'],
       ]),
     ),
+  ];
+}
+
+/** Section 10's `steps`, entry by entry, and the framework definition's own bytes. */
+function stepsSection(framework: Framework): Block[] {
+  const fw = framework.definition;
+  return [
     p('`steps`:'),
     table(
       ['member', 'type', 'content'],

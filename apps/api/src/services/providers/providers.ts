@@ -1,10 +1,18 @@
 import type { RiskBand } from '@svc/contracts';
 import { controlCharacterProblem } from '@svc/methodology';
+import type { Kysely } from 'kysely';
 import { isoNow } from '../../clock.js';
 import { insertChange } from '../../store/repositories/changelog.js';
 import { increment, PUBLICATION_VERSION } from '../../store/repositories/meta.js';
-import { findIndicator, findProvider, listProvidersWithIndicator } from '../../store/repositories/providers.js';
+import {
+  findIndicator,
+  findProvider,
+  type IndicatorRow,
+  listProvidersWithIndicator,
+  type ProviderRow,
+} from '../../store/repositories/providers.js';
 import { insertWithdrawal } from '../../store/repositories/withdrawals.js';
+import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../errors.js';
@@ -68,85 +76,23 @@ export async function withdrawProvider(
   ctx: ServiceContext,
   input: { providerId: string; reason?: string | undefined },
 ): Promise<Withdrawal> {
-  const { store, clock } = ctx;
-  const { providerId, reason } = input;
-  const why = reason === undefined ? null : reason.trim();
-  if (why !== null && (why.length < 1 || why.length > 2000)) {
-    throw new ServiceError('invalid_value', 'a withdrawal reason is 1 to 2000 characters');
-  }
-  const unreadable = reason === undefined ? null : controlCharacterProblem(reason);
-  if (unreadable) throw new ServiceError('invalid_value', `a withdrawal reason ${unreadable}`);
+  const { providerId } = input;
+  const why = withdrawalReason(input.reason);
   await authorise(ctx, 'approver', 'withdrawing a provider');
   await ensureStatements(ctx);
-  return store.db.transaction().execute(async (tx) => {
+  return ctx.store.db.transaction().execute(async (tx) => {
     // Taken first, as publishing does: it serialises writers on PostgreSQL.
     await increment(tx, PUBLICATION_VERSION);
-    const provider = await findProvider(tx, providerId);
-    if (!provider) throw new ServiceError('not_found', `no provider ${providerId}`);
-    if (provider.withdrawn_at !== null) {
-      throw new ServiceError('refused', `provider ${providerId} was already withdrawn at ${provider.withdrawn_at}`);
-    }
-    const current = provider.current_indicator_id ? await findIndicator(tx, provider.current_indicator_id) : undefined;
-    if (!current || provider.current_seq === null)
-      throw new ServiceError('refused', `provider ${providerId} has no published indicator to withdraw`);
-    const now = isoNow(clock);
-    // Kept in the provider's history, right after the publication it ends.
-    await insertWithdrawal(tx, {
-      after_seq: provider.current_seq,
-      provider_id: providerId,
-      risk_indicator_id: current.risk_indicator_id,
-      framework_version: current.framework_version,
-      previous_score: current.final_score,
-      previous_band: current.risk_band,
-      reason: why,
-      withdrawn_at: now,
-    });
-    await tx
-      .updateTable('providers')
-      .set({ withdrawn_at: now, current_indicator_id: null, current_seq: null, updated_at: now })
-      .where('id', '=', providerId)
-      .execute();
-    const action = await recordWithdrawalAction(ctx, tx, {
-      provider,
-      publicationSeq: provider.current_seq,
-      withdrawn: current,
-      reason: why,
-      now,
-    });
-    await insertChange(tx, {
-      provider_id: providerId,
-      provider_name: provider.name,
-      change_type: 'WITHDRAWN',
-      previous_score: current.final_score,
-      new_score: null,
-      previous_band: current.risk_band,
-      new_band: null,
-      framework_version: current.framework_version,
-      risk_indicator_id: null,
-      changed_at: now,
-      rating_action_id: action.id,
-    });
-    const withdrawal = {
-      provider_id: providerId,
-      provider_name: provider.name,
-      withdrawn_at: now,
-      previous_score: current.final_score,
-      previous_band: current.risk_band,
-      framework_version: current.framework_version,
-      reason: why,
-    };
-    await emitEvent(tx, {
-      type: 'risk_indicator.withdrawn',
-      at: now,
-      data: { ...withdrawal, previous_band: current.risk_band as RiskBand },
-    });
+    const { provider, current, seq } = await withdrawable(tx, providerId);
+    const now = isoNow(ctx.clock);
+    const { withdrawal, action } = await writeWithdrawal(ctx, tx, { provider, current, seq, why, now });
     const [entry] = await recordAudit(ctx, tx, [
       {
         action: 'provider.withdrawn',
         subject: { type: 'provider', id: providerId },
         details: {
           risk_indicator_id: current.risk_indicator_id,
-          publication_seq: provider.current_seq,
+          publication_seq: seq,
           reason: why,
           rating_action: { id: action.id, type: action.type },
         },
@@ -159,19 +105,104 @@ export async function withdrawProvider(
         type: 'withdrawal',
         risk_indicator_id: current.risk_indicator_id,
         provider_id: providerId,
-        provider_name: provider.name,
+        provider_name: withdrawal.provider_name,
         framework_version: current.framework_version,
         previous_score: current.final_score,
         previous_band: current.risk_band,
         reason: why,
-        withdrawn_at: now,
+        withdrawn_at: withdrawal.withdrawn_at,
       },
-      publicationSeq: provider.current_seq,
+      publicationSeq: seq,
       auditHead,
     });
     await completeAction(ctx, tx, action, auditHead);
     return withdrawal;
   });
+}
+
+/** A withdrawal's reason: none, or 1 to 2,000 characters once trimmed with no control character. */
+function withdrawalReason(reason: string | undefined): string | null {
+  const why = reason === undefined ? null : reason.trim();
+  if (why !== null && (why.length < 1 || why.length > 2000)) {
+    throw new ServiceError('invalid_value', 'a withdrawal reason is 1 to 2000 characters');
+  }
+  const unreadable = reason === undefined ? null : controlCharacterProblem(reason);
+  if (unreadable) throw new ServiceError('invalid_value', `a withdrawal reason ${unreadable}`);
+  return why;
+}
+
+/** The provider to withdraw, with its indicator in force and that publication's number; refused otherwise. */
+async function withdrawable(tx: Kysely<Database>, providerId: string) {
+  const provider = await findProvider(tx, providerId);
+  if (!provider) throw new ServiceError('not_found', `no provider ${providerId}`);
+  if (provider.withdrawn_at !== null) {
+    throw new ServiceError('refused', `provider ${providerId} was already withdrawn at ${provider.withdrawn_at}`);
+  }
+  const current = provider.current_indicator_id ? await findIndicator(tx, provider.current_indicator_id) : undefined;
+  if (!current || provider.current_seq === null)
+    throw new ServiceError('refused', `provider ${providerId} has no published indicator to withdraw`);
+  return { provider, current, seq: provider.current_seq };
+}
+
+/** A withdrawal's writes: its history row, the provider out of force, its rating action, change-feed entry, event. */
+async function writeWithdrawal(
+  ctx: ServiceContext,
+  tx: Kysely<Database>,
+  w: { provider: ProviderRow; current: IndicatorRow; seq: number; why: string | null; now: string },
+) {
+  const { provider, current, seq, why, now } = w;
+  const providerId = provider.id;
+  // Kept in the provider's history, right after the publication it ends.
+  await insertWithdrawal(tx, {
+    after_seq: seq,
+    provider_id: providerId,
+    risk_indicator_id: current.risk_indicator_id,
+    framework_version: current.framework_version,
+    previous_score: current.final_score,
+    previous_band: current.risk_band,
+    reason: why,
+    withdrawn_at: now,
+  });
+  await tx
+    .updateTable('providers')
+    .set({ withdrawn_at: now, current_indicator_id: null, current_seq: null, updated_at: now })
+    .where('id', '=', providerId)
+    .execute();
+  const action = await recordWithdrawalAction(ctx, tx, {
+    provider,
+    publicationSeq: seq,
+    withdrawn: current,
+    reason: why,
+    now,
+  });
+  await insertChange(tx, {
+    provider_id: providerId,
+    provider_name: provider.name,
+    change_type: 'WITHDRAWN',
+    previous_score: current.final_score,
+    new_score: null,
+    previous_band: current.risk_band,
+    new_band: null,
+    framework_version: current.framework_version,
+    risk_indicator_id: null,
+    changed_at: now,
+    rating_action_id: action.id,
+  });
+  const withdrawal = {
+    provider_id: providerId,
+    provider_name: provider.name,
+    withdrawn_at: now,
+    previous_score: current.final_score,
+    previous_band: current.risk_band,
+    framework_version: current.framework_version,
+    reason: why,
+  };
+  await emitEvent(tx, {
+    type: 'risk_indicator.withdrawn',
+    at: now,
+    data: { ...withdrawal, previous_band: current.risk_band as RiskBand },
+  });
+  return { withdrawal, action };
 }
 
 /** Where a provider stands: its indicator in force (null when none) and when it was withdrawn; null when unknown. */
