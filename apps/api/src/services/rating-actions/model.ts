@@ -35,7 +35,6 @@ export const LONGEST_REVIEW_DAYS = 365;
 export const RATIONALE_MAX = 2000;
 export const DAY_MS = 86_400_000;
 
-
 /** The outlook and watch in force, as a provider's row and an action's row hold them. */
 export type Standing = Pick<ProviderRow, 'outlook' | 'watch_direction' | 'watch_since' | 'watch_review_by'>;
 
