@@ -16,7 +16,7 @@ function run(documentsText) {
       offsets: [new Date(0).getTimezoneOffset(), new Date('2026-06-30T00:00:00Z').getTimezoneOffset()],
     },
     outputs: JSON.parse(documentsText).map((document) => ({
-      indicator: engine.canonicalJson(engine.score(document)),
+      indicator: engine.canonicalJson(engine.score(document, framework)),
       package: engine.serializePackage(engine.buildPackage(document, framework)),
     })),
   };
