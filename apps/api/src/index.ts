@@ -43,6 +43,7 @@ export {
   submissionProblems,
   submitInputs,
 } from './services/inputs/inputs.js';
+export { redateInputs } from './services/inputs/redate.js';
 export {
   diffPending,
   type InputChange,
