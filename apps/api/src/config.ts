@@ -1,4 +1,6 @@
+import { PLANNER_TYPES, type PlannerType } from '@svc/methodology';
 import { z } from 'zod';
+import { type FreshnessPolicy, freshnessPolicy } from './services/shared/freshness-policy.js';
 import { signerFromText } from './services/shared/signing.js';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseSchedule } from './services/webhooks/schedule.js';
 
@@ -23,7 +25,21 @@ function readableUrl(text: string): boolean {
   }
 }
 
+/** A number of days, a whole number within bounds (the freshness policy, decision 0053). */
+function days(min: number, max: number) {
+  const message = `must be a whole number of days from ${min} to ${max}`;
+  return z.coerce.number({ error: message }).int(message).min(min, message).max(max, message).optional();
+}
+
+/** SVC_REVIEW_CADENCE_DAYS_<PLANNER_TYPE>: each planner type's own review cadence. */
+const CADENCE_PREFIX = 'SVC_REVIEW_CADENCE_DAYS_';
+const cadenceVariable = (type: PlannerType) => `${CADENCE_PREFIX}${type.toUpperCase()}`;
+const CADENCE_BY_TYPE = Object.fromEntries(PLANNER_TYPES.map((type) => [cadenceVariable(type), days(1, 3650)]));
+
 const EnvSchema = z.object({
+  SVC_MAX_EVALUATION_AGE_DAYS: days(0, 36500),
+  SVC_REVIEW_CADENCE_DAYS: days(1, 3650),
+  ...CADENCE_BY_TYPE,
   PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z
@@ -153,6 +169,8 @@ export interface Config {
   operatorToken: string | null;
   /** The Ed25519 key statements are signed with (SVC_SIGNING_KEY); null: the store's active key, sealed there. */
   signingKey: string | null;
+  /** The freshness policy: SVC_MAX_EVALUATION_AGE_DAYS, SVC_REVIEW_CADENCE_DAYS and SVC_REVIEW_CADENCE_DAYS_<TYPE>. */
+  freshness: FreshnessPolicy;
 }
 
 export class ConfigError extends Error {
@@ -163,8 +181,10 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(present);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  const unknownTypes = unknownCadenceTypes(present);
+  if (!parsed.success || unknownTypes.length > 0) {
+    const issues = parsed.success ? [] : parsed.error.issues;
+    const lines = [...issues.map((i) => `${i.path.join('.')}: ${i.message}`), ...unknownTypes];
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
@@ -197,7 +217,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: e.SVC_METRICS_PORT === undefined ? null : { port: e.SVC_METRICS_PORT, host: e.SVC_METRICS_HOST },
     operatorToken: e.SVC_OPERATOR_TOKEN ?? null,
     signingKey: e.SVC_SIGNING_KEY ?? null,
+    freshness: freshnessPolicy({
+      maxEvaluationAgeDays: e.SVC_MAX_EVALUATION_AGE_DAYS,
+      reviewCadenceDays: e.SVC_REVIEW_CADENCE_DAYS,
+      byPlannerType: Object.fromEntries(
+        PLANNER_TYPES.map((type) => [
+          type,
+          (e as Record<string, unknown>)[cadenceVariable(type)] as number | undefined,
+        ]),
+      ),
+    }),
   };
+}
+
+/** A SVC_REVIEW_CADENCE_DAYS_<X> whose X is no planner type: a typo that would otherwise be silently ignored. */
+function unknownCadenceTypes(env: Record<string, unknown>): string[] {
+  const known = new Set(PLANNER_TYPES.map(cadenceVariable));
+  return Object.keys(env)
+    .filter((name) => name.startsWith(CADENCE_PREFIX) && !known.has(name))
+    .map(
+      (name) =>
+        `${name}: names no planner type (the suffix is one of ${PLANNER_TYPES.map((t) => t.toUpperCase()).join(', ')})`,
+    );
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {

@@ -43,6 +43,7 @@ export {
   submissionProblems,
   submitInputs,
 } from './services/inputs/inputs.js';
+export { redateInputs } from './services/inputs/redate.js';
 export {
   diffPending,
   type InputChange,
@@ -112,6 +113,7 @@ export {
 } from './services/rating-actions/rating-actions.js';
 export { currentIndicator } from './services/scores/scores.js';
 export { type StandaloneOptions, standaloneContext } from './services/services.js';
+export { DEFAULT_FRESHNESS_POLICY, type FreshnessPolicy, freshnessPolicy } from './services/shared/freshness-policy.js';
 export { loadMasterKey, MasterKeyError, type SecretBox, secretBox } from './services/shared/secrets.js';
 export {
   admitSigner,

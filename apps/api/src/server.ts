@@ -115,6 +115,7 @@ async function openServices(
     siteUrl: config.siteUrl,
     mcpEnabled: config.mcpEnabled,
     webhookPolicy,
+    freshness: config.freshness,
     dispatcher,
     storeTimeoutMs: config.storeTimeoutMs,
     metrics,

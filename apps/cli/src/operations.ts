@@ -99,6 +99,7 @@ export function withOperator<T>(
       ops.api.standaloneContext(store, {
         actor: { kind: 'operator', id: actor.id, name: actor.name },
         clock: ops.api.systemClock,
+        freshness: ops.config.freshness,
         ...extra,
       });
     const signs = options.signsAs;

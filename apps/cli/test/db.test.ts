@@ -161,6 +161,9 @@ describe('svc: configuration from the environment', () => {
     ['REDIS_URL', 'redis://127.0.0.1:99999', ['serve']],
     ['SVC_MASTER_KEY', 'too-short', ['workspace', 'create', 'x']],
     ['LOG_LEVEL', 'loud', ['key', 'list', '--workspace', 'ws_x']],
+    ['SVC_MAX_EVALUATION_AGE_DAYS', 'a month', ['publish', '--all']],
+    ['SVC_REVIEW_CADENCE_DAYS', '0', ['publish', '--all']],
+    ['SVC_REVIEW_CADENCE_DAYS_GOLD', '90', ['inputs', 'list']],
   ];
   for (const [name, value, args] of bad) {
     it(`${name}=${value} stops \`svc ${args.join(' ')}\` with exit 2, naming the variable`, async () => {

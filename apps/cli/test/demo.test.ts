@@ -1,5 +1,13 @@
 import { join } from 'node:path';
-import { type Actor, generateSigner, migrate, openStore, type Store, standaloneContext } from '@svc/api';
+import {
+  type Actor,
+  freshnessPolicy,
+  generateSigner,
+  migrate,
+  openStore,
+  type Store,
+  standaloneContext,
+} from '@svc/api';
 import { ISSUANCE_STATUSES, ISSUANCE_TYPES, IssuanceSchema } from '@svc/contracts';
 import { getFramework, PLANNER_TYPES, type RiskIndicator, score, validateInputs } from '@svc/methodology';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -335,7 +343,10 @@ describe.each(engines)('seedDemo (%s)', (engine) => {
   it('publishes at the given clock when one is passed', async () => {
     const store = await freshStore();
     const at = new Date('2026-11-20T12:00:00.000Z');
-    await seedDemo(runBy(store), { clock: { now: () => at } });
+    // Every round published at one instant, the first evaluated 51 days before it: the test sets a policy that
+    // allows it (the guard applies to the demo's publications, by its clock; decision 0053).
+    const allowing = { ...runBy(store), freshness: freshnessPolicy({ maxEvaluationAgeDays: 36500 }) };
+    await seedDemo(allowing, { clock: { now: () => at } });
     const times = await store.db.selectFrom('risk_indicators').select('published_at').distinct().execute();
     expect(times).toEqual([{ published_at: at.toISOString() }]);
   });

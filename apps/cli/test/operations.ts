@@ -24,7 +24,18 @@ const CONFIG_VARIABLES = [
   'SVC_SHUTDOWN_GRACE_MS',
   'SVC_MCP_ENABLED',
   'SVC_OPERATOR_TOKEN',
+  'SVC_MAX_EVALUATION_AGE_DAYS',
+  'SVC_REVIEW_CADENCE_DAYS',
+  'SVC_REVIEW_CADENCE_DAYS_BTC',
+  'SVC_REVIEW_CADENCE_DAYS_FIAT',
+  'SVC_REVIEW_CADENCE_DAYS_STABLECOIN',
 ];
+
+/**
+ * The tests' freshness policy (decision 0053): a maximum evaluation age of a century, so the examples (evaluated in
+ * 2026-06) publish by the real clock; a test of the guard sets SVC_MAX_EVALUATION_AGE_DAYS itself, which wins.
+ */
+export const TEST_POLICY: Env = { SVC_MAX_EVALUATION_AGE_DAYS: '36500' };
 
 export type Env = Record<string, string>;
 
@@ -32,7 +43,7 @@ export type Env = Record<string, string>;
 export function childEnv(vars: Env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARIABLES) delete env[name];
-  return { ...env, ...vars };
+  return { ...env, ...TEST_POLICY, ...vars };
 }
 
 /** A fresh embedded store: SVC_DATA_DIR in a new temporary folder (removed after the test file). */

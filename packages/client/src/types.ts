@@ -51,6 +51,7 @@ export type {
   EvidenceScheduleResponse,
   FieldProblem,
   FrameworkReleaseEntry,
+  FreshnessPolicy,
   HistoryPublication,
   HistoryWithdrawal,
   Issuance,

@@ -144,6 +144,28 @@ export const IssuancesResponseSchema = z
 
 // ---- status ----
 
+const DaysSchema = z.number().int();
+
+/** The freshness policy in force (configuration; decision 0053). */
+export const FreshnessPolicySchema = z
+  .object({
+    max_evaluation_age_days: DaysSchema.meta({
+      description:
+        'A provider whose approved inputs were evaluated more than this many days before today (UTC) is not published.',
+    }),
+    review_cadence_days: z
+      .object({
+        default: DaysSchema.meta({
+          description: 'Days from an evaluation to its review, unless its planner type has its own.',
+        }),
+        by_planner_type: z
+          .object({ btc: DaysSchema, fiat: DaysSchema, stablecoin: DaysSchema })
+          .meta({ description: 'The cadence in force for each planner type (the default where none is set).' }),
+      })
+      .meta({ description: 'How often a rating in force is due for review.' }),
+  })
+  .meta({ id: 'FreshnessPolicy', description: 'The freshness policy this service runs under (its configuration).' });
+
 export const StatusResponseSchema = z
   .object({
     status: z.enum(['ok', 'degraded']),
@@ -168,6 +190,7 @@ export const StatusResponseSchema = z
       })
       .nullable()
       .meta({ description: 'From the public snapshot; null while the store is unavailable.' }),
+    policy: FreshnessPolicySchema,
   })
   .meta({ id: 'StatusResponse' });
 
@@ -303,6 +326,7 @@ export type FrameworkReleaseEntry = z.infer<typeof FrameworkReleaseSchema>;
 export type Issuance = z.infer<typeof IssuanceSchema>;
 export type IssuancesQuery = z.infer<typeof IssuancesQuerySchema>;
 export type StatusResponse = z.infer<typeof StatusResponseSchema>;
+export type FreshnessPolicy = z.infer<typeof FreshnessPolicySchema>;
 export type LiveResponse = z.infer<typeof LiveResponseSchema>;
 export type ReadyResponse = z.infer<typeof ReadyResponseSchema>;
 export type ReadinessChecks = z.infer<typeof ReadinessChecksSchema>;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { FrameworkReleases } from './frameworks/framework-releases.js';
+import type { FreshnessPolicy } from './shared/freshness-policy.js';
 import type { PublicSnapshot } from './shared/public-snapshot.js';
 import type { SecretBox } from './shared/secrets.js';
 import type { Signer } from './shared/signer.js';
@@ -42,6 +43,8 @@ export interface ServiceContext {
   logger: Logger;
   /** The rules webhook URLs are registered and delivered under. */
   policy: UrlPolicy;
+  /** How old an evaluation may be when published, and the review cadences (configuration, decision 0053). */
+  freshness: FreshnessPolicy;
   actor: Actor;
   /** The public list as last read; a verb that publishes invalidates it. */
   snapshot: PublicSnapshot;

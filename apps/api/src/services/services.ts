@@ -4,6 +4,7 @@ import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from './access/access.js';
 import type { Actor, ServiceContext } from './context.js';
 import { FrameworkReleases } from './frameworks/framework-releases.js';
+import { DEFAULT_FRESHNESS_POLICY, type FreshnessPolicy } from './shared/freshness-policy.js';
 import type { Observer } from './shared/observer.js';
 import { PublicSnapshot } from './shared/public-snapshot.js';
 import type { RateLimiter } from './shared/rate-limit.js';
@@ -27,6 +28,8 @@ export interface Services {
   mcpEnabled: boolean;
   /** The URL rules webhook endpoints are registered under. */
   webhookPolicy: UrlPolicy;
+  /** The freshness policy (SVC_MAX_EVALUATION_AGE_DAYS, SVC_REVIEW_CADENCE_DAYS…; decision 0053). */
+  freshness: FreshnessPolicy;
   /** This process's webhook dispatcher, when it runs one (woken when a request queues a delivery). */
   dispatcher: WebhookDispatcher | null;
   /** How long a request waits for the store before it counts as unavailable (SVC_STORE_TIMEOUT_MS). */
@@ -43,6 +46,7 @@ export function contextFor(services: Services, actor: Actor): ServiceContext {
     clock: services.clock,
     logger: services.logger,
     policy: services.webhookPolicy,
+    freshness: services.freshness,
     actor,
     snapshot: services.snapshot,
     frameworks: services.frameworks,
@@ -58,6 +62,8 @@ export interface StandaloneOptions {
   /** The key statements are signed with: needed by the verbs that publish or withdraw. */
   signer?: Signer | undefined;
   policy?: UrlPolicy | undefined;
+  /** The freshness policy (the configuration's); by default every default (decision 0053). */
+  freshness?: FreshnessPolicy | undefined;
   /** The frameworks known and recorded; by default the engine's, read from the store when first asked. */
   frameworks?: FrameworkReleases | undefined;
 }
@@ -73,6 +79,7 @@ export function standaloneContext(store: Store, options: StandaloneOptions): Ser
     clock,
     logger: options.logger ?? pino({ level: 'silent' }),
     policy: options.policy ?? { allowLoopback: false },
+    freshness: options.freshness ?? DEFAULT_FRESHNESS_POLICY,
     actor: options.actor,
     snapshot: new PublicSnapshot(store, clock),
     frameworks: options.frameworks ?? new FrameworkReleases(store, clock),

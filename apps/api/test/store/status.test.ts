@@ -4,7 +4,7 @@ import { publishIndicator } from '../../src/services/publishing/publishing.js';
 import { approveRatingActions, proposeWatch } from '../../src/services/rating-actions/rating-actions.js';
 import { openStore } from '../../src/store/store.js';
 import { AFTER_EXAMPLES, manualClock } from '../support/clock.js';
-import { ctxOf } from '../support/context.js';
+import { ctxOf, TEST_FRESHNESS } from '../support/context.js';
 import { exampleDocument, framework } from '../support/documents.js';
 import { engines, freshLocation, useFreshStore } from '../support/stores.js';
 
@@ -18,6 +18,11 @@ describe.each(engines)('statusFigures on %s', (engine) => {
   const clock = manualClock(AFTER_EXAMPLES);
   const as = (by?: string) => ctxOf(store, by === undefined ? { clock } : { clock, by });
   const TIMEOUT = { timeoutMs: 5000 };
+  // The context's freshness policy, which the status shows whatever the store's state (decision 0053).
+  const policy = {
+    max_evaluation_age_days: TEST_FRESHNESS.maxEvaluationAgeDays,
+    review_cadence_days: { default: 180, by_planner_type: { btc: 180, fiat: 180, stablecoin: 180 } },
+  };
 
   it('an empty record: the store answers, the built-in framework is in force, nothing is fresh, no watch', async () => {
     clock.set(AFTER_EXAMPLES);
@@ -26,6 +31,7 @@ describe.each(engines)('statusFigures on %s', (engine) => {
       framework_version: 'DCRF v1.0',
       data_freshness: { latest_scored_at: null, age_seconds: null },
       watches: { on_watch: 0, overdue: 0 },
+      policy,
     });
   });
 
@@ -54,6 +60,7 @@ describe.each(engines)('statusFigures on %s', (engine) => {
         age_seconds: (Date.parse(AFTER_EXAMPLES) - Date.parse('2026-07-15T00:00:00Z')) / 1000,
       },
       watches: { on_watch: 1, overdue: 0 },
+      policy,
     });
     // On its review date the watch is due, not yet overdue; the day after it is.
     clock.set('2026-08-15T23:59:59.000Z');
@@ -72,6 +79,7 @@ describe.each(engines)('statusFigures on %s', (engine) => {
         framework_version: 'DCRF v1.0',
         data_freshness: { latest_scored_at: null, age_seconds: null },
         watches: null,
+        policy,
       });
     } finally {
       await place.cleanup();

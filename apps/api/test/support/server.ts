@@ -13,7 +13,7 @@ import { type PublishOutcome, publishIndicator } from '../../src/services/publis
 import { secretBox } from '../../src/services/shared/secrets.js';
 import { findApiKeyByHash } from '../../src/store/repositories/api-keys.js';
 import type { StoreLocation } from '../../src/store/store.js';
-import { ctxOf } from '../support/context.js';
+import { ctxOf, TEST_FRESHNESS } from '../support/context.js';
 import { framework, validated } from './documents.js';
 import { freePort } from './ports.js';
 import { type Engine, freshLocation, retryOnSchemaRace } from './stores.js';
@@ -88,6 +88,8 @@ async function startOnce(engine: Engine, options: TestServerOptions): Promise<Te
     SVC_DATA_DIR: dataDir,
     SVC_MASTER_KEY: TEST_MASTER_KEY,
     SVC_WEBHOOK_ALLOW_LOOPBACK: 'true',
+    // The tests' freshness policy (TEST_FRESHNESS, decision 0053): the examples publish by the real clock.
+    SVC_MAX_EVALUATION_AGE_DAYS: String(TEST_FRESHNESS.maxEvaluationAgeDays),
     ...(options.metrics ? { SVC_METRICS_PORT: String(await freePort()) } : {}),
     ...options.env,
   });

@@ -7,6 +7,7 @@ import { setExitCode } from '../io.js';
 import { type Environment, type Operations, operations, withOperator } from '../operations.js';
 import { printJson, printLines, renderTable, withOutputOptions } from '../output.js';
 import { providerIdArgument, providerIdsArgument } from '../provider-id.js';
+import { registerRedate } from './inputs-redate.js';
 import {
   capsCell,
   diffPending,
@@ -117,6 +118,7 @@ export function registerInputs(program: Command, env: Environment): void {
   ).action(async (options: ListOptions) => {
     await listInputs(env, options);
   });
+  registerRedate(group, env, submissionsTable);
 }
 
 async function importInputs(env: Environment, path: string, options: ByOptions): Promise<void> {
@@ -315,7 +317,7 @@ async function listInputs(env: Environment, options: ListOptions): Promise<void>
   printLines(submissionsTable(records));
 }
 
-function submissionsTable(records: readonly SubmissionRecord[]): string {
+export function submissionsTable(records: readonly SubmissionRecord[]): string {
   return renderTable(
     [
       'Provider',

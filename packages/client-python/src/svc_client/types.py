@@ -333,6 +333,24 @@ class StatusComponents(TypedDict):
     rate_limit_store: Literal["in_process", "ok", "degraded"]
 
 
+class ReviewCadenceByPlannerType(TypedDict):
+    btc: int
+    fiat: int
+    stablecoin: int
+
+
+class ReviewCadenceDays(TypedDict):
+    default: int
+    by_planner_type: ReviewCadenceByPlannerType
+
+
+class FreshnessPolicy(TypedDict):
+    """The freshness policy the service runs under (its configuration)."""
+
+    max_evaluation_age_days: int
+    review_cadence_days: ReviewCadenceDays
+
+
 class StatusResponse(TypedDict):
     status: Literal["ok", "degraded"]
     uptime_seconds: int
@@ -340,6 +358,7 @@ class StatusResponse(TypedDict):
     framework_version: str
     data_freshness: DataFreshness
     components: StatusComponents
+    policy: FreshnessPolicy
 
 
 class ChangelogEntry(TypedDict):

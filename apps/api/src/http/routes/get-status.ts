@@ -19,6 +19,7 @@ export default defineRoute(endpoints.getStatus, async (route) => {
     data_freshness: record.data_freshness,
     components: { store: record.store, rate_limit_store: rateLimitStore },
     watches: record.watches,
+    policy: record.policy,
   };
   return { json: body, headers: { 'Cache-Control': 'no-store' } };
 });

@@ -87,7 +87,11 @@ function validateAll(
  */
 export async function submitInputs(
   ctx: ServiceContext,
-  submission: { documents: readonly SubmittedDocument[] },
+  submission: {
+    documents: readonly SubmittedDocument[];
+    /** A re-dated copy of approved inputs (redateInputs): the submission and date it copies, in the audit entry. */
+    redatedFrom?: { submission_id: string; evaluation_date: string } | undefined;
+  },
 ): Promise<SubmissionRecord[]> {
   const { store, clock } = ctx;
   const by = await actingPerson(ctx, 'analyst', 'importing inputs', 'submitter');
@@ -136,7 +140,11 @@ export async function submitInputs(
       records.map((r) => ({
         action: 'inputs.imported',
         subject: { type: 'submission', id: r.id },
-        details: { provider_id: r.provider_id, inputs_sha256: r.inputs_sha256 },
+        details: {
+          provider_id: r.provider_id,
+          inputs_sha256: r.inputs_sha256,
+          ...(submission.redatedFrom ? { redated_from: submission.redatedFrom } : {}),
+        },
       })),
     );
     return records;

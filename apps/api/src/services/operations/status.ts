@@ -2,14 +2,17 @@ import type { StatusResponse } from '@svc/contracts';
 import { withinStoreTimeout } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { frameworkInForce } from '../frameworks/frameworks.js';
+import type { FreshnessPolicy } from '../shared/freshness-policy.js';
 import { ageSeconds, type Headline, newestScoredAt } from '../shared/public-snapshot.js';
 
-/** What the status tells of the record: whether the store answered, the framework in force, freshness, watches. */
+/** What the status tells of the record: whether the store answered, the framework in force, freshness, watches, policy. */
 export interface StatusFigures {
   store: StatusResponse['components']['store'];
   framework_version: string;
   data_freshness: StatusResponse['data_freshness'];
   watches: StatusResponse['watches'];
+  /** The freshness policy in force: the configuration's, answered even while the store is away. */
+  policy: StatusResponse['policy'];
 }
 
 /**
@@ -31,6 +34,7 @@ export async function statusFigures(ctx: ServiceContext, input: { timeoutMs: num
       framework_version: framework.definition.framework_version,
       data_freshness: { latest_scored_at: latest, age_seconds: ageSeconds(latest, now) },
       watches: watchCounts(headlines, now.toISOString().slice(0, 10)),
+      policy: policyOf(ctx.freshness),
     };
   } catch {
     return {
@@ -38,8 +42,20 @@ export async function statusFigures(ctx: ServiceContext, input: { timeoutMs: num
       framework_version: lastRead.definition.framework_version,
       data_freshness: { latest_scored_at: null, age_seconds: null },
       watches: null,
+      policy: policyOf(ctx.freshness),
     };
   }
+}
+
+/** The freshness policy as the status shows it (decision 0053). */
+function policyOf(policy: FreshnessPolicy): StatusResponse['policy'] {
+  return {
+    max_evaluation_age_days: policy.maxEvaluationAgeDays,
+    review_cadence_days: {
+      default: policy.reviewCadenceDays.default,
+      by_planner_type: { ...policy.reviewCadenceDays.byPlannerType },
+    },
+  };
 }
 
 /** The watches in force and those past their review date (review_by before `today`, UTC). */

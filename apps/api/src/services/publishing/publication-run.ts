@@ -19,6 +19,7 @@ import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../errors.js';
 import { frameworkInForce } from '../frameworks/frameworks.js';
 import { authorise } from '../operators/operators.js';
+import { evaluationTooOld } from '../shared/freshness-policy.js';
 import {
   type ChangeType,
   changeOf,
@@ -90,6 +91,12 @@ export async function publishRun(ctx: ServiceContext, request: PublishRunRequest
     const message = `${request.date} is after the present (${isoNow(clock)})`;
     throw new ServiceError('invalid_value', `the evaluation date (--date) ${message}; nothing was published`, [
       { path: '--date', message },
+    ]);
+  }
+  const tooOld = request.date === undefined ? null : evaluationTooOld(request.date, clock.now(), ctx.freshness);
+  if (tooOld) {
+    throw new ServiceError('invalid_value', `the evaluation date (--date) ${tooOld.message}; nothing was published`, [
+      { path: '--date', message: tooOld.message },
     ]);
   }
   // The release in force on the evaluation date (the engine's signed-off one while none is recorded).
@@ -184,10 +191,28 @@ async function stageOne(
       problems: future,
     };
   }
+  const stale = staleRefusal(ctx, providerId, document);
+  if (stale) return { ...stale, submission_id: submission.id };
   return {
     providerId,
     submissionId: submission.id,
     publication: { document, framework, approvedAt: submission.approved_at, releaseRescore: request.releaseRescore },
+  };
+}
+
+/**
+ * The publication guard (decision 0053): a provider whose evaluation_date is more than max_evaluation_age_days before
+ * today (UTC) is refused, naming the date, the limit and the remedy; nothing of it is written.
+ */
+function staleRefusal(ctx: ServiceContext, providerId: string, document: InputsDocument): RunOutcome | null {
+  const tooOld = evaluationTooOld(document.evaluation_date, ctx.clock.now(), ctx.freshness);
+  if (!tooOld) return null;
+  return {
+    ...blank(providerId, document.provider.name),
+    reason:
+      `evaluation_date ${tooOld.message}: \`svc inputs redate ${providerId}\` submits the approved inputs again ` +
+      'with a new evaluation date, for approval',
+    problems: [{ path: 'evaluation_date', message: tooOld.message }],
   };
 }
 

@@ -15,6 +15,7 @@ import type { Database } from '../../store/schema.js';
 import { isStoreUnavailable } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { authorise } from '../operators/operators.js';
+import { evaluationTooOld } from '../shared/freshness-policy.js';
 import { ensureStatements } from '../statements/statements.js';
 import { type PreparedPublication, type Publication, type PublishOutcome, publishingRole } from './model.js';
 import { readAlone, readBatch, readOfBatch } from './reads.js';
@@ -38,7 +39,8 @@ export async function publishIndicator(ctx: ServiceContext, publication: Publica
 
 /**
  * The engine's part of a publication, before any transaction: the indicator and its package, scored; the
- * publication refused when something in it is dated after the present or its confidence is below the threshold.
+ * publication refused when something in it is dated after the present, its evaluation is older than the policy allows
+ * (max_evaluation_age_days) or its confidence is below the threshold.
  */
 export function preparePublication(
   ctx: ServiceContext,
@@ -52,6 +54,9 @@ export function preparePublication(
   if (future.length > 0) {
     return { status: 'refused', indicator, reason: `dated after the present: ${future.join(', ')}` };
   }
+  // Nor anything evaluated longer ago than the policy allows, by the context's clock (decision 0053).
+  const tooOld = evaluationTooOld(publication.document.evaluation_date, clock.now(), ctx.freshness);
+  if (tooOld) return { status: 'refused', indicator, reason: `evaluation_date ${tooOld.message}` };
   if (!indicator.publishable) {
     return {
       status: 'refused',
