@@ -7,6 +7,7 @@ import {
   createKey,
   createWorkspace,
   enableMcp,
+  freshnessPolicy,
   generateSigner,
   PUBLICATION_BATCH,
   preparePublication,
@@ -51,6 +52,8 @@ function ctxOf(b: Bench, workspaceId?: string): ServiceContext {
     box: b.box,
     signer: b.signer,
     policy: { allowLoopback: true },
+    // The bench's documents are evaluated in 2026-06 and published by the real clock (decision 0053).
+    freshness: freshnessPolicy({ maxEvaluationAgeDays: 36500 }),
   });
 }
 

@@ -48,6 +48,8 @@ CONFIG_VARIABLES = (
     "SVC_WEBHOOK_CONCURRENCY",
     "SVC_WEBHOOK_ALLOW_LOOPBACK",
     "SVC_WEBHOOK_DISPATCH",
+    "SVC_MAX_EVALUATION_AGE_DAYS",
+    "SVC_REVIEW_CADENCE_DAYS",
 )
 CLI_TIMEOUT_SECONDS = 60
 START_TIMEOUT_SECONDS = 30
@@ -169,6 +171,9 @@ class LiveService:
             # Plain http to a loopback receiver, polled often, so a webhook test sees its delivery at once.
             SVC_WEBHOOK_ALLOW_LOOPBACK="true",
             SVC_WEBHOOK_POLL_INTERVAL="100ms",
+            # The examples are evaluated in 2026-06 and published by the real clock: a century's maximum age
+            # (decision 0053), as the other suites set it.
+            SVC_MAX_EVALUATION_AGE_DAYS="36500",
         )
         return env
 

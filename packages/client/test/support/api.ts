@@ -11,6 +11,7 @@ import {
   createKey,
   createWorkspace,
   enableMcp,
+  freshnessPolicy,
   generateSigner,
   loadConfig,
   openStore,
@@ -90,6 +91,8 @@ export async function startApi(engine: Engine = 'sqlite'): Promise<RealApi> {
       clock,
       box,
       signer,
+      // The examples are evaluated in 2026-06 and published by the real clock: a century's maximum age (decision 0053).
+      freshness: freshnessPolicy({ maxEvaluationAgeDays: 36500 }),
     });
   const workspace = async (tier: Tier, options: { mcp?: boolean } = {}): Promise<Workspace> => {
     const ws = await createWorkspace(as(), { name: `client tests ${tier}` });
