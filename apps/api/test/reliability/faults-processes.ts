@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_FRESHNESS } from '../support/context.js';
 
 /** Real processes for the fault suites: the built CLI (`svc serve`, `svc publish`, …), run as operators run it. */
 
@@ -12,13 +13,18 @@ export const BIN = fileURLToPath(new URL('../../../cli/dist/bin.js', import.meta
 
 export type Env = Record<string, string>;
 
+
 /** Every variable the configuration reads, cleared from the inherited environment so each process gets only `vars`. */
 const CONFIG_VARIABLE = /^(PORT|HOST|DATABASE_URL|REDIS_URL|SITE_URL|TRUST_PROXY|LOG_LEVEL|SVC_.*)$/;
 
+/**
+ * The child's environment: this process's without any configuration, the tests' freshness policy (the examples are
+ * evaluated in 2026-06 and published by the real clock; TEST_FRESHNESS, decision 0053), then `vars`.
+ */
 function childEnv(vars: Env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!CONFIG_VARIABLE.test(name)) env[name] = value;
-  return { ...env, ...vars };
+  return { ...env, SVC_MAX_EVALUATION_AGE_DAYS: String(TEST_FRESHNESS.maxEvaluationAgeDays), ...vars };
 }
 
 export interface Exit {
