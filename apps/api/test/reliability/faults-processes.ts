@@ -13,7 +13,6 @@ export const BIN = fileURLToPath(new URL('../../../cli/dist/bin.js', import.meta
 
 export type Env = Record<string, string>;
 
-
 /** Every variable the configuration reads, cleared from the inherited environment so each process gets only `vars`. */
 const CONFIG_VARIABLE = /^(PORT|HOST|DATABASE_URL|REDIS_URL|SITE_URL|TRUST_PROXY|LOG_LEVEL|SVC_.*)$/;
 
