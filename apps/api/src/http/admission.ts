@@ -18,6 +18,16 @@ export interface Arrival {
   ip: string;
 }
 
+/** What admission reads of a request Express holds: the client's address read only when a public limit needs it. */
+export function expressArrival(req: { headers: IncomingHttpHeaders; ip?: string | undefined }): Arrival {
+  return {
+    headers: req.headers,
+    get ip() {
+      return req.ip ?? 'unknown';
+    },
+  };
+}
+
 /** What a route or page asks of admission: its lowest tier (absent on public routes) and the limit it spends. */
 export interface Gate {
   tier?: Tier | undefined;

@@ -1,7 +1,7 @@
 import type { Deprecations, Endpoint } from '@svc/contracts';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../services/services.js';
-import { admit, setAdmittedHeaders } from './admission.js';
+import { admit, expressArrival, setAdmittedHeaders } from './admission.js';
 import { offerCoded } from './compression.js';
 import { addLink, announceDeprecation, recordDeprecations } from './deprecation.js';
 import { problemFor } from './errors.js';
@@ -83,12 +83,7 @@ function handlerOf(route: RouteModule, services: Services) {
     let replayed: Reply | null = null;
     let parsed: ReturnType<typeof parseRequest> | undefined;
     const replay = route.replay;
-    const arrival = {
-      headers: req.headers,
-      get ip() {
-        return req.ip ?? 'unknown';
-      },
-    };
+    const arrival = expressArrival(req);
     const admission = await admit(arrival, gate, services, {
       seen: (keyId) => {
         res.locals.keyId = keyId;

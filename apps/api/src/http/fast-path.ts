@@ -5,7 +5,15 @@ import proxyaddr from 'proxy-addr';
 import { servableInstant } from '../services/scores/as-of.js';
 import type { Services } from '../services/services.js';
 import type { SnapshotBody } from '../services/shared/public-snapshot.js';
-import { type Admission, type Arrival, admit, admittedHeaders, handedOver, handOver } from './admission.js';
+import {
+  type Admission,
+  type Arrival,
+  admit,
+  admittedHeaders,
+  type HandedOver,
+  handedOver,
+  handOver,
+} from './admission.js';
 import { chooseCoding, codedEtag } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
 import { standardHeaders } from './headers.js';
@@ -44,10 +52,7 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
       admission = await admit(arrivalOf(req, trust), endpoints.listPublicScores, services);
       ({ body } = instant === null ? await services.snapshot.get() : await services.snapshot.asOf(instant));
     } catch (failure) {
-      // The route's deprecation headers, which its refusals carry too (the route's own middleware is not reached).
-      for (const [name, value] of announced) res.setHeader(name, value);
-      handOver(req, { ...(admission ? { admission } : {}), failure });
-      app(req, res);
+      handToExpress(app, req, res, announced, { ...(admission ? { admission } : {}), failure });
       return;
     }
     const id = requestIdOf(req);
@@ -76,12 +81,26 @@ export function withPublicScoresFastPath(app: Express, services: Services): Requ
     answer(req, res, instant).catch((error: unknown) => {
       // Nothing above throws once the answer is admitted; should it, Express answers the error (a 500).
       if (res.headersSent) res.destroy();
-      else {
-        handOver(req, { ...handedOver(req), failure: error });
-        app(req, res);
-      }
+      else handToExpress(app, req, res, [], { ...handedOver(req), failure: error });
     });
   };
+}
+
+/**
+ * Hands Express a request a fast path admitted or refused and could not answer, with what it learnt (admission.ts)
+ * and the route's deprecation headers (`announced`), which its refusals carry too: the route's own middleware is not
+ * reached, as Express answers the error at once.
+ */
+export function handToExpress(
+  app: Express,
+  req: IncomingMessage,
+  res: ServerResponse,
+  announced: readonly (readonly [string, string])[],
+  handed: HandedOver,
+): void {
+  for (const [name, value] of announced) res.setHeader(name, value);
+  handOver(req, handed);
+  app(req, res);
 }
 
 /** What admission reads of a request before Express: its headers and the client's address, by Express's own rule. */
@@ -94,8 +113,8 @@ export function arrivalOf(req: IncomingMessage, trust: (address: string, hop: nu
   };
 }
 
-/** Accept headers the fast path answers as they are; any other goes through Express's content negotiation. */
-function plainlyJson(accept: string | undefined): boolean {
+/** Accept headers the fast paths answer as they are; any other goes through Express's content negotiation. */
+export function plainlyJson(accept: string | undefined): boolean {
   return accept === undefined || accept === '*/*' || accept === 'application/json';
 }
 

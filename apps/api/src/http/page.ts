@@ -2,7 +2,7 @@ import type { LimitName } from '@svc/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import type { Services } from '../services/services.js';
 import { isStoreUnavailable } from '../store/store.js';
-import { admit, setAdmittedHeaders } from './admission.js';
+import { admit, expressArrival, setAdmittedHeaders } from './admission.js';
 
 /**
  * The site's pages (HTML, text, the OpenAPI document, the JSON Schemas) go through the sequence every route goes
@@ -78,12 +78,7 @@ export function pageHandlerOf<P>(page: PageModule<P>, services: Services) {
   const gate = { limit: page.limit };
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      const arrival = {
-        headers: req.headers,
-        get ip() {
-          return req.ip ?? 'unknown';
-        },
-      };
+      const arrival = expressArrival(req);
       setAdmittedHeaders(res, await admit(arrival, gate, services));
       sendPage(res, await page.handle({ params: page.parse(req, services), req, services }));
     } catch (error) {

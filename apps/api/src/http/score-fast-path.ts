@@ -4,10 +4,10 @@ import type { Express } from 'express';
 import type { Caller } from '../services/context.js';
 import { servedIndicator } from '../services/scores/scores.js';
 import { contextFor, type Services } from '../services/services.js';
-import { admit, admittedHeaders, type HandedOver, handedOver, handOver } from './admission.js';
+import { admit, admittedHeaders, type HandedOver, handedOver } from './admission.js';
 import { codedAnswer } from './compression.js';
 import { deprecationHeaderList, deprecationsOf } from './deprecation.js';
-import { arrivalOf, asOfAlone } from './fast-path.js';
+import { arrivalOf, asOfAlone, handToExpress, plainlyJson } from './fast-path.js';
 import { standardHeaders } from './headers.js';
 import { logWhenSent, requestIdOf } from './middleware.js';
 import { labelRoute } from './request-metrics.js';
@@ -56,10 +56,7 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
       });
       bytes = row.bytes;
     } catch (failure) {
-      // The route's deprecation headers, which its refusals carry too (the route's own middleware is not reached).
-      for (const [name, value] of announced) res.setHeader(name, value);
-      handOver(req, { ...handed, failure });
-      app(req, res);
+      handToExpress(app, req, res, announced, { ...handed, failure });
       return;
     }
     const admission = handed.admission;
@@ -97,15 +94,7 @@ export function withScoreDetailFastPath(app: Express, services: Services, next: 
     answer(req, res, url, providerId, instant).catch((error: unknown) => {
       // Nothing above throws once the answer is admitted; should it, Express answers the error (a 500).
       if (res.headersSent) res.destroy();
-      else {
-        handOver(req, { ...handedOver(req), failure: error });
-        app(req, res);
-      }
+      else handToExpress(app, req, res, [], { ...handedOver(req), failure: error });
     });
   };
-}
-
-/** Accept headers the fast path answers as they are; any other goes through Express's content negotiation. */
-function plainlyJson(accept: string | undefined): boolean {
-  return accept === undefined || accept === '*/*' || accept === 'application/json';
 }
